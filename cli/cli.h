@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The syspin command: one file per subcommand.  Exit status, for every
+ * subcommand: 0 success, 1 the check failed or findings (documented per
+ * command), 2 usage error or unreadable/invalid input.
+ */
+#ifndef SYSPIN_CLI_H
+#define SYSPIN_CLI_H
+
+#include <stdio.h>
+
+#define EXIT_FINDINGS 1
+#define EXIT_TROUBLE 2
+
+/* Each subcommand: argv[0] is the subcommand's name. */
+int cmd_scan(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+/* "syspin: " + printf, on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

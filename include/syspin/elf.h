@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Stage 1: ELF image -> the facts analysis needs.
+ *
+ * An sp_elf is a validated, read-only view of one x86-64 ELF object, from a
+ * file or from memory (the vDSO).  Every offset and count in it has been
+ * bounds-checked against the image, so later stages can index without
+ * re-checking.  Section headers are optional: everything analysis needs is
+ * reachable from program headers (PT_LOAD, PT_DYNAMIC, PT_NOTE,
+ * PT_GNU_EH_FRAME, PT_OPENBSD_SYSCALLS).
+ */
+#ifndef SYSPIN_ELF_H
+#define SYSPIN_ELF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <syspin/error.h>
+
+#define SP_PT_OPENBSD_SYSCALLS 0x65a3dbe9u
+#define SP_BUILD_ID_MAX 64
+
+enum sp_elf_kind {
+	SP_ELF_EXEC,		/* ET_EXEC with an interpreter */
+	SP_ELF_EXEC_STATIC,	/* ET_EXEC without one */
+	SP_ELF_PIE,		/* ET_DYN with PT_INTERP */
+	SP_ELF_STATIC_PIE,	/* ET_DYN, DF_1_PIE, no PT_INTERP */
+	SP_ELF_SHARED,		/* ET_DYN shared object (incl. ld.so, vDSO) */
+};
+
+/* One PT_LOAD segment. */
+struct sp_segment {
+	uint64_t vaddr;
+	uint64_t memsz;
+	uint64_t offset;
+	uint64_t filesz;
+	uint32_t flags;		/* PF_R | PF_W | PF_X */
+};
+
+/* A named code address: a function symbol or an FDE range. */
+struct sp_symbol {
+	uint64_t addr;
+	uint64_t size;
+	const char *name;	/* points into the image; "" for FDEs */
+};
+
+/* A PLT slot: calling `addr` calls the imported function `name`. */
+struct sp_plt_entry {
+	uint64_t addr;
+	const char *name;
+};
+
+struct sp_elf {
+	char *name;		/* for messages: path or "[vdso]" */
+	const uint8_t *data;	/* the whole image */
+	size_t size;
+	bool mapped;		/* data is an mmap we own */
+	bool owned;		/* data is malloc'ed and we own it */
+
+	enum sp_elf_kind kind;
+	uint16_t machine;	/* e_machine */
+	uint64_t entry;
+	uint64_t base_vaddr;	/* lowest PT_LOAD vaddr, page aligned */
+	char *interp;		/* PT_INTERP or NULL */
+
+	uint8_t build_id[SP_BUILD_ID_MAX];
+	size_t build_id_len;
+
+	struct sp_segment *segs;	/* PT_LOAD, in file order */
+	size_t nsegs;
+
+	/* .eh_frame / PT_GNU_EH_FRAME function ranges, sorted by addr. */
+	struct sp_symbol *fdes;
+	size_t nfdes;
+	/* Function symbols (.symtab, else .dynsym), sorted by addr. */
+	struct sp_symbol *syms;
+	size_t nsyms;
+	/* Exported (defined, global/weak) functions from .dynsym. */
+	struct sp_symbol *exports;
+	size_t nexports;
+	/* PLT stubs of imported functions, sorted by addr. */
+	struct sp_plt_entry *plt;
+	size_t nplt;
+	/* GOT slots of imported functions (for `call *slot(%rip)`), sorted. */
+	struct sp_plt_entry *got;
+	size_t ngot;
+
+	/* .openbsd.syscalls (by section or PT_OPENBSD_SYSCALLS), if any. */
+	bool has_pin_section;
+	uint64_t pin_offset;	/* file offset */
+	uint64_t pin_size;
+
+	/* Warnings that did not stop parsing (bad FDE, odd symbol table). */
+	char warning[SP_ERROR_MAX];
+};
+
+/* Opens and validates PATH.  Returns 0, or -1 with err set. */
+int sp_elf_open(struct sp_elf *elf, const char *path, struct sp_error *err);
+
+/*
+ * Validates an image already in memory (copied: the caller's buffer may go
+ * away).  NAME is used in messages.
+ */
+int sp_elf_from_memory(struct sp_elf *elf, const void *data, size_t size,
+    const char *name, struct sp_error *err);
+
+void sp_elf_close(struct sp_elf *elf);
+
+/*
+ * Translates a virtual address range to a pointer into the image, or NULL
+ * when [vaddr, vaddr+len) is not entirely file-backed by one PT_LOAD.
+ */
+const uint8_t *sp_elf_vaddr_ptr(const struct sp_elf *elf, uint64_t vaddr,
+    uint64_t len);
+
+/* The PT_LOAD holding vaddr, or NULL. */
+const struct sp_segment *sp_elf_segment_at(const struct sp_elf *elf,
+    uint64_t vaddr);
+
+/* OpenBSD convention: offsets are from 0 for ET_DYN, absolute for ET_EXEC. */
+static inline bool
+sp_elf_is_dyn(const struct sp_elf *elf)
+{
+	return elf->kind == SP_ELF_PIE || elf->kind == SP_ELF_STATIC_PIE ||
+	    elf->kind == SP_ELF_SHARED;
+}
+
+const char *sp_elf_kind_name(enum sp_elf_kind kind);
+
+/* Hex build-id into buf (2*len+1 bytes), "" when none. */
+void sp_build_id_hex(const uint8_t *id, size_t len, char *buf);
+
+#endif

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Symbols: function starts (.symtab, else .dynsym), exported functions
+ * (.dynsym) and imported ones (PLT stubs and GOT slots, from the dynamic
+ * relocations).  All of it is reachable without section headers through
+ * PT_DYNAMIC, which is what the loader uses too.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf_internal.h"
+
+/* No real object comes near this; it bounds work on corrupt counts. */
+#define MAX_SYMS (1u << 24)
+
+/* A symbol table and its string table, as file ranges. */
+struct symtab {
+	const Elf64_Sym *syms;	/* unaligned-safe: read with memcpy */
+	uint64_t nsyms;
+	const char *str;
+	uint64_t strsz;
+};
+
+int
+sp_symbol_cmp(const void *a, const void *b)
+{
+	const struct sp_symbol *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
+}
+
+static int
+plt_cmp(const void *a, const void *b)
+{
+	const struct sp_plt_entry *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static const char *
+sym_name(const struct symtab *t, uint32_t off)
+{
+	if (off >= t->strsz)
+		return NULL;
+	if (memchr(t->str + off, '\0', t->strsz - off) == NULL)
+		return NULL;
+	return t->str + off;
+}
+
+static Elf64_Sym
+sym_at(const struct symtab *t, uint64_t i)
+{
+	Elf64_Sym s;
+
+	memcpy(&s, (const uint8_t *)t->syms + i * sizeof(s), sizeof(s));
+	return s;
+}
+
+static bool
+table_from_file(const struct sp_elf *elf, uint64_t off, uint64_t size,
+    uint64_t stroff, uint64_t strsz, struct symtab *t)
+{
+	t->syms = (const Elf64_Sym *)sp_elf_file_ptr(elf, off, size);
+	t->str = (const char *)sp_elf_file_ptr(elf, stroff, strsz);
+	t->nsyms = size / sizeof(Elf64_Sym);
+	t->strsz = strsz;
+	return t->syms != NULL && t->str != NULL && t->nsyms <= MAX_SYMS;
+}
+
+/* Number of .dynsym entries from DT_GNU_HASH: one past the last chain. */
+static uint64_t
+gnu_hash_count(const struct sp_elf *elf, uint64_t vaddr)
+{
+	const uint8_t *h = sp_elf_vaddr_ptr(elf, vaddr, 16);
+	uint32_t nbuckets, symoff, bloomsz, maxsym = 0, v;
+	const uint8_t *buckets, *chain;
+
+	if (h == NULL)
+		return 0;
+	memcpy(&nbuckets, h, 4);
+	memcpy(&symoff, h + 4, 4);
+	memcpy(&bloomsz, h + 8, 4);
+	if (nbuckets > MAX_SYMS || bloomsz > MAX_SYMS)
+		return 0;
+	uint64_t boff = 16 + (uint64_t)bloomsz * 8;
+	buckets = sp_elf_vaddr_ptr(elf, vaddr + boff, (uint64_t)nbuckets * 4);
+	if (buckets == NULL)
+		return 0;
+	for (uint32_t i = 0; i < nbuckets; i++) {
+		memcpy(&v, buckets + 4 * i, 4);
+		if (v > maxsym)
+			maxsym = v;
+	}
+	if (maxsym < symoff)
+		return symoff;
+	uint64_t cbase = vaddr + boff + (uint64_t)nbuckets * 4;
+	for (uint64_t i = maxsym; i < MAX_SYMS; i++) {
+		chain = sp_elf_vaddr_ptr(elf, cbase + (i - symoff) * 4, 4);
+		if (chain == NULL)
+			return 0;
+		memcpy(&v, chain, 4);
+		if (v & 1)
+			return i + 1;
+	}
+	return 0;
+}
+
+static bool
+table_from_dynamic(const struct sp_elf *elf, const struct sp_elf_build *b,
+    struct symtab *t)
+{
+	uint64_t n = 0;
+
+	if (b->dt_symtab == 0 || b->dt_strtab == 0 || b->dt_strsz == 0)
+		return false;
+	if (b->dt_hash != 0) {
+		const uint8_t *h = sp_elf_vaddr_ptr(elf, b->dt_hash, 8);
+		uint32_t nchain;
+		if (h != NULL) {
+			memcpy(&nchain, h + 4, 4);
+			n = nchain;
+		}
+	}
+	if (n == 0 && b->dt_gnu_hash != 0)
+		n = gnu_hash_count(elf, b->dt_gnu_hash);
+	if (n == 0 || n > MAX_SYMS)
+		return false;
+	t->syms = (const Elf64_Sym *)sp_elf_vaddr_ptr(elf, b->dt_symtab,
+	    n * sizeof(Elf64_Sym));
+	t->str = (const char *)sp_elf_vaddr_ptr(elf, b->dt_strtab, b->dt_strsz);
+	t->nsyms = n;
+	t->strsz = b->dt_strsz;
+	return t->syms != NULL && t->str != NULL;
+}
+
+static bool
+is_code_symbol(const struct sp_elf *elf, const Elf64_Sym *s)
+{
+	int type = ELF64_ST_TYPE(s->st_info);
+	const struct sp_segment *seg;
+
+	if (s->st_shndx == SHN_UNDEF || s->st_value == 0)
+		return false;
+	if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		return false;
+	seg = sp_elf_segment_at(elf, s->st_value);
+	return seg != NULL && (seg->flags & PF_X);
+}
+
+/* Collects code symbols; exports_only keeps global/weak ones. */
+static int
+collect(const struct sp_elf *elf, const struct symtab *t, bool exports_only,
+    struct sp_symbol **out, size_t *nout)
+{
+	struct sp_symbol *v;
+	size_t n = 0;
+
+	v = calloc(t->nsyms ? t->nsyms : 1, sizeof(*v));
+	if (v == NULL)
+		return -1;
+	for (uint64_t i = 0; i < t->nsyms; i++) {
+		Elf64_Sym s = sym_at(t, i);
+		int bind = ELF64_ST_BIND(s.st_info);
+		const char *name;
+		if (!is_code_symbol(elf, &s))
+			continue;
+		if (exports_only && bind != STB_GLOBAL && bind != STB_WEAK)
+			continue;
+		if (exports_only &&
+		    ELF64_ST_VISIBILITY(s.st_other) == STV_HIDDEN)
+			continue;
+		name = sym_name(t, s.st_name);
+		v[n++] = (struct sp_symbol){ s.st_value, s.st_size,
+		    name ? name : "" };
+	}
+	qsort(v, n, sizeof(*v), sp_symbol_cmp);
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+/* GOT slot -> symbol name, from JUMP_SLOT and GLOB_DAT relocations. */
+static int
+collect_got(struct sp_elf *elf, const struct symtab *dyn, uint64_t rel,
+    uint64_t relsz, size_t *cap)
+{
+	const uint8_t *p;
+	uint64_t n;
+
+	if (rel == 0 || relsz == 0)
+		return 0;
+	n = relsz / sizeof(Elf64_Rela);
+	p = sp_elf_vaddr_ptr(elf, rel, n * sizeof(Elf64_Rela));
+	if (p == NULL || n > MAX_SYMS) {
+		sp_elf_warn(elf, "dynamic relocations out of bounds");
+		return 0;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		Elf64_Rela r;
+		memcpy(&r, p + i * sizeof(r), sizeof(r));
+		uint32_t type = ELF64_R_TYPE(r.r_info);
+		uint64_t si = ELF64_R_SYM(r.r_info);
+		if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+			continue;
+		if (si == 0 || si >= dyn->nsyms)
+			continue;
+		Elf64_Sym s = sym_at(dyn, si);
+		const char *name = sym_name(dyn, s.st_name);
+		if (name == NULL || ELF64_ST_TYPE(s.st_info) == STT_OBJECT)
+			continue;
+		if (elf->ngot == *cap) {
+			*cap = *cap ? *cap * 2 : 64;
+			void *q = realloc(elf->got, *cap * sizeof(*elf->got));
+			if (q == NULL)
+				return -1;
+			elf->got = q;
+		}
+		elf->got[elf->ngot++] = (struct sp_plt_entry){ r.r_offset, name };
+	}
+	return 0;
+}
+
+static const struct sp_plt_entry *
+got_lookup(const struct sp_elf *elf, uint64_t slot)
+{
+	struct sp_plt_entry key = { slot, NULL };
+
+	return bsearch(&key, elf->got, elf->ngot, sizeof(key), plt_cmp);
+}
+
+static int
+add_plt(struct sp_elf *elf, size_t *cap, uint64_t addr, const char *name)
+{
+	if (elf->nplt == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		void *q = realloc(elf->plt, *cap * sizeof(*elf->plt));
+		if (q == NULL)
+			return -1;
+		elf->plt = q;
+	}
+	elf->plt[elf->nplt++] = (struct sp_plt_entry){ addr, name };
+	return 0;
+}
+
+/*
+ * PLT stubs are `[endbr64] [bnd] jmp *slot(%rip)`.  Finding them by their
+ * bytes works with .plt, .plt.sec and .plt.got alike, and without sections.
+ */
+static int
+collect_plt(struct sp_elf *elf)
+{
+	static const uint8_t endbr[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	size_t cap = 0;
+
+	for (size_t i = 0; i < elf->nsegs && elf->ngot > 0; i++) {
+		const struct sp_segment *s = &elf->segs[i];
+		const uint8_t *base = elf->data + s->offset;
+		if (!(s->flags & PF_X) || s->filesz < 6)
+			continue;
+		for (uint64_t o = 0; o + 6 <= s->filesz; o++) {
+			if (base[o] != 0xff || base[o + 1] != 0x25)
+				continue;
+			int32_t d;
+			memcpy(&d, base + o + 2, 4);
+			uint64_t at = s->vaddr + o;
+			const struct sp_plt_entry *g = got_lookup(elf,
+			    at + 6 + (uint64_t)(int64_t)d);
+			if (g == NULL)
+				continue;
+			uint64_t lo = o;
+			if (lo >= 1 && base[lo - 1] == 0xf2)
+				lo--;		/* bnd jmp */
+			if (lo >= 4 && memcmp(base + lo - 4, endbr, 4) == 0)
+				lo -= 4;
+			if (add_plt(elf, &cap, s->vaddr + lo, g->name) != 0)
+				return -1;
+			o += 5;
+		}
+	}
+	qsort(elf->plt, elf->nplt, sizeof(*elf->plt), plt_cmp);
+	return 0;
+}
+
+int
+sp_elf_read_symbols(struct sp_elf *elf, const struct sp_elf_build *b,
+    struct sp_error *err)
+{
+	struct symtab stab, dyn;
+	bool have_dyn;
+	size_t cap = 0;
+
+	have_dyn = b->has_dynsym_sec ?
+	    table_from_file(elf, b->dynsym_off, b->dynsym_size, b->dynstr_off,
+	    b->dynstr_size, &dyn) : table_from_dynamic(elf, b, &dyn);
+	if (b->has_symtab && table_from_file(elf, b->symtab_off,
+	    b->symtab_size, b->symtab_str_off, b->symtab_str_size, &stab)) {
+		if (collect(elf, &stab, false, &elf->syms, &elf->nsyms) != 0)
+			return sp_error_set(err, "out of memory");
+	} else if (have_dyn) {
+		if (collect(elf, &dyn, false, &elf->syms, &elf->nsyms) != 0)
+			return sp_error_set(err, "out of memory");
+	}
+	if (!have_dyn)
+		return 0;
+	if (collect(elf, &dyn, true, &elf->exports, &elf->nexports) != 0)
+		return sp_error_set(err, "out of memory");
+	if (collect_got(elf, &dyn, b->dt_jmprel, b->dt_pltrelsz, &cap) != 0 ||
+	    collect_got(elf, &dyn, b->dt_rela, b->dt_relasz, &cap) != 0)
+		return sp_error_set(err, "out of memory");
+	qsort(elf->got, elf->ngot, sizeof(*elf->got), plt_cmp);
+	if (collect_plt(elf) != 0)
+		return sp_error_set(err, "out of memory");
+	return 0;
+}
