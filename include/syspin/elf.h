@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <elf.h>
+
 #include <syspin/error.h>
 
 #define SP_PT_OPENBSD_SYSCALLS 0x65a3dbe9u
@@ -85,6 +87,10 @@ struct sp_elf {
 	/* GOT slots of imported functions (for `call *slot(%rip)`), sorted. */
 	struct sp_plt_entry *got;
 	size_t ngot;
+
+	/* Dynamic RELA relocations (DT_RELA), for address-taken checks. */
+	const Elf64_Rela *rela;	/* unaligned-safe: read with memcpy */
+	size_t nrela;
 
 	/* .openbsd.syscalls (by section or PT_OPENBSD_SYSCALLS), if any. */
 	bool has_pin_section;

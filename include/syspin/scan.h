@@ -103,10 +103,25 @@ struct sp_scan {
 	bool used_pin_section;
 };
 
+/*
+ * An imported function known to take a syscall number in a register, such
+ * as libc's syscall(2) (rdi).  Calls to it through the PLT or GOT become
+ * sp_import records.  sp_scan_default_hints() lists the built-in ones; the
+ * exports of objects scanned earlier can be added (see cli/scan.c).
+ */
+struct sp_param_hint {
+	const char *symbol;
+	int8_t param_reg;
+};
+
 struct sp_scan_opts {
 	bool full_sweep;	/* decode every executable byte */
 	bool ignore_pin_section;
+	const struct sp_param_hint *hints;	/* NULL: the built-in ones */
+	size_t nhints;
 };
+
+const struct sp_param_hint *sp_scan_default_hints(size_t *n);
 
 /* Returns 0, or -1 with err set (unsupported machine, out of memory). */
 int sp_scan(const struct sp_elf *elf, const struct sp_scan_opts *opts,

@@ -302,6 +302,12 @@ sp_elf_read_symbols(struct sp_elf *elf, const struct sp_elf_build *b,
 		if (collect(elf, &dyn, false, &elf->syms, &elf->nsyms) != 0)
 			return sp_error_set(err, "out of memory");
 	}
+	if (b->dt_rela != 0 && b->dt_relasz / sizeof(Elf64_Rela) <= MAX_SYMS) {
+		size_t n = b->dt_relasz / sizeof(Elf64_Rela);
+		elf->rela = (const Elf64_Rela *)sp_elf_vaddr_ptr(elf, b->dt_rela,
+		    n * sizeof(Elf64_Rela));
+		elf->nrela = elf->rela ? n : 0;
+	}
 	if (!have_dyn)
 		return 0;
 	if (collect(elf, &dyn, true, &elf->exports, &elf->nexports) != 0)

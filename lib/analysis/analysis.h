@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: ISC */
+/* Internal state of one sp_scan() run, shared by lib/analysis/ files. */
+#ifndef SYSPIN_ANALYSIS_H
+#define SYSPIN_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <syspin/elf.h>
+#include <syspin/scan.h>
+
+#include "dataflow.h"
+#include "decode.h"
+#include "value.h"
+
+/*
+ * A unit is what we decode from one known instruction boundary: the union
+ * of overlapping FDE/symbol ranges ("covered"), or a gap between them.
+ * Units tile the file-backed part of every executable PT_LOAD.
+ */
+struct unit {
+	uint64_t start, end;
+	bool covered;
+	/* Filled on first use: */
+	bool decoded, solved;
+	struct insn_list code;
+	struct flow_graph graph;
+};
+
+/* A reference to an address found by its rel32/rel8 encoding. */
+struct xref {
+	uint64_t from;		/* address of the referencing instruction */
+	uint64_t to;
+	uint8_t kind;		/* XREF_* */
+};
+
+enum { XREF_CALL, XREF_JMP, XREF_JCC, XREF_RIPREL, XREF_DATA };
+
+/* Outcome of resolving "number = parameter P of function F". */
+#define MAX_EXPORT_VIA 4
+struct presult {
+	uint64_t func;
+	int param;
+	bool done;
+	bool no_callers;	/* nothing calls it and it is not exported */
+	struct val nrs;		/* V_SET without param, or V_TOP */
+	const char *reason;	/* why V_TOP */
+	uint64_t reason_addr;
+	uint8_t nvia;		/* exported functions the number comes through */
+	uint64_t via_addr[MAX_EXPORT_VIA];
+	int8_t via_param[MAX_EXPORT_VIA];
+};
+
+struct analysis {
+	const struct sp_elf *elf;
+	const struct sp_scan_opts *opts;
+	struct decoder *dec;
+	struct unit *units;
+	size_t nunits;
+	struct presult *memo;
+	size_t nmemo, capmemo;
+	int depth;
+	struct sp_scan_stats stats;
+};
+
+int units_build(struct analysis *a);
+void units_free(struct analysis *a);
+/* The unit holding addr, or NULL (not in executable file-backed code). */
+struct unit *unit_at(struct analysis *a, uint64_t addr);
+/* Decodes (and with `solve`, runs data flow on) a unit. -1: no memory. */
+int unit_prepare(struct analysis *a, struct unit *u, bool solve);
+
+/*
+ * All rel32/rel8 branches and rip-relative references to any address in
+ * targets[0..n) (sorted), plus aligned 64-bit data words and RELA addends
+ * equal to one.  Unverified: callers check instruction boundaries.
+ */
+int xrefs_find(struct analysis *a, const uint64_t *targets, size_t n,
+    struct xref **out, size_t *nout);
+
+/* Resolves the numbers passed in parameter `param` to function `func`. */
+const struct presult *resolve_param(struct analysis *a, uint64_t func,
+    int param);
+
+bool is_export(const struct sp_elf *elf, uint64_t addr, const char **name);
+
+#endif

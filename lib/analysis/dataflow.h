@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Per-function control-flow graph and forward constant propagation over
+ * the general-purpose registers and the function's own stack slots.
+ * Entry state: every register holds "its parameter"; so a number that
+ * reaches a trap unchanged from an argument is recognised as such and can
+ * be resolved at the call sites.
+ */
+#ifndef SYSPIN_ANALYSIS_DATAFLOW_H
+#define SYSPIN_ANALYSIS_DATAFLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "decode.h"
+#include "value.h"
+
+#define STATE_NSLOTS 24
+
+struct slot {
+	int64_t off;		/* from entry rsp */
+	uint8_t width;
+	struct val v;
+};
+
+struct state {
+	bool reached;
+	uint8_t nslots;
+	struct val r[SP_NREGS];
+	struct slot s[STATE_NSLOTS];
+};
+
+struct block {
+	size_t first, last;	/* instruction indexes, inclusive */
+	struct state in;
+};
+
+struct flow_graph {
+	const struct insn_list *code;
+	struct block *b;
+	size_t nb;
+	bool converged;		/* false: gave up, every query is unknown */
+};
+
+/* Builds the CFG of `code` (entry = its first instruction) and solves it. */
+int flow_solve(const struct insn_list *code, struct flow_graph *g);
+void flow_free(struct flow_graph *g);
+
+/* The state just before instruction `idx` executes. */
+void flow_state_at(const struct flow_graph *g, size_t idx, struct state *st);
+
+/* Value of parameter P (register or stack argument) in state st, as a
+ * caller passes it to a function it calls from this state. */
+struct val flow_arg_value(const struct state *st, int param);
+
+#endif

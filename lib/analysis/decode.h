@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Decoding a code region into a compact instruction list: control flow and
+ * the one data-flow effect per instruction that number inference needs.
+ * Zydis does the decoding; nothing else in the analysis touches it.
+ */
+#ifndef SYSPIN_ANALYSIS_DECODE_H
+#define SYSPIN_ANALYSIS_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum flow {
+	FLOW_NEXT,	/* falls through */
+	FLOW_JMP,	/* direct jump to target */
+	FLOW_JCC,	/* conditional: target or next */
+	FLOW_CALL,	/* direct call, returns to next */
+	FLOW_ICALL,	/* indirect call (target may be a GOT slot) */
+	FLOW_IJMP,	/* indirect jump: jump table or tail call */
+	FLOW_RET,	/* ends the path */
+	FLOW_STOP,	/* ud2, hlt, int3: the path does not continue */
+	FLOW_TRAP,	/* syscall / int 0x80 / sysenter; falls through */
+	FLOW_INVALID,	/* undecodable byte: region is not code here */
+};
+
+/* Effect operations on the tracked state (registers and stack slots). */
+enum eff_op {
+	EFF_NONE,
+	EFF_CONST,	/* dst = imm (already extended to 64 bits) */
+	EFF_COPY,	/* dst = src (+ imm), width-truncated */
+	EFF_ALU_IMM,	/* dst = dst <alu> imm */
+	EFF_STORE,	/* stack[src-pointer + imm] = reg dst (width) */
+	EFF_STORE_IMM,	/* stack[src-pointer + imm] = imm2 */
+	EFF_LOAD,	/* dst = stack[src-pointer + imm] */
+	EFF_PUSH,	/* rsp -= 8; stack[rsp] = reg src */
+	EFF_PUSH_IMM,	/* rsp -= 8; stack[rsp] = imm */
+	EFF_POP,	/* dst = stack[rsp]; rsp += 8 */
+	EFF_LEAVE,	/* rsp = rbp; rbp = pop */
+};
+
+enum alu { ALU_ADD, ALU_SUB, ALU_AND, ALU_OR, ALU_XOR, ALU_SHL, ALU_SHR };
+
+struct effect {
+	uint8_t op;		/* enum eff_op */
+	uint8_t alu;		/* enum alu */
+	uint8_t width;		/* bytes written: 1, 2, 4, 8 */
+	int8_t dst;		/* enum sp_reg or -1 */
+	int8_t src;		/* enum sp_reg or -1 */
+	bool mem_unknown;	/* stores to memory we do not track */
+	uint16_t clobber;	/* other registers written: made unknown */
+	int64_t imm;
+	int64_t imm2;
+};
+
+struct insn {
+	uint64_t addr;
+	uint64_t target;	/* JMP/JCC/CALL target; ICALL/IJMP GOT slot */
+	uint8_t len;
+	uint8_t flow;		/* enum flow */
+	uint8_t trap;		/* enum sp_trap_kind, with FLOW_TRAP */
+	struct effect eff;
+};
+
+struct insn_list {
+	struct insn *v;
+	size_t n, cap;
+	uint64_t start, end;	/* the region decoded */
+	size_t ninvalid;	/* undecodable positions skipped */
+};
+
+struct decoder;
+
+struct decoder *decoder_new(void);
+void decoder_free(struct decoder *d);
+
+/*
+ * Decodes [start, end) linearly.  `code` points at the bytes of start and
+ * `avail` bytes are readable from there (may exceed end-start: an
+ * instruction straddling `end` is decoded whole).  With `effects` false
+ * only lengths and control flow are filled in (faster).  An undecodable
+ * byte is recorded as a 1-byte FLOW_INVALID instruction.
+ * Returns 0 or -1 (out of memory).
+ */
+int decode_region(struct decoder *d, const uint8_t *code, uint64_t avail,
+    uint64_t start, uint64_t end, bool effects, struct insn_list *out);
+
+void insn_list_free(struct insn_list *l);
+
+/* Index of the instruction starting at addr, or -1. */
+long insn_index(const struct insn_list *l, uint64_t addr);
+
+#endif

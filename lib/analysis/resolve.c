@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * "The number is parameter P of function F": resolved at every direct call
+ * (or tail jump) to F, transitively through wrappers of wrappers.  The set
+ * is exact only if every way into F is known: an address-taken F (a
+ * function pointer, a rip-relative lea) may be called from anywhere, so it
+ * stays unresolved.  An exported F is completed at load time by the
+ * objects that import it (see sp_import).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+/* Deeper wrapper chains than this are not real code. */
+#define MAX_DEPTH 24
+
+bool
+is_export(const struct sp_elf *elf, uint64_t addr, const char **name)
+{
+	size_t lo = 0, hi = elf->nexports;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (elf->exports[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < elf->nexports && elf->exports[lo].addr == addr) {
+		if (name != NULL)
+			*name = elf->exports[lo].name;
+		return true;
+	}
+	return false;
+}
+
+static void
+set_top(struct presult *r, const char *reason, uint64_t at)
+{
+	if (r->nrs.kind == V_TOP)
+		return;
+	r->nrs = val_top();
+	r->reason = reason;
+	r->reason_addr = at;
+}
+
+static void
+add_via(struct presult *r, uint64_t addr, int param)
+{
+	for (unsigned i = 0; i < r->nvia; i++)
+		if (r->via_addr[i] == addr && r->via_param[i] == param)
+			return;
+	if (r->nvia == MAX_EXPORT_VIA) {
+		set_top(r, "number passes through too many exported functions",
+		    addr);
+		return;
+	}
+	r->via_addr[r->nvia] = addr;
+	r->via_param[r->nvia++] = (int8_t)param;
+}
+
+/* Folds a sub-result (a caller's own parameter) into r. */
+static void
+merge(struct presult *r, const struct presult *sub)
+{
+	if (sub->nrs.kind == V_TOP) {
+		set_top(r, sub->reason, sub->reason_addr);
+		return;
+	}
+	val_join(&r->nrs, &sub->nrs);
+	if (r->nrs.kind == V_TOP)
+		set_top(r, "too many different numbers", r->func);
+	for (unsigned i = 0; i < sub->nvia; i++)
+		add_via(r, sub->via_addr[i], sub->via_param[i]);
+}
+
+/* Value of the parameter at a verified call or tail jump. */
+static struct val
+arg_at(const struct state *st, const struct insn *in, int param)
+{
+	struct state copy;
+
+	if (in->flow == FLOW_CALL || in->flow == FLOW_ICALL ||
+	    param < PARAM_STACK0)
+		return flow_arg_value(st, param);
+	/* A tail jump: the return address is already on the stack, so
+	 * stack argument k sits one slot higher than at a call. */
+	copy = *st;
+	if (copy.r[SP_REG_RSP].kind == V_STACK)
+		copy.r[SP_REG_RSP].c[0] += 8;
+	return flow_arg_value(&copy, param);
+}
+
+static bool
+branches_to(const struct insn *in, uint64_t func)
+{
+	switch (in->flow) {
+	case FLOW_CALL: case FLOW_JMP: case FLOW_JCC:
+	case FLOW_ICALL: case FLOW_IJMP:
+		return in->target == func;
+	default:
+		return false;
+	}
+}
+
+static void resolve_into(struct analysis *a, struct presult *r);
+
+/* One candidate reference to r->func: verify it, then fold its value. */
+static void
+one_caller(struct analysis *a, struct presult *r, const struct xref *x)
+{
+	struct unit *u;
+	struct state st;
+	struct val v;
+	long idx;
+
+	if (x->kind == XREF_DATA || x->kind == XREF_RIPREL) {
+		set_top(r, "function address is taken (may be called "
+		    "indirectly)", x->from);
+		return;
+	}
+	u = unit_at(a, x->from);
+	if (u == NULL || unit_prepare(a, u, true) != 0)
+		return;		/* not code, or bytes of another instruction */
+	idx = insn_index(&u->code, x->from);
+	if (idx < 0 || !branches_to(&u->code.v[idx], r->func))
+		return;
+	flow_state_at(&u->graph, (size_t)idx, &st);
+	if (!st.reached)
+		return;
+	v = arg_at(&st, &u->code.v[idx], r->param);
+	if (v.kind != V_SET) {
+		set_top(r, "a caller passes a number that is not a constant",
+		    x->from);
+		return;
+	}
+	struct presult sub = { .nrs = v };
+	sub.nrs.param = PARAM_NONE;
+	if (v.param != PARAM_NONE) {
+		const struct presult *p = resolve_param(a, u->start, v.param);
+		if (p->no_callers && p->nrs.kind != V_TOP) {
+			set_top(r, "a caller takes the number as a parameter "
+			    "and has no callers itself", x->from);
+			return;
+		}
+		merge(&sub, p);
+	}
+	merge(r, &sub);
+	r->nrs.param = PARAM_NONE;
+}
+
+static void
+resolve_into(struct analysis *a, struct presult *r)
+{
+	struct xref *xs;
+	size_t nx;
+	uint64_t t = r->func;
+
+	r->nrs = (struct val){ .kind = V_SET, .param = PARAM_NONE };
+	if (r->param == SP_REG_RSP || r->param < 0) {
+		set_top(r, "number comes from the stack pointer", r->func);
+		return;
+	}
+	if (is_export(a->elf, r->func, NULL))
+		add_via(r, r->func, r->param);
+	if (xrefs_find(a, &t, 1, &xs, &nx) != 0) {
+		set_top(r, "out of memory", r->func);
+		return;
+	}
+	for (size_t i = 0; i < nx && r->nrs.kind != V_TOP; i++)
+		one_caller(a, r, &xs[i]);
+	free(xs);
+	/* Nothing calls it: dead code, or called in a way we cannot see.
+	 * The caller decides what that means (see resolve_param). */
+	r->no_callers = r->nrs.kind == V_SET && r->nrs.n == 0 &&
+	    r->nvia == 0;
+}
+
+static long
+memo_find(const struct analysis *a, uint64_t func, int param)
+{
+	for (size_t i = 0; i < a->nmemo; i++)
+		if (a->memo[i].func == func && a->memo[i].param == param)
+			return (long)i;
+	return -1;
+}
+
+const struct presult *
+resolve_param(struct analysis *a, uint64_t func, int param)
+{
+	static const struct presult cycle = { .nrs = { .kind = V_TOP },
+	    .reason = "number passes through recursive wrappers" };
+	static const struct presult deep = { .nrs = { .kind = V_TOP },
+	    .reason = "wrapper chain too deep" };
+	struct presult r = { .func = func, .param = param };
+	long i = memo_find(a, func, param);
+
+	if (i >= 0)
+		return a->memo[i].done ? &a->memo[i] : &cycle;
+	if (a->depth >= MAX_DEPTH)
+		return &deep;
+	if (a->nmemo == a->capmemo) {
+		size_t ncap = a->capmemo ? a->capmemo * 2 : 32;
+		struct presult *m = realloc(a->memo, ncap * sizeof(*m));
+		if (m == NULL)
+			return &deep;
+		a->memo = m;
+		a->capmemo = ncap;
+	}
+	i = (long)a->nmemo++;
+	a->memo[i] = r;		/* in progress: done == false */
+	a->depth++;
+	resolve_into(a, &r);
+	a->depth--;
+	r.done = true;
+	a->memo[i] = r;
+	return &a->memo[i];
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * sp_scan(): candidates -> units -> sites -> numbers.
+ *
+ * The default mode looks for the opcode bytes of the three trap
+ * instructions first and decodes only the units that hold them (and,
+ * while resolving parameters, the units of their callers).  --full-sweep
+ * decodes every unit; both see the same units, so both find the same
+ * sites, which a test checks.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "sites.h"
+
+static const struct sp_param_hint default_hints[] = {
+	{ "syscall", SP_REG_RDI },	/* long syscall(long number, ...) */
+};
+
+const struct sp_param_hint *
+sp_scan_default_hints(size_t *n)
+{
+	*n = sizeof(default_hints) / sizeof(*default_hints);
+	return default_hints;
+}
+
+/* Opcode bytes of a trap at p, or -1. */
+static int
+trap_bytes(const uint8_t *p)
+{
+	if (p[0] == 0x0f && p[1] == 0x05)
+		return SP_TRAP_SYSCALL;
+	if (p[0] == 0xcd && p[1] == 0x80)
+		return SP_TRAP_INT80;
+	if (p[0] == 0x0f && p[1] == 0x34)
+		return SP_TRAP_SYSENTER;
+	return -1;
+}
+
+static int
+find_candidates(struct analysis *a, struct site_set *ss)
+{
+	for (size_t i = 0; i < a->elf->nsegs; i++) {
+		const struct sp_segment *s = &a->elf->segs[i];
+		const uint8_t *p = a->elf->data + s->offset;
+		if (!(s->flags & PF_X) || s->filesz < 2)
+			continue;
+		for (uint64_t o = 0; o + 1 < s->filesz; o++) {
+			if (p[o] != 0x0f && p[o] != 0xcd)
+				continue;
+			if (trap_bytes(p + o) >= 0 &&
+			    site_set_candidate(ss, s->vaddr + o) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Decodes the units to look at and records their trap instructions. */
+static int
+collect_sites(struct analysis *a, struct site_set *ss)
+{
+	size_t ci = 0;
+
+	for (size_t i = 0; i < a->nunits; i++) {
+		struct unit *u = &a->units[i];
+		bool has = false;
+		while (ci < ss->ncand && ss->cand[ci] < u->end) {
+			has |= ss->cand[ci] >= u->start;
+			ci++;
+		}
+		if (!has && !a->opts->full_sweep)
+			continue;
+		if (unit_prepare(a, u, false) != 0)
+			return -1;
+		a->stats.decoded_bytes += u->end - u->start;
+		a->stats.functions++;
+		for (size_t k = 0; k < u->code.n; k++) {
+			const struct insn *in = &u->code.v[k];
+			if (in->flow == FLOW_TRAP &&
+			    site_set_add(ss, u, in) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static void
+analysis_free(struct analysis *a)
+{
+	units_free(a);
+	free(a->memo);
+	decoder_free(a->dec);
+}
+
+int
+sp_scan(const struct sp_elf *elf, const struct sp_scan_opts *opts,
+    struct sp_scan *out, struct sp_error *err)
+{
+	static const struct sp_scan_opts defaults = { 0 };
+	struct analysis a = { .elf = elf, .opts = opts ? opts : &defaults };
+	struct site_set ss = { 0 };
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (elf->machine != EM_X86_64)
+		return sp_error_set(err, "unsupported architecture: e_machine "
+		    "%u", elf->machine);
+	a.dec = decoder_new();
+	if (a.dec == NULL || units_build(&a) != 0) {
+		sp_error_set(err, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < elf->nsegs; i++)
+		if (elf->segs[i].flags & PF_X)
+			a.stats.exec_bytes += elf->segs[i].filesz;
+	if (find_candidates(&a, &ss) != 0 || collect_sites(&a, &ss) != 0 ||
+	    sites_resolve(&a, &ss) != 0 || pin_section_apply(&a, &ss,
+	    err) != 0 || sites_emit(&a, &ss, out) != 0 ||
+	    imports_emit(&a, out) != 0) {
+		if (err != NULL && err->msg[0] == '\0')
+			sp_error_set(err, "out of memory");
+		sp_scan_free(out);
+		goto out;
+	}
+	out->stats = a.stats;
+	out->stats.candidates = ss.ncand;
+	rc = 0;
+out:
+	site_set_free(&ss);
+	analysis_free(&a);
+	return rc;
+}
+
+void
+sp_scan_free(struct sp_scan *scan)
+{
+	for (size_t i = 0; i < scan->nimports; i++)
+		free(scan->imports[i].symbol);
+	for (size_t i = 0; i < scan->nexports; i++)
+		free(scan->exports[i].symbol);
+	free(scan->sites);
+	free(scan->nrs);
+	free(scan->gadgets);
+	free(scan->imports);
+	free(scan->exports);
+	memset(scan, 0, sizeof(*scan));
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Abstract values for number inference: a small set of constants, possibly
+ * joined with "the incoming value of parameter P"; a stack address (entry
+ * rsp + offset); or unknown.  Joining two paths unions the sets, so a
+ * number set on two paths becomes {a, b}.
+ */
+#ifndef SYSPIN_ANALYSIS_VALUE_H
+#define SYSPIN_ANALYSIS_VALUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <syspin/scan.h>
+
+/* More distinct constants than this on one value: treated as unknown. */
+#define VAL_MAXC 16
+/* Parameters: 0..15 registers, PARAM_STACK0 + k the k-th stack argument. */
+#define PARAM_STACK0 16
+#define PARAM_NSTACK 6
+#define PARAM_NONE (-1)
+
+enum val_kind {
+	V_BOTTOM,	/* no path reaches here yet */
+	V_SET,		/* consts c[0..n) plus optionally parameter `param` */
+	V_STACK,	/* entry rsp + c[0] */
+	V_TOP,		/* unknown */
+};
+
+struct val {
+	uint8_t kind;
+	int8_t param;
+	uint8_t n;
+	uint64_t c[VAL_MAXC];
+};
+
+static inline struct val
+val_top(void)
+{
+	return (struct val){ .kind = V_TOP, .param = PARAM_NONE };
+}
+
+static inline struct val
+val_const(uint64_t c)
+{
+	return (struct val){ .kind = V_SET, .param = PARAM_NONE, .n = 1,
+	    .c = { c } };
+}
+
+static inline struct val
+val_param(int p)
+{
+	return (struct val){ .kind = V_SET, .param = (int8_t)p };
+}
+
+static inline struct val
+val_stack(int64_t off)
+{
+	return (struct val){ .kind = V_STACK, .param = PARAM_NONE, .n = 1,
+	    .c = { (uint64_t)off } };
+}
+
+/* a := a ∨ b; returns true when a changed. */
+bool val_join(struct val *a, const struct val *b);
+bool val_equal(const struct val *a, const struct val *b);
+/* Adds one constant to a set value (may turn it into V_TOP). */
+void val_add_const(struct val *v, uint64_t c);
+/* Keeps the low `width` bytes (zero-extended), as a register write does. */
+void val_truncate(struct val *v, unsigned width);
+
+#endif

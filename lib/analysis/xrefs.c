@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Finding references to a few addresses without decoding everything: a
+ * pass over the executable bytes computes, at every position, the target a
+ * rel32 field there would have, and looks it up.  Branch opcodes in front
+ * make it a call/jmp/jcc candidate (verified later by decoding its unit);
+ * anything else is a rip-relative use of the address (lea, mov), i.e. the
+ * address is taken.  Data words and RELA addends equal to a target are
+ * taken addresses too (function pointers, RELR-implicit addends).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+struct xref_buf {
+	struct xref *v;
+	size_t n, cap;
+};
+
+static int
+xpush(struct xref_buf *b, uint64_t from, uint64_t to, uint8_t kind)
+{
+	if (b->n == b->cap) {
+		size_t ncap = b->cap ? b->cap * 2 : 64;
+		struct xref *v = realloc(b->v, ncap * sizeof(*v));
+		if (v == NULL)
+			return -1;
+		b->v = v;
+		b->cap = ncap;
+	}
+	b->v[b->n++] = (struct xref){ from, to, kind };
+	return 0;
+}
+
+static bool
+wanted(const uint64_t *t, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && t[lo] == x;
+}
+
+/* rel32 fields anywhere in an executable segment. */
+static int
+scan_rel32(const struct sp_segment *s, const uint8_t *p, const uint64_t *t,
+    size_t n, uint64_t tmin, uint64_t tmax, struct xref_buf *b)
+{
+	for (uint64_t o = 0; o + 4 <= s->filesz; o++) {
+		int32_t d;
+		memcpy(&d, p + o, 4);
+		uint64_t to = s->vaddr + o + 4 + (uint64_t)(int64_t)d;
+		if (to < tmin || to > tmax || !wanted(t, n, to))
+			continue;
+		int rc;
+		if (o >= 2 && p[o - 2] == 0xff && p[o - 1] == 0x15)
+			rc = xpush(b, s->vaddr + o - 2, to, XREF_CALL);
+		else if (o >= 2 && p[o - 2] == 0xff && p[o - 1] == 0x25)
+			rc = xpush(b, s->vaddr + o - 2, to, XREF_JMP);
+		else if (o >= 1 && p[o - 1] == 0xe8)
+			rc = xpush(b, s->vaddr + o - 1, to, XREF_CALL);
+		else if (o >= 1 && p[o - 1] == 0xe9)
+			rc = xpush(b, s->vaddr + o - 1, to, XREF_JMP);
+		else if (o >= 2 && p[o - 2] == 0x0f && (p[o - 1] & 0xf0) == 0x80)
+			rc = xpush(b, s->vaddr + o - 2, to, XREF_JCC);
+		else
+			rc = xpush(b, s->vaddr + o, to, XREF_RIPREL);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Short jumps can only come from within 128 bytes of the target. */
+static int
+scan_rel8(const struct sp_elf *elf, uint64_t to, struct xref_buf *b)
+{
+	uint64_t lo = to > 130 ? to - 130 : 0;
+
+	for (uint64_t at = lo; at < to + 128; at++) {
+		const uint8_t *p = sp_elf_vaddr_ptr(elf, at, 2);
+		if (p == NULL)
+			continue;
+		bool jmp = p[0] == 0xeb, jcc = (p[0] & 0xf0) == 0x70;
+		if ((jmp || jcc) && at + 2 + (uint64_t)(int64_t)(int8_t)p[1] ==
+		    to && xpush(b, at, to, jmp ? XREF_JMP : XREF_JCC) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+scan_data(const struct sp_elf *elf, const uint64_t *t, size_t n,
+    struct xref_buf *b)
+{
+	for (size_t i = 0; i < elf->nsegs; i++) {
+		const struct sp_segment *s = &elf->segs[i];
+		const uint8_t *p = elf->data + s->offset;
+		uint64_t first = (8 - (s->vaddr & 7)) & 7;
+		for (uint64_t o = first; o + 8 <= s->filesz; o += 8) {
+			uint64_t w;
+			memcpy(&w, p + o, 8);
+			if (wanted(t, n, w) &&
+			    xpush(b, s->vaddr + o, w, XREF_DATA) != 0)
+				return -1;
+		}
+	}
+	for (size_t i = 0; i < elf->nrela; i++) {
+		Elf64_Rela r;
+		memcpy(&r, (const uint8_t *)elf->rela + i * sizeof(r),
+		    sizeof(r));
+		if (wanted(t, n, (uint64_t)r.r_addend) &&
+		    xpush(b, r.r_offset, (uint64_t)r.r_addend, XREF_DATA) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+xrefs_find(struct analysis *a, const uint64_t *targets, size_t n,
+    struct xref **out, size_t *nout)
+{
+	const struct sp_elf *elf = a->elf;
+	struct xref_buf b = { 0 };
+
+	*out = NULL;
+	*nout = 0;
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < elf->nsegs; i++) {
+		const struct sp_segment *s = &elf->segs[i];
+		if (!(s->flags & PF_X))
+			continue;
+		if (scan_rel32(s, elf->data + s->offset, targets, n, targets[0],
+		    targets[n - 1], &b) != 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (scan_rel8(elf, targets[i], &b) != 0)
+			goto fail;
+	if (scan_data(elf, targets, n, &b) != 0)
+		goto fail;
+	*out = b.v;
+	*nout = b.n;
+	return 0;
+fail:
+	free(b.v);
+	return -1;
+}
