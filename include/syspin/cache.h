@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Stage 3: per-object pin tables, cached on disk.
+ *
+ * `syspin run` analyses every object a program will map and stores one pin
+ * table per object; the preloaded runtime only reads them.  A table is keyed
+ * by the file's identity (device, inode, size, mtime) and carries the build-id
+ * so that the reader can cross-check it against the mapped image.
+ *
+ * The file format is the in-memory format: a fixed header followed by the
+ * arrays, each 8-byte aligned, native endian.  The reader loads the file in
+ * one read and validates every count and index before pointing into it.
+ *
+ * Trust: a process reads tables only from a directory, and files, owned by
+ * root or by its own euid and writable by nobody else.  Otherwise a user
+ * could plant a permissive table for a root process (or another user's).
+ * Reader: cache_read.c, cache_trust.c (lean, linked into the runtime).
+ * Writer: cache_write.c (needs the analysis; not in the runtime).
+ */
+#ifndef SYSPIN_CACHE_H
+#define SYSPIN_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <syspin/error.h>
+
+#define SP_CACHE_BUILD_ID_MAX 64
+#define SP_CACHE_KEY_MAX 128
+#define SP_CACHE_MAX_FILE (64u << 20)	/* far above any real table */
+
+/* How a site's numbers are used when placing pins. */
+enum sp_pin_how {
+	SP_PIN_EXACT,		/* exactly nrs[] */
+	SP_PIN_ANY,		/* any number (unresolved site) */
+	SP_PIN_EXPORT,		/* nrs[] + what importers pass to `export` */
+};
+
+#define SP_PIN_NO_EXPORT 0xffffffffu
+
+struct sp_pin_site {
+	uint64_t addr;		/* trap instruction, OpenBSD convention */
+	uint32_t nr_first;	/* nrs[nr_first .. +nr_count) */
+	uint32_t nr_count;
+	uint32_t export;	/* SP_PIN_EXPORT: index into exports */
+	uint8_t length;		/* bytes of the trap instruction */
+	uint8_t how;		/* enum sp_pin_how */
+	uint8_t pad[2];
+};
+
+/* This object passes these numbers to the imported function `name`. */
+struct sp_pin_import {
+	uint32_t name;		/* offset into strtab */
+	uint32_t nr_first;
+	uint32_t nr_count;
+	uint32_t unresolved;	/* some call passes an unknown number */
+};
+
+/* An exported function whose syscall number is a parameter. */
+struct sp_pin_export {
+	uint32_t name;		/* offset into strtab */
+	uint32_t pad;
+	uint64_t addr;
+};
+
+/* The identity of a file as stat(2) sees it. */
+struct sp_file_id {
+	uint64_t dev;
+	uint64_t ino;
+	uint64_t size;
+	int64_t mtime_sec;
+	int64_t mtime_nsec;
+};
+
+/* Table flags. */
+#define SP_PINTAB_FAILED 0x01u	/* analysis failed: no syscall allowed */
+
+struct sp_pintab {
+	struct sp_file_id id;
+	uint8_t build_id[SP_CACHE_BUILD_ID_MAX];
+	uint32_t build_id_len;
+	uint32_t flags;
+	struct sp_pin_site *sites;
+	size_t nsites;
+	uint32_t *nrs;
+	size_t nnrs;
+	struct sp_pin_import *imports;
+	size_t nimports;
+	struct sp_pin_export *exports;
+	size_t nexports;
+	char *strtab;		/* NUL-terminated names */
+	size_t strtab_size;
+	void *buf;		/* reader: the one allocation behind it all */
+};
+
+/* An open cache directory. */
+struct sp_cache {
+	int dirfd;
+	uid_t euid;
+	char path[4096];
+};
+
+void sp_file_id_from_stat(struct sp_file_id *id, const struct stat *st);
+
+/* "f-<dev>-<ino>-<size>-<mtime>" for a file. */
+void sp_cache_key_file(const struct sp_file_id *id, char *key, size_t size);
+
+/* "vdso-<build-id>", or "vdso-<hash of the image>" without a build-id. */
+void sp_cache_key_vdso(const uint8_t *build_id, size_t build_id_len,
+    const void *image, size_t image_size, char *key, size_t size);
+
+/*
+ * The default directory for a process with euid: /var/cache/syspin for root
+ * and for secure-mode (setuid) processes, whose environment is not theirs;
+ * else $XDG_CACHE_HOME/syspin or $HOME/.cache/syspin.  -1 when none.
+ */
+int sp_cache_default_dir(uid_t euid, bool secure, char *buf, size_t size);
+
+/*
+ * Trust rule for one file or directory seen by a process with euid: owned by
+ * root or euid, not writable by group or others.  Ancestor directories may
+ * instead be sticky (like /tmp), which stops others renaming our entries.
+ */
+bool sp_cache_trusted(const struct stat *st, uid_t euid, bool ancestor);
+
+/*
+ * Opens DIR after checking it and every ancestor with sp_cache_trusted.
+ * With create, missing components are made (0700, 0755 for /var/cache).
+ */
+int sp_cache_open(struct sp_cache *c, const char *dir, uid_t euid,
+    bool create, struct sp_error *err);
+void sp_cache_close(struct sp_cache *c);
+
+/*
+ * Loads the table stored under key.  Returns 1 and *tab, 0 when there is
+ * none, -1 with err set when it exists but is untrusted or malformed (the
+ * caller treats that as "no table": nothing allowed).
+ */
+int sp_cache_load(const struct sp_cache *c, const char *key,
+    struct sp_pintab *tab, struct sp_error *err);
+
+/* Validates and adopts buf (malloc'ed, len bytes); frees it on failure. */
+int sp_pintab_decode(void *buf, size_t len, struct sp_pintab *tab,
+    struct sp_error *err);
+
+void sp_pintab_free(struct sp_pintab *tab);
+
+/* Writer side (not in the runtime): serialises and renames into place. */
+int sp_cache_store(const struct sp_cache *c, const char *key,
+    const struct sp_pintab *tab, struct sp_error *err);
+
+/* Encodes tab into one malloc'ed buffer in the file format. */
+int sp_pintab_encode(const struct sp_pintab *tab, void **buf, size_t *len,
+    struct sp_error *err);
+
+struct sp_scan;
+
+/*
+ * Writer side: the table of an analysed object.  Sites inside an exported
+ * number-taking function refer to that export by index; unresolved sites
+ * become SP_PIN_ANY.  id and build_id are left for the caller to fill.
+ */
+int sp_pintab_from_scan(const struct sp_scan *scan, struct sp_pintab *tab,
+    struct sp_error *err);
+
+#endif

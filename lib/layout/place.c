@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Attaching pin tables to a layout and placing the pins at run-time
+ * addresses.  What the filter allows is decided here, so every doubt
+ * resolves towards "no pin": a site outside its object's executable
+ * mappings, a table whose build-id disagrees with the image, a table that
+ * cannot be read.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <syspin/layout.h>
+
+/* The legacy vsyscall page: the kernel emulates three calls at fixed
+ * entry points and reports the entry itself as the instruction pointer. */
+#define VSYSCALL_BASE 0xffffffffff600000ull
+static const struct sp_bpf_pin vsyscall_pins[] = {
+	{ 96, VSYSCALL_BASE + 0x000 },	/* gettimeofday */
+	{ 201, VSYSCALL_BASE + 0x400 },	/* time */
+	{ 309, VSYSCALL_BASE + 0x800 },	/* getcpu */
+};
+
+static int
+push(void **v, size_t *n, size_t *cap, size_t sz, const void *e)
+{
+	void *nv;
+
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 256;
+		if ((nv = realloc(*v, *cap * sz)) == NULL)
+			return -1;
+		*v = nv;
+	}
+	memcpy((char *)*v + *n * sz, e, sz);
+	(*n)++;
+	return 0;
+}
+
+struct acc {
+	struct sp_placement *pl;
+	size_t cpins, cany, cranges;
+};
+
+static int
+pin(struct acc *a, uint32_t nr, uint64_t ip)
+{
+	struct sp_bpf_pin p = { nr, ip };
+
+	return push((void **)&a->pl->pins, &a->pl->npins, &a->cpins,
+	    sizeof(p), &p);
+}
+
+static int
+any(struct acc *a, uint64_t ip)
+{
+	return push((void **)&a->pl->any_ips, &a->pl->nany_ips, &a->cany,
+	    sizeof(ip), &ip);
+}
+
+static bool
+good_table(const struct sp_object *o)
+{
+	return o->have_tab && !(o->tab.flags & SP_PINTAB_FAILED);
+}
+
+/* Numbers importers pass to `name`; 1 when some pass an unknown one. */
+static int
+pin_importers(struct acc *a, const struct sp_layout *lo, const char *name,
+    uint64_t ip)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < lo->nobjs; i++) {
+		const struct sp_pintab *t = &lo->objs[i].tab;
+		if (!good_table(&lo->objs[i]))
+			continue;
+		for (j = 0; j < t->nimports; j++) {
+			const struct sp_pin_import *im = &t->imports[j];
+			if (strcmp(t->strtab + im->name, name) != 0)
+				continue;
+			if (im->unresolved)
+				return 1;
+			for (k = 0; k < im->nr_count; k++)
+				if (pin(a, t->nrs[im->nr_first + k], ip) == -1)
+					return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+place_site(struct acc *a, const struct sp_layout *lo, size_t oi,
+    const struct sp_pin_site *s)
+{
+	const struct sp_object *o = &lo->objs[oi];
+	const struct sp_pintab *t = &o->tab;
+	uint64_t addr = o->base + s->addr, ip = addr + s->length;
+	long r;
+	size_t k;
+	int imp;
+
+	/* Only sites that really are in this object's executable text. */
+	r = sp_layout_find(lo, addr);
+	if (r == -1 || lo->ranges[r].obj != oi || ip > lo->ranges[r].end)
+		return 0;
+	if (s->how == SP_PIN_ANY)
+		return any(a, ip);
+	for (k = 0; k < s->nr_count; k++)
+		if (pin(a, t->nrs[s->nr_first + k], ip) == -1)
+			return -1;
+	if (s->how != SP_PIN_EXPORT)
+		return 0;
+	imp = pin_importers(a, lo, t->strtab + t->exports[s->export].name, ip);
+	if (imp == 1)
+		return any(a, ip);
+	return imp;
+}
+
+static int
+place_object(struct acc *a, const struct sp_layout *lo, size_t oi)
+{
+	const struct sp_object *o = &lo->objs[oi];
+	size_t i;
+
+	if (o->kind == SP_OBJ_VSYSCALL) {
+		for (i = 0; i < sizeof(vsyscall_pins) / sizeof(*vsyscall_pins);
+		    i++) {
+			long r = sp_layout_find(lo, vsyscall_pins[i].ip);
+			if (r != -1 && lo->ranges[r].obj == oi &&
+			    pin(a, vsyscall_pins[i].nr,
+			    vsyscall_pins[i].ip) == -1)
+				return -1;
+		}
+		return 0;
+	}
+	if (!good_table(o))
+		return 0;
+	for (i = 0; i < o->tab.nsites; i++)
+		if (place_site(a, lo, oi, &o->tab.sites[i]) == -1)
+			return -1;
+	return 0;
+}
+
+int
+sp_layout_place(const struct sp_layout *lo, struct sp_placement *pl,
+    struct sp_error *err)
+{
+	struct acc a = { pl, 0, 0, 0 };
+	size_t i;
+
+	memset(pl, 0, sizeof(*pl));
+	for (i = 0; i < lo->nranges; i++) {
+		struct sp_bpf_range r = { lo->ranges[i].start,
+		    lo->ranges[i].end };
+		if (push((void **)&pl->ranges, &pl->nranges, &a.cranges,
+		    sizeof(r), &r) == -1)
+			goto oom;
+	}
+	for (i = 0; i < lo->nobjs; i++)
+		if (place_object(&a, lo, i) == -1)
+			goto oom;
+	return 0;
+oom:
+	sp_placement_free(pl);
+	return sp_error_set(err, "out of memory");
+}
+
+void
+sp_placement_free(struct sp_placement *pl)
+{
+	free(pl->pins);
+	free(pl->any_ips);
+	free(pl->ranges);
+	memset(pl, 0, sizeof(*pl));
+}
+
+/* A table is believed only for the image it was made from. */
+static int
+check_table(struct sp_object *o, struct sp_error *warn)
+{
+	const struct sp_pintab *t = &o->tab;
+
+	if (o->kind == SP_OBJ_FILE && memcmp(&t->id, &o->id,
+	    sizeof(t->id)) != 0)
+		return sp_error_set(warn, "%s: pin table is for another file",
+		    o->name);
+	if (t->build_id_len != o->build_id_len || memcmp(t->build_id,
+	    o->build_id, t->build_id_len) != 0)
+		return sp_error_set(warn, "%s: build-id differs from the pin "
+		    "table's", o->name);
+	return 0;
+}
+
+int
+sp_layout_load(struct sp_layout *lo, const struct sp_cache *cache,
+    size_t **missing, size_t *nmissing, struct sp_error *warn)
+{
+	size_t i, cap = 0;
+	int r;
+
+	*missing = NULL;
+	*nmissing = 0;
+	for (i = 0; i < lo->nobjs; i++) {
+		struct sp_object *o = &lo->objs[i];
+		if (o->have_tab || o->key[0] == '\0' ||
+		    (o->kind != SP_OBJ_FILE && o->kind != SP_OBJ_VDSO))
+			continue;
+		r = sp_cache_load(cache, o->key, &o->tab, warn);
+		if (r == 1 && check_table(o, warn) == -1) {
+			sp_pintab_free(&o->tab);
+			r = -1;
+		}
+		if (r == 1)
+			o->have_tab = true;
+		else if (r == 0 && push((void **)missing, nmissing, &cap,
+		    sizeof(i), &i) == -1)
+			return sp_error_set(warn, "out of memory");
+	}
+	return 0;
+}

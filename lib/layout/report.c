@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The runtime's account of what it installed, read back by `syspin run` to
+ * explain a violation: which object an address is in, and where the number
+ * would have been allowed.  Plain text so that it can be read by a human.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <syspin/layout.h>
+
+/* Buffered writes through the fd: stdio would allocate a FILE. */
+struct out {
+	int fd;
+	int failed;
+	size_t len;
+	char buf[8192];
+};
+
+static void
+flush(struct out *o)
+{
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < o->len && !o->failed) {
+		n = write(o->fd, o->buf + off, o->len - off);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			o->failed = 1;
+		else
+			off += n;
+	}
+	o->len = 0;
+}
+
+static void
+emit(struct out *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+emit(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (sizeof(o->buf) - o->len < 4200)
+		flush(o);
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, sizeof(o->buf) - o->len, fmt, ap);
+	va_end(ap);
+	if (n > 0 && (size_t)n < sizeof(o->buf) - o->len)
+		o->len += n;
+}
+
+int
+sp_report_write(int fd, const struct sp_layout *lo,
+    const struct sp_placement *pl)
+{
+	struct out o = { fd, 0, 0, "" };
+	size_t i;
+
+	emit(&o, "syspin-report 1\n");
+	for (i = 0; i < lo->nobjs; i++)
+		emit(&o, "obj %zu 0x%" PRIx64 " %d %.4000s\n", i,
+		    lo->objs[i].base, lo->objs[i].have_tab,
+		    lo->objs[i].name);
+	for (i = 0; i < lo->nranges; i++)
+		emit(&o, "range 0x%" PRIx64 " 0x%" PRIx64 " %zu\n",
+		    lo->ranges[i].start, lo->ranges[i].end, lo->ranges[i].obj);
+	for (i = 0; i < pl->npins; i++)
+		emit(&o, "pin %" PRIu32 " 0x%" PRIx64 "\n", pl->pins[i].nr,
+		    pl->pins[i].ip);
+	for (i = 0; i < pl->nany_ips; i++)
+		emit(&o, "any 0x%" PRIx64 "\n", pl->any_ips[i]);
+	emit(&o, "end\n");
+	flush(&o);
+	return o.failed ? -1 : 0;
+}
+
+static int
+grow(void **v, size_t n, size_t sz)
+{
+	void *nv;
+
+	/* Grow by doubling at powers of two. */
+	if (n != 0 && (n & (n - 1)) != 0)
+		return 0;
+	if ((nv = realloc(*v, (n ? 2 * n : 16) * sz)) == NULL)
+		return -1;
+	*v = nv;
+	return 0;
+}
+
+static int
+parse_line(char *line, struct sp_layout *lo, struct sp_placement *pl)
+{
+	struct sp_object *ob;
+	uint64_t a, b;
+	size_t i;
+	int have, n = 0;
+	uint32_t nr;
+
+	if (sscanf(line, "obj %zu %" SCNx64 " %d %n", &i, &a, &have, &n) == 3 &&
+	    n > 0) {
+		if (i != lo->nobjs || grow((void **)&lo->objs, lo->nobjs,
+		    sizeof(*lo->objs)) == -1)
+			return -1;
+		ob = &lo->objs[lo->nobjs++];
+		memset(ob, 0, sizeof(*ob));
+		ob->base = a;
+		ob->have_tab = false;	/* tables are not in the report */
+		ob->kind = have ? SP_OBJ_FILE : SP_OBJ_UNKNOWN;
+		return (ob->name = strdup(line + n)) == NULL ? -1 : 0;
+	}
+	if (sscanf(line, "range %" SCNx64 " %" SCNx64 " %zu", &a, &b, &i) == 3) {
+		if (i >= lo->nobjs || grow((void **)&lo->ranges, lo->nranges,
+		    sizeof(*lo->ranges)) == -1)
+			return -1;
+		lo->ranges[lo->nranges++] =
+		    (struct sp_layout_range){ a, b, i };
+		return 0;
+	}
+	if (sscanf(line, "pin %" SCNu32 " %" SCNx64, &nr, &a) == 2) {
+		if (grow((void **)&pl->pins, pl->npins,
+		    sizeof(*pl->pins)) == -1)
+			return -1;
+		pl->pins[pl->npins++] = (struct sp_bpf_pin){ nr, a };
+		return 0;
+	}
+	if (sscanf(line, "any %" SCNx64, &a) == 1) {
+		if (grow((void **)&pl->any_ips, pl->nany_ips,
+		    sizeof(*pl->any_ips)) == -1)
+			return -1;
+		pl->any_ips[pl->nany_ips++] = a;
+		return 0;
+	}
+	return strcmp(line, "end") == 0 ||
+	    strncmp(line, "syspin-report ", 14) == 0 ? 0 : -1;
+}
+
+int
+sp_report_read(const char *path, struct sp_layout *lo,
+    struct sp_placement *pl, struct sp_error *err)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+	int ret = 0;
+
+	memset(lo, 0, sizeof(*lo));
+	memset(pl, 0, sizeof(*pl));
+	if ((f = fopen(path, "re")) == NULL)
+		return sp_error_set(err, "%s: %s", path, strerror(errno));
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if (line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		if (parse_line(line, lo, pl) == -1) {
+			ret = sp_error_set(err, "%s: bad line: %.80s", path,
+			    line);
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (ret == -1) {
+		sp_layout_free(lo);
+		sp_placement_free(pl);
+	}
+	return ret;
+}

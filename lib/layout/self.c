@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The calling process's executable mappings, attributed to objects.
+ *
+ * /proc/self/maps is the authority on what is executable; dl_iterate_phdr
+ * tells which object ld.so put there and at what load bias.  A mapping that
+ * no loaded object claims (vsyscall, code mapped behind ld.so's back) still
+ * becomes a range, of an object with no table: nothing may trap from it.
+ */
+#include <elf.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <syspin/layout.h>
+
+#define PAGE_DOWN(a) ((a) & ~(uint64_t)4095)
+#define PAGE_UP(a) (((a) + 4095) & ~(uint64_t)4095)
+
+struct dlobj {
+	uint64_t base;
+	const ElfW(Phdr) *phdr;
+	size_t phnum;
+};
+
+struct dlset {
+	struct dlobj *v;
+	size_t n, cap;
+};
+
+static int
+collect(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct dlset *s = arg;
+	struct dlobj *nv;
+
+	(void)size;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 32;
+		if ((nv = realloc(s->v, s->cap * sizeof(*nv))) == NULL)
+			return 1;
+		s->v = nv;
+	}
+	s->v[s->n].base = info->dlpi_addr;
+	s->v[s->n].phdr = info->dlpi_phdr;
+	s->v[s->n].phnum = info->dlpi_phnum;
+	s->n++;
+	return 0;
+}
+
+/* The loaded object with an executable PT_LOAD overlapping [start, end). */
+static const struct dlobj *
+owner(const struct dlset *s, uint64_t start, uint64_t end)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->n; i++) {
+		const struct dlobj *o = &s->v[i];
+		for (j = 0; j < o->phnum; j++) {
+			const ElfW(Phdr) *ph = &o->phdr[j];
+			uint64_t a, b;
+			if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+				continue;
+			a = PAGE_DOWN(o->base + ph->p_vaddr);
+			b = PAGE_UP(o->base + ph->p_vaddr + ph->p_memsz);
+			if (start < b && a < end)
+				return o;
+		}
+	}
+	return NULL;
+}
+
+size_t
+sp_mem_build_id(const void *ehdr, uint64_t bias, uint8_t *out, size_t max)
+{
+	const ElfW(Ehdr) *eh = ehdr;
+	const ElfW(Phdr) *ph = (const void *)((const char *)ehdr + eh->e_phoff);
+	size_t i, off;
+
+	for (i = 0; i < eh->e_phnum; i++) {
+		const uint8_t *p = (const void *)(bias + ph[i].p_vaddr);
+		if (ph[i].p_type != PT_NOTE)
+			continue;
+		for (off = 0; off + 12 <= ph[i].p_filesz;) {
+			const ElfW(Nhdr) *nh = (const void *)(p + off);
+			size_t nsz = (nh->n_namesz + 3) & ~3u;
+			size_t dsz = (nh->n_descsz + 3) & ~3u;
+			if (nsz + dsz > ph[i].p_filesz - off - 12)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID &&
+			    nh->n_namesz == 4 && nh->n_descsz <= max &&
+			    memcmp(p + off + 12, "GNU", 4) == 0) {
+				memcpy(out, p + off + 12 + nsz, nh->n_descsz);
+				return nh->n_descsz;
+			}
+			off += 12 + nsz + dsz;
+		}
+	}
+	return 0;
+}
+
+size_t
+sp_mem_image_size(const void *ehdr)
+{
+	const ElfW(Ehdr) *eh = ehdr;
+	const ElfW(Phdr) *ph = (const void *)((const char *)ehdr + eh->e_phoff);
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t i;
+
+	for (i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		if (PAGE_DOWN(ph[i].p_vaddr) < lo)
+			lo = PAGE_DOWN(ph[i].p_vaddr);
+		if (ph[i].p_vaddr + ph[i].p_filesz > hi)
+			hi = ph[i].p_vaddr + ph[i].p_filesz;
+	}
+	return hi > lo ? hi - lo : 0;
+}
+
+/* The object a mapping belongs to: an existing one, or a new one. */
+static long
+object_for(struct sp_layout *lo, const struct sp_map *m,
+    const struct dlobj *d)
+{
+	struct sp_object *o, *nv;
+	size_t i;
+
+	for (i = 0; d != NULL && i < lo->nobjs; i++)
+		if (lo->objs[i].kind != SP_OBJ_UNKNOWN &&
+		    lo->objs[i].kind != SP_OBJ_VSYSCALL &&
+		    lo->objs[i].base == d->base)
+			return i;
+	if ((nv = realloc(lo->objs, (lo->nobjs + 1) * sizeof(*nv))) == NULL)
+		return -1;
+	lo->objs = nv;
+	o = &lo->objs[lo->nobjs];
+	memset(o, 0, sizeof(*o));
+	o->kind = SP_OBJ_UNKNOWN;
+	if (m->kind == SP_MAP_VSYSCALL)
+		o->kind = SP_OBJ_VSYSCALL;
+	else if (d != NULL && m->kind == SP_MAP_VDSO)
+		o->kind = SP_OBJ_VDSO;
+	else if (d != NULL && m->kind == SP_MAP_FILE && !m->deleted)
+		o->kind = SP_OBJ_FILE;
+	o->name = strdup(m->path[0] ? m->path : "[anon]");
+	if (o->name == NULL)
+		return -1;
+	if (d != NULL)
+		o->base = d->base;
+	return lo->nobjs++;
+}
+
+/* File identity, trusted only when it is the file that is mapped. */
+static void
+identify(struct sp_object *o, const struct sp_map *m, const struct dlset *s,
+    const struct dlobj *d)
+{
+	struct stat st;
+	const void *eh;
+
+	(void)s;
+	if (o->kind == SP_OBJ_VDSO) {
+		eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+		if (eh == NULL || (uint64_t)eh != d->base) {
+			o->kind = SP_OBJ_UNKNOWN;
+			return;
+		}
+		o->image = (uint64_t)eh;
+		o->image_size = sp_mem_image_size(eh);
+		o->build_id_len = sp_mem_build_id(eh, d->base, o->build_id,
+		    sizeof(o->build_id));
+		sp_cache_key_vdso(o->build_id, o->build_id_len, eh,
+		    o->image_size, o->key, sizeof(o->key));
+		return;
+	}
+	if (o->kind != SP_OBJ_FILE || o->have_id)
+		return;
+	if (stat(m->path, &st) == -1 || st.st_dev != m->dev ||
+	    st.st_ino != m->inode) {
+		o->kind = SP_OBJ_UNKNOWN;	/* replaced since it was mapped */
+		return;
+	}
+	sp_file_id_from_stat(&o->id, &st);
+	o->have_id = true;
+	sp_cache_key_file(&o->id, o->key, sizeof(o->key));
+	/* The ELF header is mapped at the base for every ld.so object
+	 * we handle (ET_DYN at bias, ET_EXEC at its first PT_LOAD). */
+	for (size_t j = 0; j < d->phnum; j++)
+		if (d->phdr[j].p_type == PT_LOAD) {
+			eh = (const void *)(d->base +
+			    PAGE_DOWN(d->phdr[j].p_vaddr));
+			if (d->phdr[j].p_offset == 0)
+				o->build_id_len = sp_mem_build_id(eh, d->base,
+				    o->build_id, sizeof(o->build_id));
+			break;
+		}
+}
+
+static int
+add_range(struct sp_layout *lo, const struct sp_map *m, size_t obj)
+{
+	struct sp_layout_range *nv;
+
+	nv = realloc(lo->ranges, (lo->nranges + 1) * sizeof(*nv));
+	if (nv == NULL)
+		return -1;
+	lo->ranges = nv;
+	lo->ranges[lo->nranges].start = m->start;
+	lo->ranges[lo->nranges].end = m->end;
+	lo->ranges[lo->nranges].obj = obj;
+	lo->nranges++;
+	return 0;
+}
+
+int
+sp_layout_self(struct sp_layout *lo, struct sp_error *err)
+{
+	struct dlset s = { NULL, 0, 0 };
+	struct sp_map *maps;
+	size_t nmaps, i;
+	long oi;
+	int ret = 0;
+
+	memset(lo, 0, sizeof(*lo));
+	if (sp_maps_read("/proc/self/maps", &maps, &nmaps, err) == -1)
+		return -1;
+	dl_iterate_phdr(collect, &s);
+	for (i = 0; i < nmaps && ret == 0; i++) {
+		const struct sp_map *m = &maps[i];
+		const struct dlobj *d;
+		if (!(m->prot & PROT_EXEC))
+			continue;
+		d = m->kind == SP_MAP_VSYSCALL ? NULL :
+		    owner(&s, m->start, m->end);
+		if ((oi = object_for(lo, m, d)) == -1 ||
+		    add_range(lo, m, oi) == -1) {
+			ret = sp_error_set(err, "out of memory");
+			break;
+		}
+		if (d != NULL)
+			identify(&lo->objs[oi], m, &s, d);
+	}
+	free(s.v);
+	sp_maps_free(maps, nmaps);
+	if (ret == -1)
+		sp_layout_free(lo);
+	return ret;
+}
+
+long
+sp_layout_find(const struct sp_layout *lo, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < lo->nranges; i++)
+		if (addr >= lo->ranges[i].start && addr < lo->ranges[i].end)
+			return i;
+	return -1;
+}
+
+void
+sp_layout_free(struct sp_layout *lo)
+{
+	size_t i;
+
+	for (i = 0; i < lo->nobjs; i++) {
+		free(lo->objs[i].name);
+		if (lo->objs[i].have_tab)
+			sp_pintab_free(&lo->objs[i].tab);
+	}
+	free(lo->objs);
+	free(lo->ranges);
+	memset(lo, 0, sizeof(*lo));
+}

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Reading pin tables.  Part of the runtime: plain libc only.  A table file is
+ * read in one piece and every count, index and name is checked before the
+ * arrays are pointed into the buffer, so a truncated or hostile file can only
+ * produce "no table", never an out-of-bounds read.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <syspin/cache.h>
+
+#include "cache_format.h"
+
+void
+sp_file_id_from_stat(struct sp_file_id *id, const struct stat *st)
+{
+	memset(id, 0, sizeof(*id));
+	id->dev = st->st_dev;
+	id->ino = st->st_ino;
+	id->size = st->st_size;
+	id->mtime_sec = st->st_mtim.tv_sec;
+	id->mtime_nsec = st->st_mtim.tv_nsec;
+}
+
+void
+sp_cache_key_file(const struct sp_file_id *id, char *key, size_t size)
+{
+	snprintf(key, size, "f-%" PRIx64 "-%" PRIu64 "-%" PRIu64 "-%" PRId64
+	    ".%09" PRId64, id->dev, id->ino, id->size, id->mtime_sec,
+	    id->mtime_nsec);
+}
+
+void
+sp_cache_key_vdso(const uint8_t *build_id, size_t build_id_len,
+    const void *image, size_t image_size, char *key, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	const uint8_t *p = image;
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	size_t i, n;
+
+	if (build_id_len > 0 && size > 5 + 2 * build_id_len) {
+		memcpy(key, "vdso-", 5);
+		for (i = 0, n = 5; i < build_id_len; i++) {
+			key[n++] = hex[build_id[i] >> 4];
+			key[n++] = hex[build_id[i] & 15];
+		}
+		key[n] = '\0';
+		return;
+	}
+	for (i = 0; i < image_size; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	snprintf(key, size, "vdso-h%016" PRIx64 "-%zu", h, image_size);
+}
+
+void
+sp_pintab_free(struct sp_pintab *tab)
+{
+	free(tab->buf);
+	memset(tab, 0, sizeof(*tab));
+}
+
+/* Takes n elements of size sz at *off; advances *off to the next 8 bytes. */
+static void *
+take(uint8_t *buf, size_t len, size_t *off, size_t n, size_t sz)
+{
+	void *p = buf + *off;
+	size_t bytes = n * sz;
+
+	if (n > SP_CACHE_MAX_FILE || SP_CACHE_ALIGN(bytes) > len - *off)
+		return NULL;
+	*off += SP_CACHE_ALIGN(bytes);
+	return p;
+}
+
+static int
+check_nrs(uint32_t first, uint32_t count, size_t nnrs)
+{
+	return first <= nnrs && count <= nnrs - first;
+}
+
+static int
+check_tables(const struct sp_pintab *t, struct sp_error *err)
+{
+	size_t i;
+
+	if (t->strtab_size == 0 || t->strtab[t->strtab_size - 1] != '\0')
+		return sp_error_set(err, "string table not terminated");
+	for (i = 0; i < t->nsites; i++) {
+		const struct sp_pin_site *s = &t->sites[i];
+		if (!check_nrs(s->nr_first, s->nr_count, t->nnrs) ||
+		    s->how > SP_PIN_EXPORT || s->length == 0 ||
+		    s->length > 15 ||
+		    (s->how == SP_PIN_EXPORT && s->export >= t->nexports))
+			return sp_error_set(err, "bad site %zu", i);
+	}
+	for (i = 0; i < t->nimports; i++) {
+		const struct sp_pin_import *im = &t->imports[i];
+		if (!check_nrs(im->nr_first, im->nr_count, t->nnrs) ||
+		    im->name >= t->strtab_size)
+			return sp_error_set(err, "bad import %zu", i);
+	}
+	for (i = 0; i < t->nexports; i++)
+		if (t->exports[i].name >= t->strtab_size)
+			return sp_error_set(err, "bad export %zu", i);
+	return 0;
+}
+
+int
+sp_pintab_decode(void *buf, size_t len, struct sp_pintab *tab,
+    struct sp_error *err)
+{
+	struct sp_cache_hdr *h = buf;
+	size_t off = sizeof(*h);
+
+	memset(tab, 0, sizeof(*tab));
+	if (len < sizeof(*h) || memcmp(h->magic, SP_CACHE_MAGIC, 8) != 0 ||
+	    h->version != SP_CACHE_VERSION) {
+		free(buf);
+		return sp_error_set(err, "not a syspin pin table");
+	}
+	tab->buf = buf;
+	tab->id = h->id;
+	tab->flags = h->flags;
+	tab->build_id_len = h->build_id_len;
+	if (tab->build_id_len > SP_CACHE_BUILD_ID_MAX)
+		goto bad;
+	memcpy(tab->build_id, h->build_id, tab->build_id_len);
+	tab->nsites = h->nsites;
+	tab->nnrs = h->nnrs;
+	tab->nimports = h->nimports;
+	tab->nexports = h->nexports;
+	tab->strtab_size = h->strtab_size;
+	tab->sites = take(buf, len, &off, tab->nsites, sizeof(*tab->sites));
+	tab->nrs = take(buf, len, &off, tab->nnrs, sizeof(*tab->nrs));
+	tab->imports = take(buf, len, &off, tab->nimports,
+	    sizeof(*tab->imports));
+	tab->exports = take(buf, len, &off, tab->nexports,
+	    sizeof(*tab->exports));
+	tab->strtab = take(buf, len, &off, tab->strtab_size, 1);
+	if (tab->sites == NULL || tab->nrs == NULL || tab->imports == NULL ||
+	    tab->exports == NULL || tab->strtab == NULL || off != len)
+		goto bad;
+	if (check_tables(tab, err) == -1) {
+		sp_pintab_free(tab);
+		return -1;
+	}
+	return 0;
+bad:
+	sp_pintab_free(tab);
+	return sp_error_set(err, "truncated or inconsistent pin table");
+}
+
+static int
+read_all(int fd, size_t len, void **out)
+{
+	uint8_t *buf;
+	size_t got = 0;
+	ssize_t n;
+
+	if ((buf = malloc(len ? len : 1)) == NULL)
+		return -1;
+	while (got < len) {
+		n = read(fd, buf + got, len - got);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(buf);
+			return -1;
+		}
+		got += n;
+	}
+	*out = buf;
+	return 0;
+}
+
+int
+sp_cache_load(const struct sp_cache *c, const char *key,
+    struct sp_pintab *tab, struct sp_error *err)
+{
+	struct stat st;
+	void *buf;
+	int fd;
+
+	memset(tab, 0, sizeof(*tab));
+	fd = openat(c->dirfd, key, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1) {
+		if (errno == ENOENT)
+			return 0;
+		return sp_error_set(err, "%s/%s: %s", c->path, key,
+		    strerror(errno));
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    !sp_cache_trusted(&st, c->euid, false)) {
+		close(fd);
+		return sp_error_set(err, "%s/%s: untrusted pin table "
+		    "(owner or mode)", c->path, key);
+	}
+	if ((uint64_t)st.st_size > SP_CACHE_MAX_FILE ||
+	    read_all(fd, st.st_size, &buf) == -1) {
+		close(fd);
+		return sp_error_set(err, "%s/%s: cannot read", c->path, key);
+	}
+	close(fd);
+	if (sp_pintab_decode(buf, st.st_size, tab, err) == -1)
+		return -1;
+	return 1;
+}
