@@ -88,6 +88,10 @@ struct sp_elf {
 	struct sp_plt_entry *got;
 	size_t ngot;
 
+	/* Where .dynsym lies (vaddr range), so that its st_value fields are
+	 * not mistaken for function pointers. */
+	uint64_t dynsym_vaddr, dynsym_size;
+
 	/* Dynamic RELA relocations (DT_RELA), for address-taken checks. */
 	const Elf64_Rela *rela;	/* unaligned-safe: read with memcpy */
 	size_t nrela;

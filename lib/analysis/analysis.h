@@ -22,8 +22,10 @@
 struct unit {
 	uint64_t start, end;
 	bool covered;
+	uint64_t covered_end;	/* covered units: end of the FDE/symbol part */
 	/* Filled on first use: */
 	bool decoded, solved;
+	int8_t noreturn;	/* 0 not asked, 1 never returns, 2 may return */
 	struct insn_list code;
 	struct flow_graph graph;
 };
@@ -70,6 +72,14 @@ void units_free(struct analysis *a);
 struct unit *unit_at(struct analysis *a, uint64_t addr);
 /* Decodes (and with `solve`, runs data flow on) a unit. -1: no memory. */
 int unit_prepare(struct analysis *a, struct unit *u, bool solve);
+/* flow_noreturn_fn for the analysis (ctx: struct analysis *). */
+bool unit_noreturn(void *ctx, uint64_t target);
+/*
+ * Code that falls through from a function into a gap (glibc's clone3 ends
+ * its FDE just before `syscall`) belongs to that function: merges gap u
+ * into its predecessor when so.  Returns the unit that now holds u's code.
+ */
+struct unit *unit_merge_fallthrough(struct analysis *a, struct unit *u);
 
 /*
  * All rel32/rel8 branches and rip-relative references to any address in

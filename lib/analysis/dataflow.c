@@ -325,12 +325,34 @@ ends_block(const struct insn *in)
 {
 	return in->flow == FLOW_JMP || in->flow == FLOW_JCC ||
 	    in->flow == FLOW_IJMP || in->flow == FLOW_RET ||
-	    in->flow == FLOW_STOP || in->flow == FLOW_INVALID;
+	    in->flow == FLOW_STOP || in->flow == FLOW_INVALID || in->noreturn;
+}
+
+/*
+ * A call whose fall-through lands (past padding) on a jump target would
+ * join the call's clobbered state into that path.  If the callee never
+ * returns, there is no such edge: ask, only for these calls.
+ */
+static void
+mark_noreturn_calls(struct insn_list *l, const bool *leader,
+    flow_noreturn_fn noreturn, void *ctx)
+{
+	for (size_t i = 0; i < l->n && noreturn != NULL; i++) {
+		struct insn *in = &l->v[i];
+		size_t j = i + 1;
+		if (in->flow != FLOW_CALL || in->noreturn)
+			continue;
+		while (j < l->n && l->v[j].pad)
+			j++;
+		if (j < l->n && leader[j] && noreturn(ctx, in->target))
+			in->noreturn = true;
+	}
 }
 
 /* Splits the list into blocks at branch targets and after terminators. */
 static int
-build_blocks(const struct insn_list *l, struct flow_graph *g)
+build_blocks(const struct insn_list *l, flow_noreturn_fn noreturn, void *ctx,
+    struct flow_graph *g)
 {
 	bool *leader = calloc(l->n + 1, sizeof(bool));
 	size_t nb = 0;
@@ -340,14 +362,16 @@ build_blocks(const struct insn_list *l, struct flow_graph *g)
 	leader[0] = true;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct insn *in = &l->v[i];
-		if (ends_block(in))
-			leader[i + 1] = true;
 		if (in->flow == FLOW_JMP || in->flow == FLOW_JCC) {
 			long t = insn_index(l, in->target);
 			if (t >= 0)
 				leader[t] = true;
 		}
 	}
+	mark_noreturn_calls((struct insn_list *)l, leader, noreturn, ctx);
+	for (size_t i = 0; i < l->n; i++)
+		if (ends_block(&l->v[i]))
+			leader[i + 1] = true;
 	for (size_t i = 0; i < l->n; i++)
 		nb += leader[i];
 	g->b = calloc(nb ? nb : 1, sizeof(*g->b));
@@ -419,6 +443,16 @@ propagate(struct flow_graph *g, size_t bi, const struct state *out,
 	return changed;
 }
 
+/* Alignment padding between a jump and the next block is never run. */
+static bool
+is_padding(const struct flow_graph *g, size_t bi)
+{
+	for (size_t i = g->b[bi].first; i <= g->b[bi].last; i++)
+		if (!g->code->v[i].pad)
+			return false;
+	return true;
+}
+
 static int
 solve(struct flow_graph *g)
 {
@@ -449,7 +483,7 @@ solve(struct flow_graph *g)
 		 * jumps (their join) or from nowhere we know (unknown). */
 		any_ijmp = ijmp->reached;
 		for (size_t bi = 1; bi < g->nb; bi++)
-			if (!has_pred[bi])
+			if (!has_pred[bi] && !is_padding(g, bi))
 				changed |= state_join(&g->b[bi].in,
 				    any_ijmp ? ijmp : unk);
 	}
@@ -459,7 +493,8 @@ solve(struct flow_graph *g)
 }
 
 int
-flow_solve(const struct insn_list *code, struct flow_graph *g)
+flow_solve(const struct insn_list *code, flow_noreturn_fn noreturn, void *ctx,
+    struct flow_graph *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->code = code;
@@ -467,7 +502,7 @@ flow_solve(const struct insn_list *code, struct flow_graph *g)
 		g->converged = true;
 		return 0;
 	}
-	if (build_blocks(code, g) != 0 || solve(g) != 0) {
+	if (build_blocks(code, noreturn, ctx, g) != 0 || solve(g) != 0) {
 		flow_free(g);
 		return -1;
 	}

@@ -42,8 +42,13 @@ struct flow_graph {
 	bool converged;		/* false: gave up, every query is unknown */
 };
 
+/* Asked about calls whose fall-through would join another path: true when
+ * the callee never returns (abort(), __stack_chk_fail(), ...). */
+typedef bool (*flow_noreturn_fn)(void *ctx, uint64_t target);
+
 /* Builds the CFG of `code` (entry = its first instruction) and solves it. */
-int flow_solve(const struct insn_list *code, struct flow_graph *g);
+int flow_solve(const struct insn_list *code, flow_noreturn_fn noreturn,
+    void *ctx, struct flow_graph *g);
 void flow_free(struct flow_graph *g);
 
 /* The state just before instruction `idx` executes. */

@@ -427,6 +427,8 @@ decode_region(struct decoder *d, const uint8_t *code, uint64_t avail,
 			out->ninvalid++;
 		} else {
 			x.len = in.length;
+			x.pad = in.mnemonic == ZYDIS_MNEMONIC_NOP ||
+			    in.mnemonic == ZYDIS_MNEMONIC_INT3;
 			memset(op, 0, sizeof(op));
 			if ((effects || needs_operands(&in)) &&
 			    !ZYAN_SUCCESS(ZydisDecoderDecodeOperands(&d->z,

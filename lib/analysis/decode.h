@@ -59,6 +59,8 @@ struct insn {
 	uint8_t len;
 	uint8_t flow;		/* enum flow */
 	uint8_t trap;		/* enum sp_trap_kind, with FLOW_TRAP */
+	bool pad;		/* nop or int3: alignment padding */
+	bool noreturn;		/* FLOW_CALL to a function that never returns */
 	struct effect eff;
 };
 

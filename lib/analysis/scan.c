@@ -57,11 +57,32 @@ find_candidates(struct analysis *a, struct site_set *ss)
 	return 0;
 }
 
+/* True when some candidate lies in [start, end). */
+static bool
+has_candidate(const struct site_set *ss, uint64_t start, uint64_t end)
+{
+	size_t lo = 0, hi = ss->ncand;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ss->cand[mid] < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ss->ncand && ss->cand[lo] < end;
+}
+
 /* Decodes the units to look at and records their trap instructions. */
 static int
 collect_sites(struct analysis *a, struct site_set *ss)
 {
 	size_t ci = 0;
+
+	for (size_t i = 0; i < a->nunits; i++)
+		if (!a->units[i].covered && has_candidate(ss,
+		    a->units[i].start, a->units[i].end))
+			unit_merge_fallthrough(a, &a->units[i]);
 
 	for (size_t i = 0; i < a->nunits; i++) {
 		struct unit *u = &a->units[i];

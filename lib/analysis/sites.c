@@ -107,6 +107,8 @@ sites_resolve(struct analysis *a, struct site_set *ss)
 		if (unit_prepare(a, s->unit, true) != 0)
 			return -1;
 		resolve_one(a, s);
+		if (s->unit->covered && s->addr >= s->unit->covered_end)
+			s->flags |= SP_SITE_UNCOVERED;	/* fell through */
 		if (!s->unit->covered) {
 			s->flags |= SP_SITE_UNCOVERED;
 			if (s->unit->code.ninvalid > 0 ||

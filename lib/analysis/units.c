@@ -41,6 +41,7 @@ add_unit(struct analysis *a, size_t *cap, uint64_t start, uint64_t end,
 	a->units[a->nunits].start = start;
 	a->units[a->nunits].end = end;
 	a->units[a->nunits].covered = covered;
+	a->units[a->nunits].covered_end = covered ? end : start;
 	a->nunits++;
 	return 0;
 }
@@ -144,26 +145,176 @@ unit_at(struct analysis *a, uint64_t addr)
 	return NULL;
 }
 
+/* Imported functions that never return, by their C library names. */
+static const char *const noreturn_imports[] = {
+	"abort", "exit", "_exit", "_Exit", "quick_exit", "__stack_chk_fail",
+	"__assert_fail", "__assert_perror_fail", "__fortify_fail",
+	"__chk_fail", "__libc_fatal", "err", "errx", "verr", "verrx",
+	"pthread_exit", "longjmp", "siglongjmp", "_longjmp", "__longjmp_chk",
+	"__cxa_throw", "__cxa_rethrow", "_Unwind_Resume", "_ZSt9terminatev",
+};
+
+static bool
+plt_noreturn(const struct sp_elf *elf, uint64_t target, bool *is_plt)
+{
+	*is_plt = false;
+	for (size_t i = 0; i < elf->nplt; i++) {
+		if (elf->plt[i].addr != target)
+			continue;
+		*is_plt = true;
+		for (size_t k = 0; k < sizeof(noreturn_imports) /
+		    sizeof(*noreturn_imports); k++)
+			if (strcmp(elf->plt[i].name, noreturn_imports[k]) == 0)
+				return true;
+		return false;
+	}
+	return false;
+}
+
+/*
+ * A function never returns when its unit has no ret, no indirect jump, no
+ * fall-through off its end, and every jump out of it goes to a function
+ * that never returns either.
+ */
+static bool
+noreturn_at(struct analysis *a, uint64_t target, int depth)
+{
+	struct unit *u = unit_at(a, target);
+	bool is_plt, result = true;
+
+	bool plt_result = plt_noreturn(a->elf, target, &is_plt);
+
+	if (is_plt)
+		return plt_result;
+	if (u == NULL || u->start != target || depth > 4)
+		return false;
+	if (u->noreturn)
+		return u->noreturn == 1;
+	if (unit_prepare(a, u, false) != 0 || u->code.n == 0)
+		return false;
+	u->noreturn = 2;	/* while we look: recursion means "returns" */
+	for (size_t i = 0; i < u->code.n && result; i++) {
+		const struct insn *in = &u->code.v[i];
+		switch (in->flow) {
+		case FLOW_RET: case FLOW_IJMP: case FLOW_INVALID:
+			result = false;
+			break;
+		case FLOW_JMP: case FLOW_JCC:
+			if (in->target < u->start || in->target >= u->end)
+				result = noreturn_at(a, in->target, depth + 1);
+			break;
+		default:
+			break;
+		}
+	}
+	/* Running off the end of the unit continues somewhere else. */
+	size_t k = u->code.n;
+	while (k > 1 && u->code.v[k - 1].pad)
+		k--;
+	const struct insn *last = &u->code.v[k - 1];
+	if (last->flow == FLOW_CALL)
+		result = result && noreturn_at(a, last->target, depth + 1);
+	else if (last->flow != FLOW_JMP && last->flow != FLOW_STOP)
+		result = false;
+	u->noreturn = result ? 1 : 2;
+	return result;
+}
+
+bool
+unit_noreturn(void *ctx, uint64_t target)
+{
+	return noreturn_at(ctx, target, 0);
+}
+
+/*
+ * An FDE may start inside the alignment nop before the real entry (glibc
+ * starts __restore_rt's FDE one byte early so that unwinding from pc-1
+ * finds it).  When a nop before `start` straddles it, decode from the end
+ * of that nop: that is where the instructions really begin.
+ */
+static uint64_t
+decode_start(struct analysis *a, const struct unit *u)
+{
+	struct insn_list l;
+
+	if (!u->covered)
+		return u->start;
+	for (uint64_t back = 9; back >= 1; back--) {
+		const uint8_t *p;
+		if (u->start < back)
+			continue;
+		p = sp_elf_vaddr_ptr(a->elf, u->start - back, back + 8);
+		if (p == NULL || decode_region(a->dec, p, back + 8,
+		    u->start - back, u->start - back + 1, false, &l) != 0)
+			continue;
+		bool straddles = l.n == 1 && l.v[0].pad && l.v[0].len > back &&
+		    l.v[0].addr + l.v[0].len < u->end;
+		uint64_t next = straddles ? l.v[0].addr + l.v[0].len : 0;
+		insn_list_free(&l);
+		if (straddles)
+			return next;
+	}
+	return u->start;
+}
+
 int
 unit_prepare(struct analysis *a, struct unit *u, bool solve)
 {
 	const struct sp_segment *s;
-	const uint8_t *code;
+	uint64_t from;
 
 	if (!u->decoded) {
 		s = sp_elf_segment_at(a->elf, u->start);
 		if (s == NULL)
 			return -1;
-		code = a->elf->data + s->offset + (u->start - s->vaddr);
-		if (decode_region(a->dec, code, s->filesz - (u->start -
-		    s->vaddr), u->start, u->end, true, &u->code) != 0)
+		from = decode_start(a, u);
+		if (decode_region(a->dec, a->elf->data + s->offset +
+		    (from - s->vaddr), s->filesz - (from - s->vaddr), from,
+		    u->end, true, &u->code) != 0)
 			return -1;
 		u->decoded = true;
 	}
 	if (solve && !u->solved) {
-		if (flow_solve(&u->code, &u->graph) != 0)
+		if (flow_solve(&u->code, unit_noreturn, a, &u->graph) != 0)
 			return -1;
 		u->solved = true;
 	}
 	return 0;
+}
+
+static bool
+falls_through(const struct insn *in)
+{
+	switch (in->flow) {
+	case FLOW_JMP: case FLOW_IJMP: case FLOW_RET: case FLOW_STOP:
+	case FLOW_INVALID:
+		return false;
+	default:
+		return !in->pad;
+	}
+}
+
+struct unit *
+unit_merge_fallthrough(struct analysis *a, struct unit *u)
+{
+	struct unit *prev;
+	const struct insn *last;
+
+	if (u->covered || u == a->units || u->start == u->end)
+		return u;
+	prev = u - 1;
+	if (!prev->covered || prev->end != u->start ||
+	    unit_prepare(a, prev, false) != 0 || prev->code.n == 0)
+		return u;
+	last = &prev->code.v[prev->code.n - 1];
+	if (last->addr + last->len != u->start || !falls_through(last))
+		return u;
+	/* Re-decode the whole: the gap's code continues the function. */
+	flow_free(&prev->graph);
+	insn_list_free(&prev->code);
+	prev->decoded = prev->solved = false;
+	prev->covered_end = u->start;
+	prev->end = u->end;
+	u->start = u->end;
+	return prev;
 }

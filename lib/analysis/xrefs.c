@@ -96,6 +96,11 @@ scan_rel8(const struct sp_elf *elf, uint64_t to, struct xref_buf *b)
 	return 0;
 }
 
+/*
+ * Position-independent objects keep function pointers in writable (or
+ * RELRO) memory, since they need relocating; ET_EXEC may keep them in
+ * read-only data too.  The symbol table is not a pointer table.
+ */
 static int
 scan_data(const struct sp_elf *elf, const uint64_t *t, size_t n,
     struct xref_buf *b)
@@ -104,8 +109,13 @@ scan_data(const struct sp_elf *elf, const uint64_t *t, size_t n,
 		const struct sp_segment *s = &elf->segs[i];
 		const uint8_t *p = elf->data + s->offset;
 		uint64_t first = (8 - (s->vaddr & 7)) & 7;
+		if (sp_elf_is_dyn(elf) && !(s->flags & PF_W))
+			continue;
 		for (uint64_t o = first; o + 8 <= s->filesz; o += 8) {
-			uint64_t w;
+			uint64_t w, at = s->vaddr + o;
+			if (at >= elf->dynsym_vaddr &&
+			    at - elf->dynsym_vaddr < elf->dynsym_size)
+				continue;
 			memcpy(&w, p + o, 8);
 			if (wanted(t, n, w) &&
 			    xpush(b, s->vaddr + o, w, XREF_DATA) != 0)

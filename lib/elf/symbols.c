@@ -310,6 +310,10 @@ sp_elf_read_symbols(struct sp_elf *elf, const struct sp_elf_build *b,
 	}
 	if (!have_dyn)
 		return 0;
+	if (b->dt_symtab != 0) {
+		elf->dynsym_vaddr = b->dt_symtab;
+		elf->dynsym_size = dyn.nsyms * sizeof(Elf64_Sym);
+	}
 	if (collect(elf, &dyn, true, &elf->exports, &elf->nexports) != 0)
 		return sp_error_set(err, "out of memory");
 	if (collect_got(elf, &dyn, b->dt_jmprel, b->dt_pltrelsz, &cap) != 0 ||
