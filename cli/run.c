@@ -1,11 +1,305 @@
 /* SPDX-License-Identifier: ISC */
+/*
+ * syspin run [--strict] [--allow-jit] [--audit] [--cache-dir DIR] [-v]
+ *     PROG [ARG...]
+ * syspin run --fill-cache [--cache-dir DIR] FILE...
+ *
+ * Analyses PROG's objects (interpreter, DT_NEEDED closure, the runtime, the
+ * vDSO) into the pin cache, then runs PROG with libsyspin-rt.so preloaded:
+ * the runtime installs the filter inside PROG before PROG's code runs.  We
+ * wait, forward signals, and when PROG dies of SIGSYS explain why in one
+ * line modelled on OpenBSD's.  Exit status: PROG's, or 128+signal.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <syspin/cache.h>
+#include <syspin/diag.h>
+#include <syspin/elf.h>
+#include <syspin/layout.h>
+
 #include "cli.h"
+#include "run.h"
+
+struct run_args {
+	bool strict, allow_jit, audit, verbose, fill;
+	const char *cache_dir;
+	char **argv;		/* PROG ARG... or FILE... */
+	int argc;
+};
+
+static volatile pid_t child;
+
+static void
+usage(FILE *f)
+{
+	fputs("usage: syspin run [--strict] [--allow-jit] [--audit] "
+	    "[--cache-dir DIR] [-v] PROG [ARG...]\n"
+	    "       syspin run --fill-cache [--cache-dir DIR] FILE...\n"
+	    "      --strict        no syscalls from outside the pinned image, "
+	    "no execve\n"
+	    "      --allow-jit     allow anonymous or writable executable "
+	    "memory\n"
+	    "      --audit         log violations instead of killing\n"
+	    "      --cache-dir DIR pin table cache (default: /var/cache/syspin "
+	    "for root,\n"
+	    "                      else $XDG_CACHE_HOME/syspin)\n"
+	    "  -v, --verbose       say what is analysed and installed\n", f);
+}
+
+static int
+parse(int argc, char **argv, struct run_args *a)
+{
+	static const struct option opts[] = {
+		{ "strict", no_argument, NULL, 's' },
+		{ "allow-jit", no_argument, NULL, 'j' },
+		{ "audit", no_argument, NULL, 'a' },
+		{ "cache-dir", required_argument, NULL, 'c' },
+		{ "fill-cache", no_argument, NULL, 'F' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	/* "+": options stop at PROG; PROG's own options are its own. */
+	while ((c = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': a->strict = true; break;
+		case 'j': a->allow_jit = true; break;
+		case 'a': a->audit = true; break;
+		case 'c': a->cache_dir = optarg; break;
+		case 'F': a->fill = true; break;
+		case 'v': a->verbose = true; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	a->argc = argc - optind;
+	a->argv = argv + optind;
+	if (a->argc == 0) {
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+open_cache(const struct run_args *a, struct sp_cache *c, char *dir,
+    size_t size)
+{
+	struct sp_error err;
+	char *real;
+
+	if (a->cache_dir != NULL) {
+		/* The runtime runs elsewhere: give it an absolute path. */
+		if (a->cache_dir[0] != '/' && (real = realpath(".", NULL))) {
+			snprintf(dir, size, "%s/%s", real, a->cache_dir);
+			free(real);
+		} else
+			snprintf(dir, size, "%s", a->cache_dir);
+	} else if (sp_cache_default_dir(geteuid(), false, dir, size) == -1) {
+		cli_error("run: no cache directory: set HOME or --cache-dir");
+		return -1;
+	}
+	if (sp_cache_open(c, dir, geteuid(), true, &err) == -1) {
+		cli_error("run: %s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Analyses each file into the cache.  Failures are reported, not fatal:
+ * the object simply gets no pins. */
+static int
+fill(const struct sp_cache *c, char **files, size_t n, bool verbose)
+{
+	struct sp_error err;
+	size_t i;
+	int r, rc = 0;
+
+	for (i = 0; i < n; i++) {
+		r = sp_cache_fill(c, files[i], false, &err);
+		if (r == -1 || r == 2) {
+			cli_error("%s", err.msg);
+			rc = EXIT_TROUBLE;
+		} else if (verbose)
+			fprintf(stderr, "syspin: %s: %s\n", files[i],
+			    r == 1 ? "analysed" : "cached");
+	}
+	return rc;
+}
+
+static void
+forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	/* Terminal signals reach the child's process group by themselves;
+	 * forward only what was sent to us in particular. */
+	if (child > 0 && si->si_code <= 0)
+		kill(child, sig);
+}
+
+static void
+catch_signals(void)
+{
+	static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM,
+	    SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH, SIGCONT };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static const char *
+syscall_name(uint32_t arch, uint32_t nr, char *buf, size_t size)
+{
+	char *n = seccomp_syscall_resolve_num_arch(arch ==
+	    SP_AUDIT_ARCH_I386 ? SCMP_ARCH_X86 : SCMP_ARCH_X86_64, nr);
+
+	snprintf(buf, size, "%s%s", arch == SP_AUDIT_ARCH_I386 ? "i386 " : "",
+	    n != NULL ? n : "?");
+	free(n);
+	return buf;
+}
+
+/* The line for a child killed by SIGSYS. */
+static void
+diagnose(const char *prog, pid_t pid, const char *reportdir)
+{
+	const char *comm = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	struct sp_violation v;
+	struct sp_layout lo;
+	struct sp_placement pl;
+	struct sp_error err, rerr;
+	char path[PATH_MAX], line[2048], name[64];
+	bool have_report;
+
+	snprintf(path, sizeof(path), "%s/%ld.layout", reportdir, (long)pid);
+	have_report = sp_report_read(path, &lo, &pl, &rerr) == 0;
+	if (sp_kmsg_find(pid, 500, &v, &err) == -1) {
+		cli_error("%s[%ld]: killed by SIGSYS: a system call was not "
+		    "pinned (%s)", comm, (long)pid, err.msg);
+	} else {
+		sp_diag_format(line, sizeof(line), comm, pid, &v,
+		    have_report ? &lo : NULL, have_report ? &pl : NULL,
+		    syscall_name(v.arch, v.nr, name, sizeof(name)));
+		cli_error("%s", line);
+	}
+	if (have_report) {
+		sp_layout_free(&lo);
+		sp_placement_free(&pl);
+	}
+}
+
+static int
+wait_child(const char *prog, const char *reportdir)
+{
+	int st;
+
+	while (waitpid(child, &st, 0) == -1)
+		if (errno != EINTR) {
+			cli_error("run: waitpid: %s", strerror(errno));
+			return EXIT_TROUBLE;
+		}
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WTERMSIG(st) == SIGSYS)
+		diagnose(prog, child, reportdir);
+	return 128 + WTERMSIG(st);
+}
+
+static int
+exec_child(const struct run_args *a, const char *path, const char *dir,
+    const char *rt, const char *reportdir)
+{
+	char flags[8] = "", self[PATH_MAX], *pre;
+	const char *old = getenv("LD_PRELOAD");
+	size_t n = 0;
+	ssize_t len;
+
+	if (a->strict)
+		flags[n++] = 's';
+	if (a->allow_jit)
+		flags[n++] = 'j';
+	if (a->audit)
+		flags[n++] = 'a';
+	if ((len = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
+		self[len] = '\0';
+		setenv("SYSPIN_BIN", self, 1);
+	}
+	if (asprintf(&pre, "%s%s%s", rt, old ? ":" : "", old ? old : "") ==
+	    -1)
+		return EXIT_TROUBLE;
+	setenv("LD_PRELOAD", pre, 1);
+	setenv("SYSPIN_CACHE_DIR", dir, 1);
+	setenv("SYSPIN_REPORT_DIR", reportdir, 1);
+	setenv("SYSPIN_FLAGS", flags, 1);
+	unsetenv("SYSPIN_FILLING");
+	if (a->verbose)
+		setenv("SYSPIN_VERBOSE", "1", 1);
+	catch_signals();
+	if ((child = fork()) == -1) {
+		cli_error("run: fork: %s", strerror(errno));
+		return EXIT_TROUBLE;
+	}
+	if (child == 0) {
+		execv(path, a->argv);
+		cli_error("%s: %s", path, strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	return wait_child(a->argv[0], reportdir);
+}
 
 int
 cmd_run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	cli_error("run: not built yet");
-	return EXIT_TROUBLE;
+	struct run_args a;
+	struct sp_cache c;
+	char dir[PATH_MAX], path[PATH_MAX], rt[PATH_MAX];
+	char reportdir[] = "/tmp/syspin-run.XXXXXX";
+	char **objs = NULL;
+	size_t nobjs = 0;
+	int rc;
+
+	if (parse(argc, argv, &a) == -1)
+		return EXIT_TROUBLE;
+	if (open_cache(&a, &c, dir, sizeof(dir)) == -1)
+		return EXIT_TROUBLE;
+	if (a.fill) {
+		rc = fill(&c, a.argv, a.argc, a.verbose);
+		sp_cache_close(&c);
+		return rc;
+	}
+	if (run_find_prog(a.argv[0], path, sizeof(path)) == -1 ||
+	    run_find_runtime(rt, sizeof(rt)) == -1 ||
+	    run_objects(path, rt, &objs, &nobjs) == -1) {
+		sp_cache_close(&c);
+		return EXIT_TROUBLE;
+	}
+	fill(&c, objs, nobjs, a.verbose);
+	run_free_objects(objs, nobjs);
+	sp_cache_close(&c);
+	if (mkdtemp(reportdir) == NULL) {
+		cli_error("run: mkdtemp: %s", strerror(errno));
+		return EXIT_TROUBLE;
+	}
+	rc = exec_child(&a, path, dir, rt, reportdir);
+	run_remove_dir(reportdir);
+	return rc;
 }

@@ -166,4 +166,13 @@ struct sp_scan;
 int sp_pintab_from_scan(const struct sp_scan *scan, struct sp_pintab *tab,
     struct sp_error *err);
 
+/*
+ * Writer side: analyses PATH ("[vdso]": this process's vDSO, the same image
+ * in every process) and stores its table, unless the cache has it already
+ * and !force.  Returns 0 already there, 1 stored, 2 stored an empty table
+ * because the analysis failed (err says why), -1 with err set.
+ */
+int sp_cache_fill(const struct sp_cache *c, const char *path, bool force,
+    struct sp_error *err);
+
 #endif

@@ -193,8 +193,11 @@ sp_pintab_from_scan(const struct sp_scan *scan, struct sp_pintab *tab,
 	str_add(&st, "", &fail);
 	if (t.sites == NULL || t.imports == NULL || t.exports == NULL)
 		fail = 1;
-	for (i = 0; !fail && i < t.nsites; i++)
-		fill_site(scan, &scan->sites[i], &t.sites[i]);
+	/* int 0x80 and sysenter enter as i386 calls, which the filter
+	 * refuses outright: their sites get no x86-64 pins. */
+	for (i = 0, t.nsites = 0; !fail && i < scan->nsites; i++)
+		if (scan->sites[i].kind == SP_TRAP_SYSCALL)
+			fill_site(scan, &scan->sites[i], &t.sites[t.nsites++]);
 	for (i = 0; !fail && i < t.nimports; i++) {
 		const struct sp_import *im = &scan->imports[i];
 		t.imports[i].name = str_add(&st, im->symbol, &fail);

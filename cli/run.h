@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: ISC */
+/* syspin run: finding the program, its objects and the runtime. */
+#ifndef SYSPIN_CLI_RUN_H
+#define SYSPIN_CLI_RUN_H
+
+#include <stddef.h>
+
+/* PROG as execvp would find it, into path.  -1 after printing why. */
+int run_find_prog(const char *prog, char *path, size_t size);
+
+/* libsyspin-rt.so: $SYSPIN_RT, next to a build tree's syspin, installed. */
+int run_find_runtime(char *path, size_t size);
+
+/*
+ * Every object the dynamic program at path will map at start-up: itself,
+ * its interpreter, the DT_NEEDED closure (asking the interpreter, which
+ * does not run the program), the runtime rt and "[vdso]".  -1 for a static
+ * program, which run cannot pin.
+ */
+int run_objects(const char *path, const char *rt, char ***objs, size_t *n);
+void run_free_objects(char **objs, size_t n);
+
+/* Removes the report directory and the files in it. */
+void run_remove_dir(const char *dir);
+
+#endif

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Which objects a program maps at start-up.  The interpreter answers with
+ * `ld.so --list PROG`: it resolves DT_NEEDED exactly as it will at run time
+ * (search paths, $ORIGIN, ld.so.cache, LD_LIBRARY_PATH) and, unlike ldd with
+ * a foreign interpreter, never runs the program.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <syspin/elf.h>
+
+#include "cli.h"
+#include "run.h"
+
+/* Where the runtime is, relative to the syspin binary's directory: a
+ * build tree (BUILD/cli/syspin), then installed layouts. */
+static const char *const rt_places[] = {
+	"../runtime/libsyspin-rt.so",
+	"../lib/libsyspin-rt.so",
+	"../lib/x86_64-linux-gnu/libsyspin-rt.so",
+	"../lib64/libsyspin-rt.so",
+};
+
+static int
+executable_file(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+	    access(p, X_OK) == 0;
+}
+
+int
+run_find_prog(const char *prog, char *path, size_t size)
+{
+	const char *env = getenv("PATH"), *p, *e;
+	int n;
+
+	if (strchr(prog, '/') != NULL) {
+		snprintf(path, size, "%s", prog);
+		if (executable_file(path))
+			return 0;
+		cli_error("%s: %s", prog, strerror(errno ? errno : EACCES));
+		return -1;
+	}
+	for (p = env ? env : "/usr/local/bin:/usr/bin:/bin"; ; p = e + 1) {
+		e = strchr(p, ':');
+		n = e ? e - p : (int)strlen(p);
+		snprintf(path, size, "%.*s%s%s", n, n ? p : ".", "/", prog);
+		if (executable_file(path))
+			return 0;
+		if (e == NULL)
+			break;
+	}
+	cli_error("%s: command not found", prog);
+	return -1;
+}
+
+int
+run_find_runtime(char *path, size_t size)
+{
+	const char *env = getenv("SYSPIN_RT");
+	char self[PATH_MAX], real[PATH_MAX], *slash;
+	ssize_t n;
+	size_t i;
+
+	if (env != NULL) {
+		snprintf(path, size, "%s", env);
+		if (realpath(env, real) != NULL && access(real, R_OK) == 0) {
+			snprintf(path, size, "%s", real);
+			return 0;
+		}
+		cli_error("SYSPIN_RT=%s: %s", env, strerror(errno));
+		return -1;
+	}
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0 ||
+	    (self[n] = '\0', slash = strrchr(self, '/')) == NULL) {
+		cli_error("run: /proc/self/exe: %s", strerror(errno));
+		return -1;
+	}
+	*slash = '\0';
+	for (i = 0; i < sizeof(rt_places) / sizeof(*rt_places); i++) {
+		snprintf(path, size, "%s/%s", self, rt_places[i]);
+		if (realpath(path, real) != NULL && access(real, R_OK) == 0) {
+			snprintf(path, size, "%s", real);
+			return 0;
+		}
+	}
+	cli_error("run: cannot find libsyspin-rt.so (set SYSPIN_RT)");
+	return -1;
+}
+
+static int
+add(char ***v, size_t *n, const char *s)
+{
+	char **nv;
+
+	if ((nv = realloc(*v, (*n + 1) * sizeof(*nv))) == NULL)
+		return -1;
+	*v = nv;
+	return ((*v)[*n] = strdup(s)) == NULL ? -1 : (int)++*n;
+}
+
+/* "\tlibc.so.6 => /lib/libc.so.6 (0x...)" or "\t/lib64/ld.so (0x...)". */
+static void
+parse_list_line(char *line, char ***v, size_t *n)
+{
+	char *p = strstr(line, "=> "), *end;
+
+	p = p != NULL ? p + 3 : line + strspn(line, " \t");
+	if (*p != '/' || (end = strstr(p, " (0x")) == NULL)
+		return;
+	*end = '\0';
+	add(v, n, p);
+}
+
+static void
+list_child(const char *interp, const char *path, int fd)
+{
+	dup2(fd, 1);
+	unsetenv("LD_PRELOAD");
+	execl(interp, interp, "--list", path, (char *)NULL);
+	_exit(127);
+}
+
+static int
+list_needed(const char *interp, const char *path, char ***v, size_t *n)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	pid_t pid;
+	int p[2], st;
+
+	if (pipe(p) == -1)
+		return -1;
+	if ((pid = fork()) == -1)
+		return -1;
+	if (pid == 0) {
+		close(p[0]);
+		list_child(interp, path, p[1]);
+	}
+	close(p[1]);
+	if ((f = fdopen(p[0], "r")) == NULL)
+		return -1;
+	while (getline(&line, &cap, f) > 0)
+		parse_list_line(line, v, n);
+	free(line);
+	fclose(f);
+	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+		;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+int
+run_objects(const char *path, const char *rt, char ***objs, size_t *n)
+{
+	struct sp_error err;
+	struct sp_elf elf;
+	int r = 0;
+
+	*objs = NULL;
+	*n = 0;
+	if (sp_elf_open(&elf, path, &err) == -1) {
+		cli_error("%s: %s", path, err.msg);
+		return -1;
+	}
+	if (elf.interp == NULL) {
+		cli_error("%s: statically linked: run pins dynamically linked "
+		    "programs only", path);
+		sp_elf_close(&elf);
+		return -1;
+	}
+	if (add(objs, n, path) == -1 || add(objs, n, elf.interp) == -1 ||
+	    add(objs, n, rt) == -1 || add(objs, n, "[vdso]") == -1)
+		r = -1;
+	/* A failure here is not fatal: the runtime fills what is missing. */
+	if (r == 0 && list_needed(elf.interp, path, objs, n) == -1)
+		cli_error("%s: %s --list failed; the runtime will analyse the "
+		    "rest", path, elf.interp);
+	sp_elf_close(&elf);
+	return r;
+}
+
+void
+run_free_objects(char **objs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(objs[i]);
+	free(objs);
+}
+
+void
+run_remove_dir(const char *dir)
+{
+	struct dirent *d;
+	DIR *dp;
+	int fd;
+
+	if ((dp = opendir(dir)) == NULL)
+		return;
+	fd = dirfd(dp);
+	while ((d = readdir(dp)) != NULL)
+		if (d->d_name[0] != '.')
+			unlinkat(fd, d->d_name, 0);
+	closedir(dp);
+	rmdir(dir);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Explaining a pin violation: the kernel's seccomp audit record (number,
+ * address) against the layout and pins the runtime reported.  Part of
+ * lib/layout; used by `syspin run` after its child died of SIGSYS.
+ */
+#ifndef SYSPIN_DIAG_H
+#define SYSPIN_DIAG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <syspin/error.h>
+#include <syspin/layout.h>
+
+#define SP_AUDIT_ARCH_X86_64 0xc000003eu
+#define SP_AUDIT_ARCH_I386 0x40000003u
+
+struct sp_violation {
+	bool have;
+	uint32_t arch;		/* AUDIT_ARCH_* */
+	uint32_t nr;
+	uint64_t ip;		/* after the trap instruction */
+};
+
+/*
+ * Finds the last seccomp audit record (type=1326) of pid in /dev/kmsg,
+ * waiting up to wait_ms for kauditd to print it.  Needs root (or
+ * dmesg_restrict=0); printk rate limits and a running auditd can hide it.
+ */
+int sp_kmsg_find(long pid, int wait_ms, struct sp_violation *v,
+    struct sp_error *err);
+
+/*
+ * One line, without "syspin: " and newline.  lo/pl may be NULL when the
+ * runtime left no report; name is the syscall's name ("execve").
+ */
+void sp_diag_format(char *buf, size_t size, const char *comm, long pid,
+    const struct sp_violation *v, const struct sp_layout *lo,
+    const struct sp_placement *pl, const char *name);
+
+#endif

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Explaining a violation after the fact, OpenBSD-style:
+ *   prog[pid]: pinsyscalls addr 0x..(obj+0x..) code N (name): why
+ * The kernel tells us the number and address in its seccomp audit record
+ * (type=1326) in the kernel log; the runtime's report tells us what was
+ * pinned where.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <syspin/diag.h>
+
+/* A value "key=..." in a record, parsed in base; -1 when absent. */
+static int
+field(const char *rec, const char *key, int base, uint64_t *v)
+{
+	const char *p = rec;
+	size_t n = strlen(key);
+	char *end;
+
+	while ((p = strstr(p, key)) != NULL) {
+		if (p == rec || p[-1] == ' ') {
+			errno = 0;
+			*v = strtoull(p + n, &end, base);
+			return end == p + n || errno != 0 ? -1 : 0;
+		}
+		p += n;
+	}
+	return -1;
+}
+
+static int
+parse_record(const char *rec, long pid, struct sp_violation *v)
+{
+	uint64_t p, arch, nr, ip;
+
+	if (strstr(rec, "type=1326") == NULL ||
+	    field(rec, "pid=", 10, &p) == -1 || (long)p != pid ||
+	    field(rec, "arch=", 16, &arch) == -1 ||
+	    field(rec, "syscall=", 10, &nr) == -1 ||
+	    field(rec, "ip=", 16, &ip) == -1)
+		return -1;
+	v->arch = arch;
+	v->nr = nr;
+	v->ip = ip;
+	v->have = true;
+	return 0;
+}
+
+/* One pass over the log; the last matching record wins. */
+static int
+scan_kmsg(int fd, long pid, struct sp_violation *v)
+{
+	char rec[8192];
+	ssize_t n;
+
+	lseek(fd, 0, SEEK_SET);
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n == -1 && errno == EPIPE)
+			continue;	/* overwritten record: skip it */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		parse_record(rec, pid, v);
+	}
+	return v->have ? 0 : -1;
+}
+
+int
+sp_kmsg_find(long pid, int wait_ms, struct sp_violation *v,
+    struct sp_error *err)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	int fd, waited;
+
+	memset(v, 0, sizeof(*v));
+	if ((fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return sp_error_set(err, "/dev/kmsg: %s", strerror(errno));
+	/* kauditd prints asynchronously: give it a moment. */
+	for (waited = 0; scan_kmsg(fd, pid, v) == -1 && waited < wait_ms;
+	    waited += 20)
+		nanosleep(&ts, NULL);
+	close(fd);
+	if (!v->have)
+		return sp_error_set(err, "no seccomp audit record for pid %ld "
+		    "in the kernel log", pid);
+	return 0;
+}
+
+/* "libc.so.6+0x1234", or the bare address outside every object. */
+static void
+where(char *buf, size_t size, const struct sp_layout *lo, uint64_t addr)
+{
+	long r = sp_layout_find(lo, addr);
+	const struct sp_object *o;
+	const char *base;
+
+	if (r == -1) {
+		snprintf(buf, size, "outside the pinned image");
+		return;
+	}
+	o = &lo->objs[lo->ranges[r].obj];
+	base = strrchr(o->name, '/');
+	base = base != NULL ? base + 1 : o->name;
+	snprintf(buf, size, "%s+0x%" PRIx64, base, addr - o->base);
+}
+
+static bool
+pinned_at(const struct sp_placement *pl, uint32_t nr, uint64_t ip)
+{
+	size_t i;
+
+	for (i = 0; i < pl->npins; i++)
+		if (pl->pins[i].nr == nr && pl->pins[i].ip == ip)
+			return true;
+	for (i = 0; i < pl->nany_ips; i++)
+		if (pl->any_ips[i] == ip)
+			return true;
+	return false;
+}
+
+/* "; NAME is pinned at a, b" or "; NAME is pinned nowhere". */
+static void
+elsewhere(char *buf, size_t size, const struct sp_layout *lo,
+    const struct sp_placement *pl, uint32_t nr, const char *name)
+{
+	char w[300];
+	size_t i, n = 0, len;
+
+	len = snprintf(buf, size, "; %s is pinned", name);
+	for (i = 0; i < pl->npins && len < size; i++) {
+		if (pl->pins[i].nr != nr)
+			continue;
+		if (n++ == 3) {
+			len += snprintf(buf + len, size - len, ", ...");
+			break;
+		}
+		where(w, sizeof(w), lo, pl->pins[i].ip - 2);
+		len += snprintf(buf + len, size - len, "%s%s",
+		    n == 1 ? " at " : ", ", w);
+	}
+	if (n == 0 && len < size)
+		snprintf(buf + len, size - len, " nowhere");
+}
+
+void
+sp_diag_format(char *buf, size_t size, const char *comm, long pid,
+    const struct sp_violation *v, const struct sp_layout *lo,
+    const struct sp_placement *pl, const char *name)
+{
+	char w[300], more[1024] = "";
+	/* Every x86 trap instruction is 2 bytes: the kernel reports the
+	 * address after it, OpenBSD the instruction itself. */
+	uint64_t addr = v->ip - 2;
+
+	if (lo == NULL) {
+		snprintf(buf, size, "%s[%ld]: pinsyscalls addr 0x%" PRIx64
+		    " code %" PRIu32 " (%s): not pinned (no layout report)",
+		    comm, pid, addr, v->nr, name);
+		return;
+	}
+	where(w, sizeof(w), lo, addr);
+	if (v->arch != SP_AUDIT_ARCH_X86_64)
+		snprintf(more, sizeof(more), ": 32-bit system call (int 0x80)"
+		    " from a 64-bit process");
+	else if (sp_layout_find(lo, addr) == -1)
+		snprintf(more, sizeof(more), ": outside the pinned image "
+		    "(refused by the memory or --strict rules)");
+	else if (pinned_at(pl, v->nr, v->ip))
+		snprintf(more, sizeof(more), ": pinned here, but the "
+		    "arguments are refused (executable memory, filters)");
+	else {
+		size_t n = snprintf(more, sizeof(more), ": not pinned here");
+		elsewhere(more + n, sizeof(more) - n, lo, pl, v->nr, name);
+	}
+	snprintf(buf, size, "%s[%ld]: pinsyscalls addr 0x%" PRIx64 "(%s) code "
+	    "%" PRIu32 " (%s)%s", comm, pid, addr, w, v->nr, name, more);
+}

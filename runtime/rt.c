@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * libsyspin-rt.so: pins the syscalls of the process it is loaded into.
+ *
+ * Injected with LD_PRELOAD by `syspin run` (or /etc/ld.so.preload), its
+ * constructor runs before the program's own code: it enumerates every
+ * executable mapping, reads each object's pin table from the cache (asking
+ * the syspin binary to fill what is missing), places the pins, installs the
+ * seccomp filter on every thread and seals the pinned text with mseal(2).
+ *
+ * Anything that goes wrong before the filter is installed ends the process:
+ * a pinned program that silently ran unpinned would be worse than one that
+ * does not run.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <syspin/bpf.h>
+#include <syspin/cache.h>
+#include <syspin/layout.h>
+
+#ifndef SYSPIN_BIN
+#define SYSPIN_BIN "/usr/local/bin/syspin"
+#endif
+#define SYS_mseal_nr 462
+
+extern char **environ;
+
+struct rt {
+	bool secure;		/* AT_SECURE: the environment is not ours */
+	bool verbose;
+	unsigned flags;		/* SP_BPF_* */
+	char dir[4096];
+	struct sp_cache cache;
+	bool have_cache;
+	struct sp_layout lo;
+	struct sp_placement pl;
+};
+
+static const char *
+env(const struct rt *rt, const char *name)
+{
+	return rt->secure ? NULL : getenv(name);
+}
+
+static void
+die(const char *fmt, const char *arg)
+{
+	char msg[512];
+	int n;
+
+	n = snprintf(msg, sizeof(msg), "syspin: %s[%ld]: cannot pin: ",
+	    program_invocation_short_name, (long)getpid());
+	n += snprintf(msg + n, sizeof(msg) - n, fmt, arg);
+	if (n > 0 && (size_t)n < sizeof(msg) - 1) {
+		msg[n++] = '\n';
+		(void)!write(2, msg, n);
+	}
+	_exit(127);
+}
+
+static void
+parse_flags(struct rt *rt)
+{
+	const char *f = env(rt, "SYSPIN_FLAGS");
+
+	rt->verbose = env(rt, "SYSPIN_VERBOSE") != NULL;
+	for (; f != NULL && *f != '\0'; f++) {
+		if (*f == 's')
+			rt->flags |= SP_BPF_STRICT;
+		else if (*f == 'j')
+			rt->flags |= SP_BPF_ALLOW_JIT;
+		else if (*f == 'a')
+			rt->flags |= SP_BPF_AUDIT;
+	}
+}
+
+static void
+open_cache(struct rt *rt)
+{
+	struct sp_error err;
+	const char *d = env(rt, "SYSPIN_CACHE_DIR");
+
+	if (d != NULL)
+		snprintf(rt->dir, sizeof(rt->dir), "%s", d);
+	else if (sp_cache_default_dir(geteuid(), rt->secure, rt->dir,
+	    sizeof(rt->dir)) == -1)
+		die("%s", "no cache directory (set HOME or XDG_CACHE_HOME)");
+	if (rt->have_cache)
+		return;
+	if (sp_cache_open(&rt->cache, rt->dir, geteuid(), false, &err) == 0)
+		rt->have_cache = true;
+	else if (rt->verbose)
+		fprintf(stderr, "syspin-rt: %s\n", err.msg);
+}
+
+/* The environment for the filler: ours minus LD_PRELOAD. */
+static char **
+filler_env(void)
+{
+	size_t n = 0, i, j = 0;
+	char **e;
+
+	while (environ != NULL && environ[n] != NULL)
+		n++;
+	if ((e = calloc(n + 2, sizeof(*e))) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
+		    strncmp(environ[i], "SYSPIN_FILLING=", 15) != 0)
+			e[j++] = environ[i];
+	e[j++] = "SYSPIN_FILLING=1";
+	e[j] = NULL;
+	return e;
+}
+
+/*
+ * Runs `syspin run --fill-cache` for the objects the cache lacks.  It is
+ * the slow path (a program exec'd by the pinned one, seen for the first
+ * time); its failure only leaves those objects without pins.
+ */
+static void
+fill(struct rt *rt, const size_t *missing, size_t nmissing)
+{
+	const char *bin = env(rt, "SYSPIN_BIN");
+	char **argv, **envp;
+	size_t i, n = 0;
+	pid_t pid;
+	int st;
+
+	if (bin == NULL)
+		bin = SYSPIN_BIN;
+	if ((argv = calloc(nmissing + 6, sizeof(*argv))) == NULL ||
+	    (envp = filler_env()) == NULL) {
+		free(argv);
+		return;
+	}
+	argv[n++] = "syspin";
+	argv[n++] = "run";
+	argv[n++] = "--fill-cache";
+	argv[n++] = "--cache-dir";
+	argv[n++] = rt->dir;
+	for (i = 0; i < nmissing; i++)
+		argv[n++] = rt->lo.objs[missing[i]].kind == SP_OBJ_VDSO ?
+		    "[vdso]" : rt->lo.objs[missing[i]].name;
+	argv[n] = NULL;
+	if (posix_spawn(&pid, bin, NULL, NULL, argv, envp) == 0)
+		while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+			;
+	else if (rt->verbose)
+		fprintf(stderr, "syspin-rt: cannot run %s\n", bin);
+	free(argv);
+	free(envp);
+}
+
+/* Without a cache, every object that could have a table is missing. */
+static void
+all_objects(const struct sp_layout *lo, size_t **missing, size_t *n)
+{
+	size_t i;
+
+	*n = 0;
+	if ((*missing = calloc(lo->nobjs + 1, sizeof(**missing))) == NULL)
+		return;
+	for (i = 0; i < lo->nobjs; i++)
+		if (lo->objs[i].key[0] != '\0')
+			(*missing)[(*n)++] = i;
+}
+
+static void
+load_tables(struct rt *rt)
+{
+	struct sp_error warn;
+	size_t *missing = NULL, nmissing = 0;
+
+	warn.msg[0] = '\0';
+	if (!rt->have_cache)
+		all_objects(&rt->lo, &missing, &nmissing);
+	else if (sp_layout_load(&rt->lo, &rt->cache, &missing, &nmissing,
+	    &warn) == -1)
+		die("%s", warn.msg);
+	if (nmissing > 0) {
+		fill(rt, missing, nmissing);
+		free(missing);
+		open_cache(rt);
+		if (rt->have_cache && sp_layout_load(&rt->lo, &rt->cache,
+		    &missing, &nmissing, &warn) == 0)
+			free(missing);
+	} else {
+		free(missing);
+	}
+	if (rt->verbose && warn.msg[0] != '\0')
+		fprintf(stderr, "syspin-rt: %s\n", warn.msg);
+}
+
+/* CAP_SYS_ADMIN lets us install without no_new_privs (setuid works). */
+static bool
+have_sys_admin(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) == -1)
+		return false;
+	return (d[CAP_SYS_ADMIN / 32].effective >> (CAP_SYS_ADMIN % 32)) & 1;
+}
+
+static void
+report(struct rt *rt)
+{
+	const char *dir = env(rt, "SYSPIN_REPORT_DIR");
+	char path[4200];
+	int fd;
+
+	if (dir == NULL)
+		return;
+	snprintf(path, sizeof(path), "%s/%ld.layout", dir, (long)getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd == -1)
+		return;
+	sp_report_write(fd, &rt->lo, &rt->pl);
+	close(fd);
+}
+
+/* Objects present now are never unmapped: seal their text. */
+static void
+seal(struct rt *rt)
+{
+	size_t i;
+
+	for (i = 0; i < rt->lo.nranges; i++) {
+		const struct sp_layout_range *r = &rt->lo.ranges[i];
+		if (rt->lo.objs[r->obj].kind == SP_OBJ_VSYSCALL)
+			continue;
+		if (syscall(SYS_mseal_nr, r->start, r->end - r->start, 0) ==
+		    -1 && rt->verbose)
+			fprintf(stderr, "syspin-rt: mseal %s: %s\n",
+			    rt->lo.objs[r->obj].name, strerror(errno));
+	}
+}
+
+static void
+install(struct rt *rt)
+{
+	struct sp_bpf_input in;
+	struct sp_bpf_prog *progs;
+	struct sp_error err;
+	size_t nprogs;
+
+	memset(&in, 0, sizeof(in));
+	in.pins = rt->pl.pins;
+	in.npins = rt->pl.npins;
+	in.any_ips = rt->pl.any_ips;
+	in.nany_ips = rt->pl.nany_ips;
+	in.ranges = rt->pl.ranges;
+	in.nranges = rt->pl.nranges;
+	in.flags = rt->flags;
+	if (sp_bpf_generate(&in, &progs, &nprogs, &err) == -1)
+		die("%s", err.msg);
+	report(rt);
+	seal(rt);
+	if (sp_bpf_install(progs, nprogs, have_sys_admin() ?
+	    SP_BPF_INSTALL_NO_NNP : 0, &err) == -1)
+		die("%s", err.msg);
+	if (rt->verbose)
+		fprintf(stderr, "syspin-rt: %s[%ld]: %zu objects, %zu ranges, "
+		    "%zu pins, %zu any-number sites, %zu programs\n",
+		    program_invocation_short_name, (long)getpid(),
+		    rt->lo.nobjs, rt->lo.nranges, rt->pl.npins,
+		    rt->pl.nany_ips, nprogs);
+	sp_bpf_free(progs, nprogs);
+}
+
+__attribute__((constructor)) static void
+syspin_rt_init(void)
+{
+	static struct rt rt;
+	struct sp_error err;
+
+	rt.secure = getauxval(AT_SECURE) != 0;
+	/* The filler is syspin itself, about to analyse for us. */
+	if (env(&rt, "SYSPIN_FILLING") != NULL)
+		return;
+	parse_flags(&rt);
+	open_cache(&rt);
+	if (sp_layout_self(&rt.lo, &err) == -1)
+		die("%s", err.msg);
+	load_tables(&rt);
+	if (sp_layout_place(&rt.lo, &rt.pl, &err) == -1)
+		die("%s", err.msg);
+	install(&rt);
+	if (rt.have_cache)
+		sp_cache_close(&rt.cache);
+	sp_placement_free(&rt.pl);
+	sp_layout_free(&rt.lo);
+}
