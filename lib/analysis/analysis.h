@@ -28,6 +28,9 @@ struct unit {
 	int8_t noreturn;	/* 0 not asked, 1 never returns, 2 may return */
 	struct insn_list code;
 	struct flow_graph graph;
+	uint64_t *targets;	/* sorted jump targets inside the unit */
+	size_t ntargets;
+	bool have_targets;
 };
 
 /* A reference to an address found by its rel32/rel8 encoding. */
@@ -46,7 +49,7 @@ struct presult {
 	int param;
 	bool done;
 	bool no_callers;	/* nothing calls it and it is not exported */
-	struct val nrs;		/* V_SET without param, or V_TOP */
+	struct nrset nrs;
 	const char *reason;	/* why V_TOP */
 	uint64_t reason_addr;
 	uint8_t nvia;		/* exported functions the number comes through */
@@ -72,6 +75,8 @@ void units_free(struct analysis *a);
 struct unit *unit_at(struct analysis *a, uint64_t addr);
 /* Decodes (and with `solve`, runs data flow on) a unit. -1: no memory. */
 int unit_prepare(struct analysis *a, struct unit *u, bool solve);
+/* True when some jump inside u lands on addr (a block boundary). */
+bool unit_is_target(struct unit *u, uint64_t addr);
 /* flow_noreturn_fn for the analysis (ctx: struct analysis *). */
 bool unit_noreturn(void *ctx, uint64_t target);
 /*

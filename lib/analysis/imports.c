@@ -10,7 +10,7 @@
 #include "sites.h"
 
 struct import_acc {
-	struct val nrs;
+	struct nrset nrs;
 	bool unresolved, called;
 };
 
@@ -19,15 +19,15 @@ fold(struct analysis *a, uint64_t target, int param, struct import_acc *acc)
 {
 	const struct presult *p = resolve_param(a, target, param);
 
-	if (p->no_callers && p->nrs.kind != V_TOP)
+	if (p->no_callers && !p->nrs.top)
 		return;		/* imported but never called directly */
 	acc->called = true;
-	if (p->nrs.kind == V_TOP) {
+	if (p->nrs.top) {
 		acc->unresolved = true;
 		return;
 	}
-	val_join(&acc->nrs, &p->nrs);
-	if (acc->nrs.kind == V_TOP)
+	nrset_union(&acc->nrs, &p->nrs);
+	if (acc->nrs.top)
 		acc->unresolved = true;
 }
 
@@ -37,28 +37,18 @@ add_import(struct sp_scan *out, const struct sp_param_hint *h,
 {
 	struct sp_import *v = realloc(out->imports,
 	    (out->nimports + 1) * sizeof(*v));
-	uint32_t first = (uint32_t)out->nnrs;
-	unsigned n = acc->nrs.kind == V_SET ? acc->nrs.n : 0;
+	struct sp_import im = { .param_reg = h->param_reg,
+	    .unresolved = acc->unresolved };
 
 	if (v == NULL)
 		return -1;
 	out->imports = v;
-	if (out->nnrs + n > *cap) {
-		size_t ncap = out->nnrs + n + 16;
-		uint32_t *w = realloc(out->nrs, ncap * sizeof(*w));
-		if (w == NULL)
-			return -1;
-		out->nrs = w;
-		*cap = ncap;
-	}
-	for (unsigned i = 0; i < n; i++)
-		out->nrs[out->nnrs++] = (uint32_t)acc->nrs.c[i];
-	v[out->nimports] = (struct sp_import){ .symbol = strdup(h->symbol),
-	    .param_reg = h->param_reg, .nr_first = first, .nr_count = n,
-	    .unresolved = acc->unresolved };
-	if (v[out->nimports].symbol == NULL)
+	if (emit_nrset(out, cap, &acc->nrs, &im.nr_first, &im.nr_count) != 0)
 		return -1;
-	out->nimports++;
+	im.symbol = strdup(h->symbol);
+	if (im.symbol == NULL)
+		return -1;
+	v[out->nimports++] = im;
 	return 0;
 }
 
@@ -72,8 +62,7 @@ imports_emit(struct analysis *a, struct sp_scan *out)
 	if (hints == NULL)
 		hints = sp_scan_default_hints(&nhints);
 	for (size_t h = 0; h < nhints; h++) {
-		struct import_acc acc = { .nrs = { .kind = V_SET,
-		    .param = PARAM_NONE } };
+		struct import_acc acc = { .called = false };
 		for (size_t i = 0; i < elf->nplt; i++)
 			if (strcmp(elf->plt[i].name, hints[h].symbol) == 0)
 				fold(a, elf->plt[i].addr, hints[h].param_reg,

@@ -38,9 +38,9 @@ is_export(const struct sp_elf *elf, uint64_t addr, const char **name)
 static void
 set_top(struct presult *r, const char *reason, uint64_t at)
 {
-	if (r->nrs.kind == V_TOP)
+	if (r->nrs.top)
 		return;
-	r->nrs = val_top();
+	nrset_set_top(&r->nrs);
 	r->reason = reason;
 	r->reason_addr = at;
 }
@@ -64,12 +64,12 @@ add_via(struct presult *r, uint64_t addr, int param)
 static void
 merge(struct presult *r, const struct presult *sub)
 {
-	if (sub->nrs.kind == V_TOP) {
+	if (sub->nrs.top) {
 		set_top(r, sub->reason, sub->reason_addr);
 		return;
 	}
-	val_join(&r->nrs, &sub->nrs);
-	if (r->nrs.kind == V_TOP)
+	nrset_union(&r->nrs, &sub->nrs);
+	if (r->nrs.top)
 		set_top(r, "too many different numbers", r->func);
 	for (unsigned i = 0; i < sub->nvia; i++)
 		add_via(r, sub->via_addr[i], sub->via_param[i]);
@@ -135,11 +135,11 @@ one_caller(struct analysis *a, struct presult *r, const struct xref *x)
 		    x->from);
 		return;
 	}
-	struct presult sub = { .nrs = v };
-	sub.nrs.param = PARAM_NONE;
+	struct presult sub = { 0 };
+	nrset_add_val(&sub.nrs, &v);
 	if (v.param != PARAM_NONE) {
 		const struct presult *p = resolve_param(a, u->start, v.param);
-		if (p->no_callers && p->nrs.kind != V_TOP) {
+		if (p->no_callers && !p->nrs.top) {
 			set_top(r, "a caller takes the number as a parameter "
 			    "and has no callers itself", x->from);
 			return;
@@ -147,7 +147,6 @@ one_caller(struct analysis *a, struct presult *r, const struct xref *x)
 		merge(&sub, p);
 	}
 	merge(r, &sub);
-	r->nrs.param = PARAM_NONE;
 }
 
 static void
@@ -157,7 +156,7 @@ resolve_into(struct analysis *a, struct presult *r)
 	size_t nx;
 	uint64_t t = r->func;
 
-	r->nrs = (struct val){ .kind = V_SET, .param = PARAM_NONE };
+	nrset_clear(&r->nrs);
 	if (r->param == SP_REG_RSP || r->param < 0) {
 		set_top(r, "number comes from the stack pointer", r->func);
 		return;
@@ -168,13 +167,12 @@ resolve_into(struct analysis *a, struct presult *r)
 		set_top(r, "out of memory", r->func);
 		return;
 	}
-	for (size_t i = 0; i < nx && r->nrs.kind != V_TOP; i++)
+	for (size_t i = 0; i < nx && !r->nrs.top; i++)
 		one_caller(a, r, &xs[i]);
 	free(xs);
 	/* Nothing calls it: dead code, or called in a way we cannot see.
 	 * The caller decides what that means (see resolve_param). */
-	r->no_callers = r->nrs.kind == V_SET && r->nrs.n == 0 &&
-	    r->nvia == 0;
+	r->no_callers = !r->nrs.top && r->nrs.count == 0 && r->nvia == 0;
 }
 
 static long
@@ -189,9 +187,9 @@ memo_find(const struct analysis *a, uint64_t func, int param)
 const struct presult *
 resolve_param(struct analysis *a, uint64_t func, int param)
 {
-	static const struct presult cycle = { .nrs = { .kind = V_TOP },
+	static const struct presult cycle = { .nrs = { .top = true },
 	    .reason = "number passes through recursive wrappers" };
-	static const struct presult deep = { .nrs = { .kind = V_TOP },
+	static const struct presult deep = { .nrs = { .top = true },
 	    .reason = "wrapper chain too deep" };
 	struct presult r = { .func = func, .param = param };
 	long i = memo_find(a, func, param);

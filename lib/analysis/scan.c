@@ -39,6 +39,30 @@ trap_bytes(const uint8_t *p)
 }
 
 static int
+u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every position of byte `lead` followed by a trap's second byte. */
+static int
+find_lead(const struct sp_segment *s, const uint8_t *p, uint8_t lead,
+    struct site_set *ss)
+{
+	const uint8_t *q = p, *end = p + s->filesz - 1;
+
+	while (q < end && (q = memchr(q, lead, (size_t)(end - q))) != NULL) {
+		if (trap_bytes(q) >= 0 && site_set_candidate(ss, s->vaddr +
+		    (uint64_t)(q - p)) != 0)
+			return -1;
+		q++;
+	}
+	return 0;
+}
+
+static int
 find_candidates(struct analysis *a, struct site_set *ss)
 {
 	for (size_t i = 0; i < a->elf->nsegs; i++) {
@@ -46,14 +70,11 @@ find_candidates(struct analysis *a, struct site_set *ss)
 		const uint8_t *p = a->elf->data + s->offset;
 		if (!(s->flags & PF_X) || s->filesz < 2)
 			continue;
-		for (uint64_t o = 0; o + 1 < s->filesz; o++) {
-			if (p[o] != 0x0f && p[o] != 0xcd)
-				continue;
-			if (trap_bytes(p + o) >= 0 &&
-			    site_set_candidate(ss, s->vaddr + o) != 0)
-				return -1;
-		}
+		if (find_lead(s, p, 0x0f, ss) != 0 ||
+		    find_lead(s, p, 0xcd, ss) != 0)
+			return -1;
 	}
+	qsort(ss->cand, ss->ncand, sizeof(*ss->cand), u64_cmp);
 	return 0;
 }
 

@@ -51,8 +51,46 @@ static void
 unresolved(struct raw_site *s, const char *reason)
 {
 	s->how = SP_HOW_UNRESOLVED;
-	s->nrs = val_top();
+	nrset_set_top(&s->nrs);
 	s->reason = reason;
+}
+
+/*
+ * The common case, `mov $N, %eax` (possibly through another register)
+ * in the trap's own basic block, needs no fixpoint: within one block the
+ * last write is the value.  Anything less plain takes the full data flow.
+ */
+static bool
+resolve_in_block(struct unit *u, size_t idx, struct val *v)
+{
+	int reg = SP_REG_RAX;
+
+	for (size_t i = idx; i-- > 0;) {
+		const struct insn *in = &u->code.v[i];
+		const struct effect *e = &in->eff;
+		if (in->flow != FLOW_NEXT || unit_is_target(u, u->code.v[i +
+		    1].addr))
+			return false;	/* a block boundary before the write */
+		if (e->clobber & (1u << reg))
+			return false;
+		if (e->op == EFF_CONST && e->dst == reg && e->width >= 4) {
+			*v = val_const((uint64_t)e->imm);
+			val_truncate(v, e->width);
+			return true;
+		}
+		if (e->op == EFF_COPY && e->dst == reg && e->imm == 0 &&
+		    e->width >= 4 && e->src != SP_REG_RSP) {
+			reg = e->src;	/* follow the move */
+			continue;
+		}
+		if (e->dst == reg && e->op != EFF_STORE &&
+		    e->op != EFF_STORE_IMM && e->op != EFF_PUSH &&
+		    e->op != EFF_PUSH_IMM && e->op != EFF_NONE)
+			return false;
+		if (e->op == EFF_LEAVE || e->op == EFF_POP)
+			return false;	/* writes rbp/rsp or a register */
+	}
+	return false;
 }
 
 /* The number in rax at the trap, followed into callers if needed. */
@@ -65,7 +103,14 @@ resolve_one(struct analysis *a, struct raw_site *s)
 	long idx;
 
 	idx = insn_index(&u->code, s->addr);
-	if (idx < 0 || !u->graph.converged) {
+	if (idx >= 0 && resolve_in_block(u, (size_t)idx, &v)) {
+		nrset_clear(&s->nrs);
+		nrset_add_val(&s->nrs, &v);
+		s->how = SP_HOW_CONSTANT;
+		return;
+	}
+	if (idx < 0 || unit_prepare(a, u, true) != 0 ||
+	    !u->graph.converged) {
 		unresolved(s, "data flow did not converge");
 		return;
 	}
@@ -76,26 +121,26 @@ resolve_one(struct analysis *a, struct raw_site *s)
 		    "number is computed or loaded from memory");
 		return;
 	}
-	s->nrs = v;
-	s->nrs.param = PARAM_NONE;
+	nrset_clear(&s->nrs);
+	nrset_add_val(&s->nrs, &v);
 	s->how = SP_HOW_CONSTANT;
 	if (v.param == PARAM_NONE)
 		return;
 	const struct presult *p = resolve_param(a, u->start, v.param);
-	if (p->nrs.kind == V_TOP || p->no_callers) {
-		unresolved(s, p->nrs.kind == V_TOP ? p->reason :
+	if (p->nrs.top || p->no_callers) {
+		unresolved(s, p->nrs.top ? p->reason :
 		    "number is a parameter and no caller was found");
 		s->param_reg = (int8_t)(v.param < SP_NREGS ? v.param : -1);
 		return;
 	}
-	val_join(&s->nrs, &p->nrs);
+	nrset_union(&s->nrs, &p->nrs);
 	s->how = p->nvia ? SP_HOW_EXPORT : SP_HOW_CALLERS;
 	s->nvia = p->nvia;
 	memcpy(s->via_addr, p->via_addr, sizeof(s->via_addr));
 	memcpy(s->via_param, p->via_param, sizeof(s->via_param));
 	if (p->nvia)
 		s->param_reg = p->via_param[0];
-	if (s->nrs.kind == V_TOP)
+	if (s->nrs.top)
 		unresolved(s, "too many different numbers");
 }
 
@@ -104,7 +149,7 @@ sites_resolve(struct analysis *a, struct site_set *ss)
 {
 	for (size_t i = 0; i < ss->n; i++) {
 		struct raw_site *s = &ss->v[i];
-		if (unit_prepare(a, s->unit, true) != 0)
+		if (unit_prepare(a, s->unit, false) != 0)
 			return -1;
 		resolve_one(a, s);
 		if (s->unit->covered && s->addr >= s->unit->covered_end)
@@ -119,35 +164,15 @@ sites_resolve(struct analysis *a, struct site_set *ss)
 	return 0;
 }
 
-static int
-u32_cmp(const void *a, const void *b)
+/* Appends a number set to out->nrs; returns its first index and count. */
+int
+emit_nrset(struct sp_scan *out, size_t *cap, const struct nrset *set,
+    uint32_t *first, uint32_t *count)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	size_t n = set->top ? 0 : nrset_list(set, NULL, 0);
 
-	return x < y ? -1 : x > y;
-}
-
-/* Appends a site's numbers (low 32 bits, as the kernel reads them). */
-static int
-emit_nrs(struct sp_scan *out, size_t *cap, const struct raw_site *r,
-    struct sp_site *s)
-{
-	uint32_t tmp[VAL_MAXC];
-	unsigned n = 0;
-
-	s->nr_first = (uint32_t)out->nnrs;
-	s->nr_count = 0;
-	if (r->nrs.kind != V_SET)
-		return 0;
-	for (unsigned i = 0; i < r->nrs.n; i++) {
-		uint32_t nr = (uint32_t)r->nrs.c[i];
-		bool dup = false;
-		for (unsigned j = 0; j < n && !dup; j++)
-			dup = tmp[j] == nr;
-		if (!dup)
-			tmp[n++] = nr;
-	}
-	qsort(tmp, n, sizeof(*tmp), u32_cmp);
+	*first = (uint32_t)out->nnrs;
+	*count = (uint32_t)n;
 	if (out->nnrs + n > *cap) {
 		size_t ncap = (*cap + n) * 2;
 		uint32_t *v = realloc(out->nrs, ncap * sizeof(*v));
@@ -156,9 +181,8 @@ emit_nrs(struct sp_scan *out, size_t *cap, const struct raw_site *r,
 		out->nrs = v;
 		*cap = ncap;
 	}
-	memcpy(out->nrs + out->nnrs, tmp, n * sizeof(*tmp));
+	nrset_list(set, out->nrs + out->nnrs, n);
 	out->nnrs += n;
-	s->nr_count = n;
 	return 0;
 }
 
@@ -212,7 +236,7 @@ emit_gadgets(const struct site_set *ss, struct sp_scan *out)
 int
 sites_emit(struct analysis *a, struct site_set *ss, struct sp_scan *out)
 {
-	size_t cap = 0;
+	size_t cap = out->nnrs;
 
 	out->sites = calloc(ss->n ? ss->n : 1, sizeof(*out->sites));
 	if (out->sites == NULL)
@@ -224,7 +248,8 @@ sites_emit(struct analysis *a, struct site_set *ss, struct sp_scan *out)
 		    .kind = r->kind, .how = r->how, .flags = r->flags,
 		    .param_reg = r->param_reg, .function = r->unit->start,
 		    .reason = r->reason };
-		if (emit_nrs(out, &cap, r, s) != 0)
+		if (emit_nrset(out, &cap, &r->nrs, &s->nr_first,
+		    &s->nr_count) != 0)
 			return -1;
 		for (unsigned j = 0; j < r->nvia; j++)
 			if (emit_export(a, out, r->via_addr[j],

@@ -12,7 +12,7 @@ struct raw_site {
 	/* Results: */
 	uint8_t how, flags;
 	int8_t param_reg;
-	struct val nrs;		/* V_SET without param, or V_TOP */
+	struct nrset nrs;
 	const char *reason;
 	uint8_t nvia;
 	uint64_t via_addr[MAX_EXPORT_VIA];
@@ -35,6 +35,9 @@ int sites_resolve(struct analysis *a, struct site_set *ss);
 /* Where the binary carries .openbsd.syscalls: its entries are the pins. */
 int pin_section_apply(struct analysis *a, struct site_set *ss,
     struct sp_error *err);
+/* Appends a number set to out->nrs (capacity *cap). */
+int emit_nrset(struct sp_scan *out, size_t *cap, const struct nrset *set,
+    uint32_t *first, uint32_t *count);
 /* Fills out->sites, nrs, gadgets, exports. */
 int sites_emit(struct analysis *a, struct site_set *ss, struct sp_scan *out);
 /* Calls to imported number-taking functions (syscall@plt). */

@@ -119,6 +119,7 @@ void
 units_free(struct analysis *a)
 {
 	for (size_t i = 0; i < a->nunits; i++) {
+		free(a->units[i].targets);
 		flow_free(&a->units[i].graph);
 		insn_list_free(&a->units[i].code);
 	}
@@ -310,6 +311,9 @@ unit_merge_fallthrough(struct analysis *a, struct unit *u)
 	if (last->addr + last->len != u->start || !falls_through(last))
 		return u;
 	/* Re-decode the whole: the gap's code continues the function. */
+	free(prev->targets);
+	prev->targets = NULL;
+	prev->have_targets = false;
 	flow_free(&prev->graph);
 	insn_list_free(&prev->code);
 	prev->decoded = prev->solved = false;
@@ -317,4 +321,41 @@ unit_merge_fallthrough(struct analysis *a, struct unit *u)
 	prev->end = u->end;
 	u->start = u->end;
 	return prev;
+}
+
+static int
+target_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+bool
+unit_is_target(struct unit *u, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (!u->have_targets) {
+		u->targets = malloc((u->code.n + 1) * sizeof(uint64_t));
+		if (u->targets == NULL)
+			return true;	/* unknown: callers take the slow path */
+		for (size_t i = 0; i < u->code.n; i++) {
+			const struct insn *in = &u->code.v[i];
+			if ((in->flow == FLOW_JMP || in->flow == FLOW_JCC) &&
+			    in->target >= u->start && in->target < u->end)
+				u->targets[u->ntargets++] = in->target;
+		}
+		qsort(u->targets, u->ntargets, sizeof(uint64_t), target_cmp);
+		u->have_targets = true;
+	}
+	hi = u->ntargets;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (u->targets[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < u->ntargets && u->targets[lo] == addr;
 }

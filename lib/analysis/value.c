@@ -87,3 +87,93 @@ val_truncate(struct val *v, unsigned width)
 	/* A parameter stays a parameter: only its low bits are a number. */
 	*v = t;
 }
+
+void
+nrset_clear(struct nrset *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void
+nrset_set_top(struct nrset *s)
+{
+	nrset_clear(s);
+	s->top = true;
+}
+
+void
+nrset_add(struct nrset *s, uint32_t nr)
+{
+	if (s->top)
+		return;
+	if (nr < NRSET_BITS) {
+		uint64_t bit = 1ull << (nr % 64);
+		if (!(s->bits[nr / 64] & bit)) {
+			s->bits[nr / 64] |= bit;
+			s->count++;
+		}
+		return;
+	}
+	for (unsigned i = 0; i < s->nbig; i++)
+		if (s->big[i] == nr)
+			return;
+	if (s->nbig == NRSET_MAXBIG) {
+		nrset_set_top(s);
+		return;
+	}
+	s->big[s->nbig++] = nr;
+	s->count++;
+}
+
+void
+nrset_union(struct nrset *a, const struct nrset *b)
+{
+	if (b->top) {
+		nrset_set_top(a);
+		return;
+	}
+	for (unsigned w = 0; w < NRSET_BITS / 64; w++)
+		for (uint64_t m = b->bits[w]; m != 0; m &= m - 1)
+			nrset_add(a, (uint32_t)(w * 64 +
+			    (unsigned)__builtin_ctzll(m)));
+	for (unsigned i = 0; i < b->nbig; i++)
+		nrset_add(a, b->big[i]);
+}
+
+void
+nrset_add_val(struct nrset *s, const struct val *v)
+{
+	if (v->kind != V_SET) {
+		nrset_set_top(s);
+		return;
+	}
+	for (unsigned i = 0; i < v->n; i++)
+		nrset_add(s, (uint32_t)v->c[i]);
+}
+
+size_t
+nrset_list(const struct nrset *s, uint32_t *out, size_t max)
+{
+	size_t n = 0;
+
+	for (unsigned w = 0; w < NRSET_BITS / 64; w++)
+		for (uint64_t m = s->bits[w]; m != 0; m &= m - 1) {
+			if (n < max)
+				out[n] = (uint32_t)(w * 64 +
+				    (unsigned)__builtin_ctzll(m));
+			n++;
+		}
+	/* big[] holds numbers >= NRSET_BITS: sort them after the bitmap. */
+	uint32_t big[NRSET_MAXBIG];
+	memcpy(big, s->big, sizeof(big));
+	for (unsigned i = 1; i < s->nbig; i++)
+		for (unsigned j = i; j > 0 && big[j - 1] > big[j]; j--) {
+			uint32_t t = big[j];
+			big[j] = big[j - 1];
+			big[j - 1] = t;
+		}
+	for (unsigned i = 0; i < s->nbig; i++, n++)
+		if (n < max)
+			out[n] = big[i];
+	return n;
+}

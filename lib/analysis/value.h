@@ -14,7 +14,7 @@
 #include <syspin/scan.h>
 
 /* More distinct constants than this on one value: treated as unknown. */
-#define VAL_MAXC 16
+#define VAL_MAXC 8
 /* Parameters: 0..15 registers, PARAM_STACK0 + k the k-th stack argument. */
 #define PARAM_STACK0 16
 #define PARAM_NSTACK 6
@@ -67,5 +67,30 @@ bool val_equal(const struct val *a, const struct val *b);
 void val_add_const(struct val *v, uint64_t c);
 /* Keeps the low `width` bytes (zero-extended), as a register write does. */
 void val_truncate(struct val *v, unsigned width);
+
+/*
+ * A set of syscall numbers as results accumulate over many callers: a
+ * bitmap for the numbers any ABI uses, a short list for the rest, or
+ * "any number".  Numbers are 32-bit, as seccomp_data.nr is.
+ */
+#define NRSET_BITS 1024
+#define NRSET_MAXBIG 8
+
+struct nrset {
+	bool top;
+	uint8_t nbig;
+	uint16_t count;
+	uint64_t bits[NRSET_BITS / 64];
+	uint32_t big[NRSET_MAXBIG];
+};
+
+void nrset_clear(struct nrset *s);
+void nrset_set_top(struct nrset *s);
+void nrset_add(struct nrset *s, uint32_t nr);
+void nrset_union(struct nrset *a, const struct nrset *b);
+/* Adds a value's constants; a value that is not a set makes s "any". */
+void nrset_add_val(struct nrset *s, const struct val *v);
+/* Writes the numbers in ascending order; returns how many there are. */
+size_t nrset_list(const struct nrset *s, uint32_t *out, size_t max);
 
 #endif

@@ -48,31 +48,63 @@ wanted(const uint64_t *t, size_t n, uint64_t x)
 	return lo < n && t[lo] == x;
 }
 
+/*
+ * The byte before a rel32 field says what it can be: a call/jmp opcode,
+ * the second byte of a jcc or of `call/jmp *slot(%rip)`, or a ModRM byte
+ * with mod=00 rm=101 (rip-relative).  Anything else is not a reference,
+ * which is what makes this pass cheap.
+ */
+static int
+classify(const uint8_t *p, uint64_t o, uint64_t *from, uint8_t *kind)
+{
+	uint8_t b1 = p[o - 1], b2 = o >= 2 ? p[o - 2] : 0;
+
+	if (b2 == 0xff && (b1 == 0x15 || b1 == 0x25)) {
+		*kind = b1 == 0x15 ? XREF_CALL : XREF_JMP;
+		*from = o - 2;
+	} else if (b1 == 0xe8 || b1 == 0xe9) {
+		*kind = b1 == 0xe8 ? XREF_CALL : XREF_JMP;
+		*from = o - 1;
+	} else if (b2 == 0x0f && (b1 & 0xf0) == 0x80) {
+		*kind = XREF_JCC;
+		*from = o - 2;
+	} else if ((b1 & 0xc7) == 0x05) {
+		*kind = XREF_RIPREL;
+		*from = o;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* Bytes that can precede a rel32 field (see classify). */
+static bool
+can_precede(uint8_t b)
+{
+	return b == 0xe8 || b == 0xe9 || (b & 0xf0) == 0x80 ||
+	    (b & 0xc7) == 0x05;
+}
+
 /* rel32 fields anywhere in an executable segment. */
 static int
 scan_rel32(const struct sp_segment *s, const uint8_t *p, const uint64_t *t,
     size_t n, uint64_t tmin, uint64_t tmax, struct xref_buf *b)
 {
-	for (uint64_t o = 0; o + 4 <= s->filesz; o++) {
+	bool maybe[256];
+
+	for (unsigned i = 0; i < 256; i++)
+		maybe[i] = can_precede((uint8_t)i);
+	for (uint64_t o = 1; o + 4 <= s->filesz; o++) {
+		uint64_t from;
+		uint8_t kind;
 		int32_t d;
+		if (!maybe[p[o - 1]] || !classify(p, o, &from, &kind))
+			continue;
 		memcpy(&d, p + o, 4);
 		uint64_t to = s->vaddr + o + 4 + (uint64_t)(int64_t)d;
 		if (to < tmin || to > tmax || !wanted(t, n, to))
 			continue;
-		int rc;
-		if (o >= 2 && p[o - 2] == 0xff && p[o - 1] == 0x15)
-			rc = xpush(b, s->vaddr + o - 2, to, XREF_CALL);
-		else if (o >= 2 && p[o - 2] == 0xff && p[o - 1] == 0x25)
-			rc = xpush(b, s->vaddr + o - 2, to, XREF_JMP);
-		else if (o >= 1 && p[o - 1] == 0xe8)
-			rc = xpush(b, s->vaddr + o - 1, to, XREF_CALL);
-		else if (o >= 1 && p[o - 1] == 0xe9)
-			rc = xpush(b, s->vaddr + o - 1, to, XREF_JMP);
-		else if (o >= 2 && p[o - 2] == 0x0f && (p[o - 1] & 0xf0) == 0x80)
-			rc = xpush(b, s->vaddr + o - 2, to, XREF_JCC);
-		else
-			rc = xpush(b, s->vaddr + o, to, XREF_RIPREL);
-		if (rc != 0)
+		if (xpush(b, s->vaddr + from, to, kind) != 0)
 			return -1;
 	}
 	return 0;

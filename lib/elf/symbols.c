@@ -259,14 +259,17 @@ collect_plt(struct sp_elf *elf)
 		const uint8_t *base = elf->data + s->offset;
 		if (!(s->flags & PF_X) || s->filesz < 6)
 			continue;
-		for (uint64_t o = 0; o + 6 <= s->filesz; o++) {
-			if (base[o] != 0xff || base[o + 1] != 0x25)
+		const uint8_t *q = base, *end = base + s->filesz - 5;
+		while (q < end && (q = memchr(q, 0xff, (size_t)(end - q))) !=
+		    NULL) {
+			uint64_t o = (uint64_t)(q - base);
+			q++;
+			if (base[o + 1] != 0x25)
 				continue;
 			int32_t d;
 			memcpy(&d, base + o + 2, 4);
-			uint64_t at = s->vaddr + o;
 			const struct sp_plt_entry *g = got_lookup(elf,
-			    at + 6 + (uint64_t)(int64_t)d);
+			    s->vaddr + o + 6 + (uint64_t)(int64_t)d);
 			if (g == NULL)
 				continue;
 			uint64_t lo = o;
@@ -276,7 +279,7 @@ collect_plt(struct sp_elf *elf)
 				lo -= 4;
 			if (add_plt(elf, &cap, s->vaddr + lo, g->name) != 0)
 				return -1;
-			o += 5;
+			q = base + o + 6;
 		}
 	}
 	qsort(elf->plt, elf->nplt, sizeof(*elf->plt), plt_cmp);
