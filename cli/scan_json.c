@@ -186,6 +186,16 @@ file_json(const struct scanned *s)
 	json_object_object_add(o, "exports",
 	    json_object_get(json_object_object_get(links, "exports")));
 	json_object_put(links);
+	json_object *pin = json_object_new_object();
+	json_object_object_add(pin, "present",
+	    json_object_new_boolean(s->scan.pin_section_present));
+	json_object_object_add(pin, "used",
+	    json_object_new_boolean(s->scan.used_pin_section));
+	json_object_object_add(pin, "reason", s->scan.pin_section_reason[0] ?
+	    json_object_new_string(s->scan.pin_section_reason) : NULL);
+	json_object_object_add(pin, "unmatched_entries",
+	    json_object_new_int64((int64_t)s->scan.pin_unmatched));
+	json_object_object_add(o, "pin_section", pin);
 	json_object_object_add(o, "warning", s->elf.warning[0] ?
 	    json_object_new_string(s->elf.warning) : NULL);
 	json_object_object_add(o, "summary", summary_json(s));

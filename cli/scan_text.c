@@ -107,6 +107,13 @@ print_header(FILE *f, const struct scanned *s)
 	}
 	if (e->warning[0] != '\0')
 		fprintf(f, "  warning: %s\n", e->warning);
+	if (s->scan.used_pin_section)
+		fprintf(f, "  pin section: .openbsd.syscalls is authoritative"
+		    "%s\n", s->scan.pin_unmatched ? " (some entries name no "
+		    "syscall instruction)" : "");
+	else if (s->scan.pin_section_present)
+		fprintf(f, "  pin section: rejected, %s; analysis used\n",
+		    s->scan.pin_section_reason);
 }
 
 static void

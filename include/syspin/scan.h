@@ -100,7 +100,11 @@ struct sp_scan {
 	struct sp_export *exports;
 	size_t nexports;
 	struct sp_scan_stats stats;
+	/* .openbsd.syscalls: used when present and valid (authoritative). */
 	bool used_pin_section;
+	bool pin_section_present;
+	char pin_section_reason[SP_ERROR_MAX];	/* why it was not used */
+	size_t pin_unmatched;	/* entries naming no trap instruction */
 };
 
 /*

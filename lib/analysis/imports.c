@@ -4,8 +4,11 @@
  * (libc's syscall(2)): the numbers passed are recorded so that, at load
  * time, the defining object's SP_HOW_EXPORT site can be completed.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <syspin/openbsd.h>
 
 #include "sites.h"
 
@@ -77,12 +80,56 @@ imports_emit(struct analysis *a, struct sp_scan *out)
 	return 0;
 }
 
+/*
+ * A valid OpenBSD pin table is authoritative: the numbers it lists for a
+ * trap instruction replace what analysis inferred.  Analysis still runs,
+ * so a trap the table does not list is reported (SP_SITE_NOT_PINNED) and
+ * entries that name no trap instruction are counted.
+ */
 int
 pin_section_apply(struct analysis *a, struct site_set *ss,
-    struct sp_error *err)
+    struct sp_scan *out, struct sp_error *err)
 {
-	(void)a;
-	(void)ss;
-	(void)err;
+	struct sp_openbsd_section sec;
+
+	if (a->opts->ignore_pin_section || !a->elf->has_pin_section)
+		return 0;
+	if (sp_openbsd_read(a->elf, &sec, err) != 0)
+		return -1;
+	out->pin_section_present = sec.present;
+	if (!sec.valid) {
+		snprintf(out->pin_section_reason,
+		    sizeof(out->pin_section_reason), "%s", sec.reason);
+		sp_openbsd_section_free(&sec);
+		return 0;
+	}
+	out->used_pin_section = true;
+	for (size_t i = 0; i < ss->n; i++) {
+		struct raw_site *s = &ss->v[i];
+		bool listed = false;
+		for (size_t k = 0; k < sec.n; k++) {
+			if (sec.entries[k].offset != s->addr)
+				continue;
+			if (!listed)
+				nrset_clear(&s->nrs);
+			listed = true;
+			nrset_add(&s->nrs, sec.entries[k].sysno);
+		}
+		if (listed) {
+			s->how = SP_HOW_PIN_SECTION;
+			s->flags &= (uint8_t)~SP_SITE_LIKELY_DATA;
+			s->reason = NULL;
+			s->nvia = 0;
+		} else {
+			s->flags |= SP_SITE_NOT_PINNED;
+		}
+	}
+	for (size_t k = 0; k < sec.n; k++) {
+		bool found = false;
+		for (size_t i = 0; i < ss->n && !found; i++)
+			found = ss->v[i].addr == sec.entries[k].offset;
+		out->pin_unmatched += !found;
+	}
+	sp_openbsd_section_free(&sec);
 	return 0;
 }

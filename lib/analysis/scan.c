@@ -159,7 +159,7 @@ sp_scan(const struct sp_elf *elf, const struct sp_scan_opts *opts,
 			a.stats.exec_bytes += elf->segs[i].filesz;
 	if (find_candidates(&a, &ss) != 0 || collect_sites(&a, &ss) != 0 ||
 	    sites_resolve(&a, &ss) != 0 || pin_section_apply(&a, &ss,
-	    err) != 0 || sites_emit(&a, &ss, out) != 0 ||
+	    out, err) != 0 || sites_emit(&a, &ss, out) != 0 ||
 	    imports_emit(&a, out) != 0) {
 		if (err != NULL && err->msg[0] == '\0')
 			sp_error_set(err, "out of memory");

@@ -34,7 +34,7 @@ void site_set_free(struct site_set *ss);
 int sites_resolve(struct analysis *a, struct site_set *ss);
 /* Where the binary carries .openbsd.syscalls: its entries are the pins. */
 int pin_section_apply(struct analysis *a, struct site_set *ss,
-    struct sp_error *err);
+    struct sp_scan *out, struct sp_error *err);
 /* Appends a number set to out->nrs (capacity *cap). */
 int emit_nrset(struct sp_scan *out, size_t *cap, const struct nrset *set,
     uint32_t *first, uint32_t *count);
