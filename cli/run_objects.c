@@ -161,15 +161,45 @@ list_needed(const char *interp, const char *path, char ***v, size_t *n)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
-int
-run_objects(const char *path, const char *rt, char ***objs, size_t *n)
+/* A "#!" script runs its interpreter: the ELF to analyse is that one. */
+static int
+script_interp(const char *path, char *interp, size_t size)
 {
+	char line[PATH_MAX + 3], *p, *end;
+	FILE *f;
+	int r = -1;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	if (fgets(line, sizeof(line), f) != NULL && line[0] == '#' &&
+	    line[1] == '!') {
+		p = line + 2 + strspn(line + 2, " \t");
+		end = p + strcspn(p, " \t\n");
+		*end = '\0';
+		if (*p == '/' && (size_t)(end - p) < size) {
+			snprintf(interp, size, "%s", p);
+			r = 0;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+int
+run_objects(const char *prog, const char *rt, char ***objs, size_t *n)
+{
+	char path[PATH_MAX], next[PATH_MAX];
 	struct sp_error err;
 	struct sp_elf elf;
-	int r = 0;
+	int r = 0, depth;
 
 	*objs = NULL;
 	*n = 0;
+	/* The kernel follows up to 4 levels of interpreters. */
+	snprintf(path, sizeof(path), "%s", prog);
+	for (depth = 0; depth < 5 && script_interp(path, next,
+	    sizeof(next)) == 0; depth++)
+		snprintf(path, sizeof(path), "%s", next);
 	if (sp_elf_open(&elf, path, &err) == -1) {
 		cli_error("%s: %s", path, err.msg);
 		return -1;

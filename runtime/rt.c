@@ -270,8 +270,15 @@ install(struct rt *rt)
 	report(rt);
 	seal(rt);
 	if (sp_bpf_install(progs, nprogs, have_sys_admin() ?
-	    SP_BPF_INSTALL_NO_NNP : 0, &err) == -1)
+	    SP_BPF_INSTALL_NO_NNP : 0, &err) == -1) {
+		/* ENOMEM: the stack of filters inherited from pinned
+		 * ancestors would pass seccomp's 32768-instruction limit. */
+		if (errno == ENOMEM)
+			die("%s (too many nested pinned programs: seccomp "
+			    "limits a process to 32768 filter instructions)",
+			    err.msg);
 		die("%s", err.msg);
+	}
 	if (rt->verbose)
 		fprintf(stderr, "syspin-rt: %s[%ld]: %zu objects, %zu ranges, "
 		    "%zu pins, %zu any-number sites, %zu programs\n",
