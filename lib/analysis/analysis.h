@@ -75,6 +75,9 @@ void units_free(struct analysis *a);
 struct unit *unit_at(struct analysis *a, uint64_t addr);
 /* Decodes (and with `solve`, runs data flow on) a unit. -1: no memory. */
 int unit_prepare(struct analysis *a, struct unit *u, bool solve);
+/* Reads jump tables of u's indirect jumps into u->code.jt, re-decoding
+ * cases a linear sweep got wrong.  -1: out of memory. */
+int jt_recover(struct analysis *a, struct unit *u);
 /* True when some jump inside u lands on addr (a block boundary). */
 bool unit_is_target(struct unit *u, uint64_t addr);
 /* flow_noreturn_fn for the analysis (ctx: struct analysis *). */

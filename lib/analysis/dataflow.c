@@ -368,6 +368,11 @@ build_blocks(const struct insn_list *l, flow_noreturn_fn noreturn, void *ctx,
 				leader[t] = true;
 		}
 	}
+	for (size_t k = 0; k < l->njt; k++) {
+		long t = insn_index(l, l->jt[k].to);
+		if (t >= 0)
+			leader[t] = true;
+	}
 	mark_noreturn_calls((struct insn_list *)l, leader, noreturn, ctx);
 	for (size_t i = 0; i < l->n; i++)
 		if (ends_block(&l->v[i]))
@@ -415,32 +420,61 @@ run_block(const struct flow_graph *g, size_t bi, struct state *st)
 	}
 }
 
-/* Propagates the block's out-state along its edges. */
+static long
+target_block(const struct flow_graph *g, uint64_t addr)
+{
+	long t = insn_index(g->code, addr);
+
+	return t < 0 ? -1 : block_of(g, (size_t)t);
+}
+
+/* Calls fn(g, bi, target block) for every static edge out of block bi;
+ * returns true when the block ends in an indirect jump without a table. */
 static bool
-propagate(struct flow_graph *g, size_t bi, const struct state *out,
-    bool *has_pred, struct state *ijmp)
+for_each_edge(struct flow_graph *g, size_t bi,
+    bool (*fn)(struct flow_graph *, long, const void *), const void *arg,
+    bool *changed)
 {
 	const struct insn_list *l = g->code;
-	const struct insn *last = &l->v[g->b[bi].last];
-	bool changed = false;
+	size_t li = g->b[bi].last;
+	const struct insn *last = &l->v[li];
+	bool open_ijmp = false;
 
 	if (last->flow == FLOW_JMP || last->flow == FLOW_JCC) {
-		long t = insn_index(l, last->target);
-		if (t >= 0) {
-			long tb = block_of(g, (size_t)t);
-			has_pred[tb] = true;
-			changed |= state_join(&g->b[tb].in, out);
-		}
+		long tb = target_block(g, last->target);
+		if (tb >= 0)
+			*changed |= fn(g, tb, arg);
 	}
-	if (last->flow == FLOW_IJMP)
-		changed |= state_join(ijmp, out);
-	if (!ends_block(last) || last->flow == FLOW_JCC) {
-		if (bi + 1 < g->nb) {
-			has_pred[bi + 1] = true;
-			changed |= state_join(&g->b[bi + 1].in, out);
-		}
+	if (last->flow == FLOW_IJMP) {
+		size_t n = 0;
+		for (size_t k = 0; k < l->njt; k++)
+			if (l->jt[k].from == li) {
+				long tb = target_block(g, l->jt[k].to);
+				if (tb >= 0)
+					*changed |= fn(g, tb, arg);
+				n++;
+			}
+		open_ijmp = n == 0;
 	}
-	return changed;
+	if ((!ends_block(last) || last->flow == FLOW_JCC) && bi + 1 < g->nb)
+		*changed |= fn(g, (long)bi + 1, arg);
+	return open_ijmp;
+}
+
+static bool
+mark_pred(struct flow_graph *g, long tb, const void *arg)
+{
+	bool *has_pred = (bool *)arg;
+
+	(void)g;
+	has_pred[tb] = true;
+	return false;
+}
+
+static bool
+join_into(struct flow_graph *g, long tb, const void *arg)
+{
+	return state_join(&g->b[tb].in, arg);
 }
 
 /* Alignment padding between a jump and the next block is never run. */
@@ -453,19 +487,26 @@ is_padding(const struct flow_graph *g, size_t bi)
 	return true;
 }
 
+/*
+ * Blocks that no edge reaches (cases of a jump table we could not read,
+ * code after a call that does not return) are seeded once the rest is
+ * stable: with the join of every unresolved indirect jump, or unknown.
+ */
 static int
 solve(struct flow_graph *g)
 {
 	bool *has_pred = calloc(g->nb, sizeof(bool));
 	struct state *out = malloc(sizeof(*out)), *ijmp = calloc(1,
 	    sizeof(*ijmp)), *unk = malloc(sizeof(*unk));
-	bool changed = true, any_ijmp = false;
+	bool changed = true, dummy = false;
 	int pass;
 
 	if (has_pred == NULL || out == NULL || ijmp == NULL || unk == NULL) {
 		free(has_pred), free(out), free(ijmp), free(unk);
 		return -1;
 	}
+	for (size_t bi = 0; bi < g->nb; bi++)
+		for_each_edge(g, bi, mark_pred, has_pred, &dummy);
 	state_unknown(unk);
 	state_entry(&g->b[0].in);
 	has_pred[0] = true;
@@ -475,17 +516,15 @@ solve(struct flow_graph *g)
 			if (!g->b[bi].in.reached)
 				continue;
 			run_block(g, bi, out);
-			changed |= propagate(g, bi, out, has_pred, ijmp);
+			if (for_each_edge(g, bi, join_into, out, &changed))
+				changed |= state_join(ijmp, out);
 		}
 		if (changed)
 			continue;
-		/* Stable: now seed the orphans, reached only through indirect
-		 * jumps (their join) or from nowhere we know (unknown). */
-		any_ijmp = ijmp->reached;
 		for (size_t bi = 1; bi < g->nb; bi++)
 			if (!has_pred[bi] && !is_padding(g, bi))
 				changed |= state_join(&g->b[bi].in,
-				    any_ijmp ? ijmp : unk);
+				    ijmp->reached ? ijmp : unk);
 	}
 	g->converged = !changed;
 	free(has_pred), free(out), free(ijmp), free(unk);

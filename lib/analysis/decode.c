@@ -48,6 +48,7 @@ void
 insn_list_free(struct insn_list *l)
 {
 	free(l->v);
+	free(l->jt);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -378,6 +379,37 @@ fill_flow(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
 	}
 }
 
+/* Records the shapes jump-table recovery matches (see jumptable.c). */
+static void
+fill_pattern(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
+    struct insn *x)
+{
+	x->pr1 = x->pr2 = -1;
+	if (x->flow == FLOW_IJMP && is_reg(&op[0])) {
+		x->pat = PAT_JMP_REG;
+		x->pr1 = (int8_t)gpr(op[0].reg.value);
+	} else if (x->flow == FLOW_IJMP &&
+	    op[0].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+	    op[0].mem.base == ZYDIS_REGISTER_NONE &&
+	    gpr(op[0].mem.index) >= 0 && op[0].mem.scale == 8) {
+		x->pat = PAT_JMP_TABLE8;
+		x->pr1 = (int8_t)gpr(op[0].mem.index);
+		x->target = (uint64_t)op[0].mem.disp.value;
+	} else if (in->mnemonic == ZYDIS_MNEMONIC_MOVSXD && is_reg(&op[0]) &&
+	    op[1].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+	    gpr(op[1].mem.base) >= 0 && op[1].mem.scale == 4 &&
+	    op[1].mem.disp.value == 0) {
+		x->pat = PAT_MOVSXD_TABLE;
+		x->pr1 = (int8_t)gpr(op[0].reg.value);
+		x->pr2 = (int8_t)gpr(op[1].mem.base);
+	} else if (in->mnemonic == ZYDIS_MNEMONIC_ADD && is_reg(&op[0]) &&
+	    is_reg(&op[1]) && reg_width(op[0].reg.value) == 8) {
+		x->pat = PAT_ADD_RR;
+		x->pr1 = (int8_t)gpr(op[0].reg.value);
+		x->pr2 = (int8_t)gpr(op[1].reg.value);
+	}
+}
+
 static int
 push(struct insn_list *l, const struct insn *in)
 {
@@ -437,6 +469,8 @@ decode_region(struct decoder *d, const uint8_t *code, uint64_t avail,
 			if (effects)
 				fill_effect(&in, op, x.addr, &x.eff);
 			fill_flow(&in, op, x.addr, &x);
+			if (effects)
+				fill_pattern(&in, op, &x);
 		}
 		if (push(out, &x) != 0)
 			return -1;

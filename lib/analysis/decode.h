@@ -53,6 +53,15 @@ struct effect {
 	int64_t imm2;
 };
 
+/* Instruction shapes that jump-table recovery looks for. */
+enum pat {
+	PAT_NONE,
+	PAT_JMP_REG,		/* jmp *%r1 */
+	PAT_JMP_TABLE8,		/* jmp *T(,%r1,8): T in `target` */
+	PAT_MOVSXD_TABLE,	/* movslq (%r2,%idx,4), %r1 */
+	PAT_ADD_RR,		/* add %r2, %r1 */
+};
+
 struct insn {
 	uint64_t addr;
 	uint64_t target;	/* JMP/JCC/CALL target; ICALL/IJMP GOT slot */
@@ -61,12 +70,22 @@ struct insn {
 	uint8_t trap;		/* enum sp_trap_kind, with FLOW_TRAP */
 	bool pad;		/* nop or int3: alignment padding */
 	bool noreturn;		/* FLOW_CALL to a function that never returns */
+	uint8_t pat;		/* enum pat */
+	int8_t pr1, pr2;	/* its registers */
 	struct effect eff;
+};
+
+/* An edge out of an indirect jump, from a recovered jump table. */
+struct jt_edge {
+	size_t from;		/* index of the FLOW_IJMP instruction */
+	uint64_t to;
 };
 
 struct insn_list {
 	struct insn *v;
 	size_t n, cap;
+	struct jt_edge *jt;
+	size_t njt;
 	uint64_t start, end;	/* the region decoded */
 	size_t ninvalid;	/* undecodable positions skipped */
 };

@@ -274,6 +274,8 @@ unit_prepare(struct analysis *a, struct unit *u, bool solve)
 		    u->end, true, &u->code) != 0)
 			return -1;
 		u->decoded = true;
+		if (jt_recover(a, u) != 0)
+			return -1;
 	}
 	if (solve && !u->solved) {
 		if (flow_solve(&u->code, unit_noreturn, a, &u->graph) != 0)

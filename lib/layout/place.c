@@ -15,9 +15,9 @@
  * entry points and reports the entry itself as the instruction pointer. */
 #define VSYSCALL_BASE 0xffffffffff600000ull
 static const struct sp_bpf_pin vsyscall_pins[] = {
-	{ 96, VSYSCALL_BASE + 0x000 },	/* gettimeofday */
-	{ 201, VSYSCALL_BASE + 0x400 },	/* time */
-	{ 309, VSYSCALL_BASE + 0x800 },	/* getcpu */
+	{ .nr = 96, .ip = VSYSCALL_BASE + 0x000 },	/* gettimeofday */
+	{ .nr = 201, .ip = VSYSCALL_BASE + 0x400 },	/* time */
+	{ .nr = 309, .ip = VSYSCALL_BASE + 0x800 },	/* getcpu */
 };
 
 static int
@@ -44,7 +44,7 @@ struct acc {
 static int
 pin(struct acc *a, uint32_t nr, uint64_t ip)
 {
-	struct sp_bpf_pin p = { nr, ip };
+	struct sp_bpf_pin p = { .nr = nr, .ip = ip };
 
 	return push((void **)&a->pl->pins, &a->pl->npins, &a->cpins,
 	    sizeof(p), &p);

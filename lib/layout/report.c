@@ -131,7 +131,7 @@ parse_line(char *line, struct sp_layout *lo, struct sp_placement *pl)
 		if (grow((void **)&pl->pins, pl->npins,
 		    sizeof(*pl->pins)) == -1)
 			return -1;
-		pl->pins[pl->npins++] = (struct sp_bpf_pin){ nr, a };
+		pl->pins[pl->npins++] = (struct sp_bpf_pin){ .nr = nr, .ip = a };
 		return 0;
 	}
 	if (sscanf(line, "any %" SCNx64, &a) == 1) {
