@@ -124,6 +124,9 @@ check_ident(Elf *e, struct sp_elf *elf, GElf_Ehdr *eh, struct sp_error *err)
 	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
 		return sp_error_set(err, "not an executable or shared object "
 		    "(e_type %u)", eh->e_type);
+	if (eh->e_phnum != 0 && eh->e_phentsize != sizeof(Elf64_Phdr))
+		return sp_error_set(err, "bad program header entry size %u "
+		    "(want %zu)", eh->e_phentsize, sizeof(Elf64_Phdr));
 	return 0;
 }
 
@@ -178,10 +181,13 @@ classify(struct sp_elf *elf, const GElf_Ehdr *eh, const struct sp_elf_build *b)
 	elf->entry = eh->e_entry;
 	if (eh->e_type == ET_EXEC)
 		elf->kind = b->has_interp ? SP_ELF_EXEC : SP_ELF_EXEC_STATIC;
-	else if (b->has_interp)
-		elf->kind = SP_ELF_PIE;
-	else if (b->df1_pie)
-		elf->kind = SP_ELF_STATIC_PIE;
+	/*
+	 * DF_1_PIE marks a PIE.  Without it (older linkers), an ET_DYN with
+	 * an interpreter and no soname is a PIE too; libc.so.6 has both an
+	 * interpreter (it runs) and a soname: it is a shared object.
+	 */
+	else if (b->df1_pie || (b->has_interp && !b->has_soname))
+		elf->kind = b->has_interp ? SP_ELF_PIE : SP_ELF_STATIC_PIE;
 	else
 		elf->kind = SP_ELF_SHARED;
 }
@@ -239,7 +245,8 @@ sp_elf_open(struct sp_elf *elf, const char *path, struct sp_error *err)
 	elf->name = strdup(path);
 	if (elf->name == NULL)
 		return sp_error_set(err, "out of memory");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		sp_error_set(err, "%s", strerror(errno));
 		goto fail;

@@ -16,6 +16,7 @@
 struct sp_elf_build {
 	bool has_interp;
 	bool df1_pie;
+	bool has_soname;
 
 	bool has_eh_frame_hdr;
 	uint64_t eh_frame_hdr_vaddr;

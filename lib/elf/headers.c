@@ -138,6 +138,7 @@ sp_elf_read_dynamic(struct sp_elf *elf, struct sp_elf_build *b,
 		case DT_FLAGS_1:
 			b->df1_pie = (d.d_un.d_val & DF_1_PIE) != 0;
 			break;
+		case DT_SONAME: b->has_soname = true; break;
 		case DT_SYMTAB: b->dt_symtab = d.d_un.d_ptr; break;
 		case DT_STRTAB: b->dt_strtab = d.d_un.d_ptr; break;
 		case DT_STRSZ: b->dt_strsz = d.d_un.d_val; break;
