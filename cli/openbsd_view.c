@@ -4,6 +4,10 @@
  * sp_openbsd_pintable() exactly as elf_read_pintable + elf_adjustpins do.
  * Only the numbers with a non-zero pin are listed; every other number
  * below npins (and every number at or above it) is "not allowed".
+ *
+ * The table shown is the one syspin installs on Linux.  It differs from
+ * OpenBSD's only in accepting number 0 (read(2) here, SYS_syscall there);
+ * when OpenBSD would reject the table for that, a note says so.
  */
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -38,8 +42,9 @@ verdict(const struct sp_openbsd_pintable *pt)
 		return "no table: OpenBSD installs none, and the first "
 		    "system call of a static binary kills it";
 	if (!pt->valid)
-		return "table rejected: OpenBSD installs none, and the first "
-		    "system call of a static binary kills it";
+		return "table rejected (by syspin and OpenBSD): none is "
+		    "installed, and the first system call of a static binary "
+		    "kills it";
 	return NULL;
 }
 
@@ -63,6 +68,10 @@ print_text(const struct sp_elf *elf, const struct sp_openbsd_pintable *pt,
 			fprintf(out, "  reason: %s\n", pt->reason);
 		return;
 	}
+	if (!pt->openbsd_valid)
+		fprintf(out, "  note: OpenBSD would reject this table (%s); "
+		    "syspin accepts number 0, read(2) on Linux\n",
+		    pt->openbsd_reason);
 	fprintf(out, "  npins %" PRIu32 "\n", pt->npins);
 	for (uint32_t nr = 0; nr < pt->npins; nr++) {
 		uint32_t v = pt->pins[nr];
@@ -128,6 +137,11 @@ print_json(const struct sp_elf *elf, const struct sp_openbsd_pintable *pt,
 	    json_object_new_boolean(pt->valid));
 	json_object_object_add(root, "reason", pt->present && !pt->valid ?
 	    json_object_new_string(pt->reason) : NULL);
+	json_object_object_add(root, "openbsd_valid",
+	    json_object_new_boolean(pt->present && pt->openbsd_valid));
+	json_object_object_add(root, "openbsd_reason",
+	    pt->present && !pt->openbsd_valid ?
+	    json_object_new_string(pt->openbsd_reason) : NULL);
 	json_object_object_add(root, "ignored",
 	    json_object_new_boolean(pt->ignored));
 	r = json_object_new_object();

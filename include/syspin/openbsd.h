@@ -4,7 +4,11 @@
  * side.
  *
  * sp_openbsd_read() returns the raw entries exactly as the file holds them,
- * plus whether OpenBSD would accept the table as a whole.
+ * plus two verdicts on the table as a whole: syspin's (Linux) and
+ * OpenBSD's.  They differ in one rule only: number 0 is OpenBSD's
+ * SYS_syscall, which it refuses to pin, but read(2) on Linux x86-64, so
+ * syspin accepts it (otherwise read() could never be pinned).  Every other
+ * rule is OpenBSD's, unchanged.
  * sp_openbsd_pintable() builds the table the kernel (static binaries,
  * ld.so) or ld.so (libc) installs: one u_int per number, 0 = not allowed,
  * SP_PIN_ANY = anywhere in the region, else the offset of the trap
@@ -47,8 +51,10 @@ struct sp_openbsd_entry {
 
 struct sp_openbsd_section {
 	bool present;		/* the object has a section or header */
-	bool valid;		/* OpenBSD would install a table from it */
+	bool valid;		/* syspin (Linux rules) installs a table */
 	char reason[SP_ERROR_MAX];	/* why not, when !valid */
+	bool openbsd_valid;	/* OpenBSD would install it too */
+	char openbsd_reason[SP_ERROR_MAX]; /* why not, when !openbsd_valid */
 	struct sp_openbsd_entry *entries;
 	size_t n;
 };
@@ -61,8 +67,10 @@ struct sp_openbsd_region {
 
 struct sp_openbsd_pintable {
 	bool present;
-	bool valid;
+	bool valid;		/* Linux rules, as sp_openbsd_section */
 	char reason[SP_ERROR_MAX];
+	bool openbsd_valid;
+	char openbsd_reason[SP_ERROR_MAX];
 	/*
 	 * A dynamic executable's own table is never read on OpenBSD (only
 	 * libc's and ld.so's are); set so callers can say so.
@@ -87,16 +95,22 @@ void sp_openbsd_section_free(struct sp_openbsd_section *sec);
 /* The text region OpenBSD would compute for ELF. */
 void sp_openbsd_region(const struct sp_elf *elf, struct sp_openbsd_region *r);
 
-/*
- * Checks raw entries (SIZE bytes of them, so a size that is not a multiple
- * of 8 can be judged) against OpenBSD's rules for the region ending at
- * TEXT_END.  Returns true, or false with a sentence in reason.
- */
-bool sp_openbsd_check(const struct sp_openbsd_entry *e, size_t n,
-    uint64_t size, uint64_t text_end, char reason[SP_ERROR_MAX]);
+/* sp_openbsd_check flags */
+#define SP_OPENBSD_STRICT 0x1u	/* OpenBSD's rules: number 0 is rejected */
 
 /*
- * Builds the pintable from entries that passed sp_openbsd_check:
+ * Checks raw entries (SIZE bytes of them, so a size that is not a multiple
+ * of 8 can be judged) against the rules for the region ending at TEXT_END:
+ * syspin's, or OpenBSD's with SP_OPENBSD_STRICT.  Returns true, or false
+ * with a sentence in reason.
+ */
+bool sp_openbsd_check(const struct sp_openbsd_entry *e, size_t n,
+    uint64_t size, uint64_t text_end, unsigned flags,
+    char reason[SP_ERROR_MAX]);
+
+/*
+ * Builds the pintable from entries that passed sp_openbsd_check (either
+ * rule set; a number 0 gets pins[0] like any other):
  * npins = max(sysno) + 1, duplicates -> SP_PIN_ANY, offsets rebased to
  * REGION->start.  Returns 0 (out->pins malloc'ed) or -1 with err set.
  */

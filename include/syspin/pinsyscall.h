@@ -14,9 +14,10 @@
  * tests/openbsd.)  A non-PIE ET_EXEC above 4 GiB cannot be described.
  *
  * One bad entry makes OpenBSD (and syspin) reject the whole table, so both
- * macros refuse, at assembly time, a number that is 0 or not below
- * SP_SYS_MAXSYSCALL.  Note that this rules out Linux's read(2), which is
- * number 0 on x86-64: OpenBSD's format has no way to pin it.
+ * macros refuse, at assembly time, a number that is negative or not below
+ * SP_SYS_MAXSYSCALL.  Number 0 is accepted: it is read(2) on Linux x86-64
+ * and syspin pins it.  OpenBSD (where 0 is SYS_syscall) would reject a
+ * table holding it; `syspin scan --openbsd` notes that difference.
  *
  * Assembly (GNU as, through cpp):
  *
@@ -45,8 +46,8 @@
 #ifdef __ASSEMBLER__
 
 #define PINSYSCALL(sysno, label)					\
-	.if (sysno) <= 0 || (sysno) >= SP_PIN_MAXSYSCALL;		\
-	.error "PINSYSCALL: number 0 or >= SYS_MAXSYSCALL would void the table"; \
+	.if (sysno) < 0 || (sysno) >= SP_PIN_MAXSYSCALL;		\
+	.error "PINSYSCALL: number < 0 or >= SYS_MAXSYSCALL would void the table"; \
 	.endif;								\
 	.pushsection .openbsd.syscalls,"",@progbits;			\
 	.p2align 2;							\
@@ -73,9 +74,9 @@
 
 /* The entry for the trap instruction at local label 97, number operand n. */
 #define SP_PIN_ASM_(trap)						\
-	".if %c[n] <= 0 || %c[n] >= "					\
+	".if %c[n] < 0 || %c[n] >= "					\
 	    SP_PIN_STR_(SP_PIN_MAXSYSCALL) "\n\t"			\
-	".error \"syspin_syscall: number 0 or >= SYS_MAXSYSCALL\"\n\t"	\
+	".error \"syspin_syscall: number < 0 or >= SYS_MAXSYSCALL\"\n\t"	\
 	".endif\n"							\
 	"97:\t" trap "\n\t"						\
 	".pushsection .openbsd.syscalls,\"\",@progbits\n\t"		\

@@ -105,7 +105,7 @@ sp_openbsd_region(const struct sp_elf *elf, struct sp_openbsd_region *r)
 
 bool
 sp_openbsd_check(const struct sp_openbsd_entry *e, size_t n, uint64_t size,
-    uint64_t text_end, char reason[SP_ERROR_MAX])
+    uint64_t text_end, unsigned flags, char reason[SP_ERROR_MAX])
 {
 	if (size % ENTRY_SIZE != 0) {
 		set_reason(reason, "table size %" PRIu64 " is not a multiple "
@@ -119,7 +119,8 @@ sp_openbsd_check(const struct sp_openbsd_entry *e, size_t n, uint64_t size,
 		return false;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (e[i].sysno == 0) {
+		/* OpenBSD's SYS_syscall; read(2) on Linux. */
+		if (e[i].sysno == 0 && (flags & SP_OPENBSD_STRICT)) {
 			set_reason(reason, "entry %zu: number 0 is not a "
 			    "system call", i);
 			return false;
@@ -169,7 +170,9 @@ sp_openbsd_read(const struct sp_elf *elf, struct sp_openbsd_section *out,
 	out->n = n;
 	sp_openbsd_region(elf, &r);
 	out->valid = sp_openbsd_check(out->entries, n, elf->pin_size, r.end,
-	    out->reason);
+	    0, out->reason);
+	out->openbsd_valid = sp_openbsd_check(out->entries, n, elf->pin_size,
+	    r.end, SP_OPENBSD_STRICT, out->openbsd_reason);
 	return 0;
 }
 
@@ -233,6 +236,9 @@ sp_openbsd_pintable(const struct sp_elf *elf, struct sp_openbsd_pintable *out,
 		goto done;
 	out->valid = sec.valid;
 	memcpy(out->reason, sec.reason, sizeof(out->reason));
+	out->openbsd_valid = sec.openbsd_valid;
+	memcpy(out->openbsd_reason, sec.openbsd_reason,
+	    sizeof(out->openbsd_reason));
 	if (sec.valid) {
 		r = out->region;
 		rc = sp_openbsd_build(sec.entries, sec.n, &r, out, err);

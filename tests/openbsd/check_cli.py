@@ -47,4 +47,18 @@ assert "npins 232" in text, text
 assert "39 getpid                 0x10 (0x401010)" in text, text
 text = run(f"{d}/fx_odd")
 assert "reason: table size 12 is not a multiple of 8" in text, text
+
+# Number 0 (read on Linux): the Linux table pins it, OpenBSD's verdict is a
+# note, not the verdict.
+text = run(f"{d}/fx_sysno0")
+assert "npins 40" in text, text
+assert "   0 read                   0x20 (0x401020)" in text, text
+assert ("note: OpenBSD would reject this table (entry 1: number 0 is not a "
+        "system call); syspin accepts number 0, read(2) on Linux") in text, text
+(z,) = objects(run("--json", f"{d}/fx_sysno0"))
+assert z["valid"] and not z["openbsd_valid"], z
+assert z["openbsd_reason"] == "entry 1: number 0 is not a system call", z
+assert z["pins"][0] == {"nr": 0, "name": "read", "pin": 0x20,
+                        "addr": "0x401020"}, z
+assert dup["openbsd_valid"] and dup["openbsd_reason"] is None, dup
 print("ok")

@@ -31,6 +31,7 @@ main(void)
 	CHECK(syspin_syscall1(SYS_close, -1) == -9);		/* EBADF */
 	CHECK(syspin_syscall2(SYS_kill, getpid(), 0) == 0);
 	CHECK(syspin_syscall3(SYS_write, -1, "", 0) == -9);
+	CHECK(syspin_syscall3(SYS_read, -1, NULL, 0) == -9);	/* nr 0 */
 	CHECK(syspin_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &old,
 	    8) == 0);
 	CHECK(syspin_syscall5(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0,

@@ -76,11 +76,13 @@ static const struct expect fixtures[] = {
 	{ "fx_sameoff", true, true, NULL, 3,
 	  { { T + 0x10, 39 }, { T + 0x10, 39 }, { T + 0x20, 60 } },
 	  61, { { 39, ANY }, { 60, 0x20 } }, 2, T, T + 0x40 },
-	/* Case 7. */
-	{ "fx_sysno0", true, false,
-	  "entry 1: number 0 is not a system call", 2,
-	  { { T + 0x10, 39 }, { T + 0x20, 0 } }, 0, { { 0, 0 } }, 0,
-	  T, T + 0x40 },
+	/*
+	 * Case 7, number 0: read(2) on Linux, accepted by syspin; OpenBSD's
+	 * verdict (rejected) is checked by test_sysno0_openbsd.
+	 */
+	{ "fx_sysno0", true, true, NULL, 2,
+	  { { T + 0x10, 39 }, { T + 0x20, 0 } },
+	  40, { { 39, 0x10 }, { 0, 0x20 } }, 2, T, T + 0x40 },
 	{ "fx_sysnomax", true, false,
 	  "entry 1: number 512 is not below SYS_MAXSYSCALL (512)", 2,
 	  { { T + 0x10, 39 }, { T + 0x20, 512 } }, 0, { { 0, 0 } }, 0,
@@ -138,6 +140,9 @@ check_raw(const struct expect *x, const struct sp_openbsd_section *sec)
 {
 	assert_int_equal(sec->present, x->present);
 	assert_int_equal(sec->valid, x->valid);
+	/* Only number 0 separates the two verdicts. */
+	if (strcmp(x->file, "fx_sysno0") != 0)
+		assert_int_equal(sec->openbsd_valid, x->valid);
 	assert_int_equal(sec->n, x->n);
 	if (!x->valid && x->reason != NULL)
 		assert_string_equal(sec->reason, x->reason);
@@ -227,6 +232,30 @@ test_fixture_shapes(void **state)
 	sp_elf_close(&elf);
 }
 
+/*
+ * Number 0: syspin's verdict accepts it and pins it, OpenBSD's rejects the
+ * table, and both are reported.
+ */
+static void
+test_sysno0_openbsd(void **state)
+{
+	struct sp_openbsd_pintable pt;
+	struct sp_error err = { "" };
+	struct sp_elf elf;
+
+	(void)state;
+	open_fixture(&elf, "fx_sysno0");
+	assert_int_equal(sp_openbsd_pintable(&elf, &pt, &err), 0);
+	assert_true(pt.valid);
+	assert_string_equal(pt.reason, "");
+	assert_false(pt.openbsd_valid);
+	assert_string_equal(pt.openbsd_reason,
+	    "entry 1: number 0 is not a system call");
+	assert_int_equal(pt.pins[0], 0x20);
+	sp_openbsd_pintable_free(&pt);
+	sp_elf_close(&elf);
+}
+
 /* sp_openbsd_check on its own: the boundaries of each rule. */
 static void
 test_check_rules(void **state)
@@ -235,17 +264,27 @@ test_check_rules(void **state)
 	char why[SP_ERROR_MAX];
 
 	(void)state;
-	assert_true(sp_openbsd_check(e, 2, 16, 0x200, why));
-	assert_string_equal(why, "");
-	assert_false(sp_openbsd_check(e, 2, 16, 0x1ff, why));
-	assert_string_equal(why, "entry 1: offset 0x200 is past the end of "
-	    "the text region (0x1ff)");
-	e[1].sysno = 0xffffffff;	/* -1 as a number: >= max */
-	assert_false(sp_openbsd_check(e, 2, 16, 0x200, why));
-	assert_true(sp_openbsd_check(NULL, 0, 0, 0, why));
-	assert_false(sp_openbsd_check(NULL, 0, 4, 0, why));
-	assert_true(sp_openbsd_check(NULL, 0, 1024 * 8, 0, why));
-	assert_false(sp_openbsd_check(NULL, 0, 1025 * 8, 0, why));
+	for (unsigned f = 0; f <= SP_OPENBSD_STRICT; f++) {
+		e[0].sysno = 1;
+		e[1].sysno = 511;
+		assert_true(sp_openbsd_check(e, 2, 16, 0x200, f, why));
+		assert_string_equal(why, "");
+		assert_false(sp_openbsd_check(e, 2, 16, 0x1ff, f, why));
+		assert_string_equal(why, "entry 1: offset 0x200 is past the "
+		    "end of the text region (0x1ff)");
+		e[1].sysno = 512;
+		assert_false(sp_openbsd_check(e, 2, 16, 0x200, f, why));
+		e[1].sysno = 0xffffffff;	/* -1 as a number: >= max */
+		assert_false(sp_openbsd_check(e, 2, 16, 0x200, f, why));
+		assert_true(sp_openbsd_check(NULL, 0, 0, 0, f, why));
+		assert_false(sp_openbsd_check(NULL, 0, 4, 0, f, why));
+		assert_true(sp_openbsd_check(NULL, 0, 1024 * 8, 0, f, why));
+		assert_false(sp_openbsd_check(NULL, 0, 1025 * 8, 0, f, why));
+		/* Number 0 is the one rule that depends on the flag. */
+		e[1].sysno = 0;
+		assert_int_equal(sp_openbsd_check(e, 2, 16, 0x200, f, why),
+		    f != SP_OPENBSD_STRICT);
+	}
 }
 
 /* Wrong order in the file must not matter; a third copy stays -1. */
@@ -282,7 +321,7 @@ static const struct helper helpers[] = {
 };
 
 /* The numbers helpers.c issues through syspin_syscall0..6. */
-static const uint32_t helper_nrs[] = { 39, 3, 62, 1, 14, 157, 9, 11 };
+static const uint32_t helper_nrs[] = { 39, 3, 62, 1, 14, 157, 9, 11, 0 };
 #define NHELPER_NRS (sizeof(helper_nrs) / sizeof(*helper_nrs))
 
 static size_t
@@ -360,6 +399,7 @@ main(int argc, char **argv)
 		    test_fixture, NULL, NULL, (void *)&fixtures[i] };
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_fixture_shapes);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_check_rules);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_sysno0_openbsd);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_build_dups);
 	for (size_t i = 0; i < sizeof(helpers) / sizeof(*helpers); i++)
 		tests[n++] = (struct CMUnitTest){ helpers[i].file,
