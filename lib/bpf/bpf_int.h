@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Internals of lib/bpf: a small assembler with symbolic labels (ir.c),
+ * decision trees over 32- and 64-bit keys (tree.c), the per-ABI rules
+ * (policy.c) and the program builder (generate.c, program.c).
+ */
+#ifndef SYSPIN_BPF_INT_H
+#define SYSPIN_BPF_INT_H
+
+#include <syspin/bpf.h>
+
+/* Offsets into struct seccomp_data (x86 is little endian). */
+#define OFF_NR		0
+#define OFF_ARCH	4
+#define OFF_IP_LO	8
+#define OFF_IP_HI	12
+#define OFF_ARG_LO(i)	(16 + 8 * (i))
+
+/*
+ * An instruction whose jump targets are labels.  Conditional jumps use jt
+ * and jf, BPF_JA uses jt; other instructions use neither.
+ */
+struct ins {
+	uint16_t code;
+	uint32_t k;
+	uint32_t jt, jf;
+};
+
+/* A run of instructions placed contiguously; the program is a list of
+ * fragments in layout order. */
+struct frag {
+	struct ins *v;
+	size_t n, cap;
+};
+
+struct label {
+	uint32_t frag;
+	uint32_t idx;
+	bool bound;
+};
+
+struct asm_ctx {
+	struct frag *frags;
+	size_t nfrags, cfrags;
+	struct label *labels;
+	size_t nlabels, clabels;
+	uint32_t *order;	/* layout: fragments placed so far */
+	size_t norder, corder;
+	bool oom;
+};
+
+/* ir.c */
+void asm_init(struct asm_ctx *);
+void asm_fini(struct asm_ctx *);
+uint32_t asm_frag(struct asm_ctx *);
+uint32_t asm_label(struct asm_ctx *);
+void asm_place(struct asm_ctx *, uint32_t frag);
+void asm_bind(struct asm_ctx *, uint32_t label, uint32_t frag);
+void asm_emit(struct asm_ctx *, uint32_t frag, uint16_t code, uint32_t k,
+    uint32_t jt, uint32_t jf);
+void asm_ret(struct asm_ctx *, uint32_t frag, uint32_t k);
+void asm_ld(struct asm_ctx *, uint32_t frag, uint32_t off);
+size_t asm_frag_len(const struct asm_ctx *, uint32_t frag);
+int asm_link(struct asm_ctx *, struct sp_bpf_prog *, struct sp_error *);
+
+/* tree.c: a partition of the key space into labelled intervals. */
+struct seg {
+	uint64_t start;		/* each segment runs to the next start */
+	uint32_t label;
+};
+
+struct segs {
+	struct seg *v;
+	size_t n;
+};
+
+typedef uint32_t label_fn(void *ctx, uint64_t key);
+
+int segs_build(struct segs *, uint64_t *breaks, size_t nbreaks,
+    label_fn *, void *ctx);
+void segs_free(struct segs *);
+
+/* Replaces the subtree over segments [i, j) by a jump to *label. */
+typedef bool cut_fn(void *ctx, size_t i, size_t j, uint32_t *label);
+
+size_t tree_nodes(const struct seg *, size_t n);
+void tree_emit(struct asm_ctx *, uint32_t frag, const struct seg *,
+    size_t n, cut_fn *, void *ctx);
+int classify64(struct asm_ctx *, uint32_t frag, const struct segs *);
+
+/* policy.c */
+enum cont_kind {
+	C_ALLOW,	/* nothing to check */
+	C_DENY,		/* EACCES */
+	C_ARG2_MASK,	/* args[2] & mask: EACCES */
+	C_MMAP,		/* PROT_EXEC and (PROT_WRITE or MAP_ANONYMOUS) */
+	C_PERSONA,	/* sets READ_IMPLIES_EXEC: EACCES */
+};
+
+struct cont {
+	enum cont_kind kind;
+	uint32_t mask;
+};
+
+struct cont policy_cont(int abi, uint32_t nr, unsigned flags);
+/* Numbers with a rule of their own for abi, ending with UINT32_MAX. */
+const uint32_t *policy_numbers(int abi);
+uint32_t emit_cont(struct asm_ctx *, uint32_t frag, struct cont,
+    uint32_t l_allow, uint32_t l_eacces);
+
+/* ---- the normalized input (generate.c) and one program (program.c) ----
+ * Calls are keyed by (arch, nr): i386 numbers first, then x86-64 numbers
+ * (x32 ones included, with SP_BPF_X32_BIT). */
+#define KEY_X86		(1ull << 32)
+#define KEY_END		(2ull << 32)
+
+struct npin {
+	uint64_t key;
+	uint64_t ip;
+};
+
+struct norm {
+	struct npin *pins;		/* sorted by key, then ip; unique */
+	size_t npins;
+	uint64_t *any;			/* sorted, unique */
+	size_t nany;
+	struct sp_bpf_range *ranges;	/* sorted, merged */
+	size_t nranges;
+	unsigned flags;
+	uint32_t action;
+};
+
+/* The program for the calls keyed [klo, khi); it allows all others. */
+int build_program(const struct norm *, uint64_t klo, uint64_t khi,
+    struct sp_bpf_prog *, struct sp_error *);
+
+#endif

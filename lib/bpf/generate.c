@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * sp_bpf_generate: checks and normalizes the input, then builds one
+ * program, or splits the (arch, number) key space until every program
+ * fits BPF_MAXINSNS.  Each program allows the calls it does not own, and
+ * the kernel runs them all and keeps the most severe action, so the set
+ * decides every call exactly as one program would.
+ */
+#include <linux/seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf_int.h"
+
+static int
+cmp_pin(const void *a, const void *b)
+{
+	const struct npin *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->ip < y->ip ? -1 : x->ip > y->ip;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+cmp_range(const void *a, const void *b)
+{
+	const struct sp_bpf_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int
+check_action(uint32_t action, struct sp_error *err)
+{
+	switch (action & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_KILL_PROCESS:
+	case SECCOMP_RET_TRAP:
+	case SECCOMP_RET_ERRNO:
+	case SECCOMP_RET_USER_NOTIF:
+	case SECCOMP_RET_TRACE:
+	case SECCOMP_RET_LOG:
+		return 0;
+	default:
+		return sp_error_set(err, "bpf: violation action 0x%08x is not "
+		    "one that stops or reports the call", action);
+	}
+}
+
+static int
+norm_pins(const struct sp_bpf_input *in, struct norm *n,
+    struct sp_error *err)
+{
+	const struct sp_bpf_pin *p;
+	size_t i, o = 0;
+
+	if ((n->pins = calloc(in->npins + 1, sizeof(*n->pins))) == NULL)
+		return sp_error_set(err, "out of memory");
+	for (i = 0; i < in->npins; i++) {
+		p = &in->pins[i];
+		if (p->abi == SP_ABI_X86_64 && p->nr & SP_BPF_X32_BIT)
+			return sp_error_set(err, "bpf: pin %zu: x86-64 number "
+			    "0x%x has the x32 bit (use SP_ABI_X32)", i, p->nr);
+		if (p->abi > SP_ABI_X32)
+			return sp_error_set(err, "bpf: pin %zu: unknown ABI %u",
+			    i, p->abi);
+		n->pins[i].ip = p->ip;
+		n->pins[i].key = p->abi == SP_ABI_I386 ? p->nr : KEY_X86 |
+		    (p->abi == SP_ABI_X32 ? p->nr | SP_BPF_X32_BIT : p->nr);
+	}
+	qsort(n->pins, in->npins, sizeof(*n->pins), cmp_pin);
+	for (i = 0; i < in->npins; i++)
+		if (o == 0 || cmp_pin(&n->pins[o - 1], &n->pins[i]) != 0)
+			n->pins[o++] = n->pins[i];
+	n->npins = o;
+	return 0;
+}
+
+static int
+norm_rest(const struct sp_bpf_input *in, struct norm *n,
+    struct sp_error *err)
+{
+	size_t i, o = 0;
+
+	n->any = calloc(in->nany_ips + 1, sizeof(*n->any));
+	n->ranges = calloc(in->nranges + 1, sizeof(*n->ranges));
+	if (n->any == NULL || n->ranges == NULL)
+		return sp_error_set(err, "out of memory");
+	if (in->nany_ips > 0)
+		memcpy(n->any, in->any_ips, in->nany_ips * sizeof(*n->any));
+	qsort(n->any, in->nany_ips, sizeof(*n->any), cmp_u64);
+	for (i = 0; i < in->nany_ips; i++)
+		if (o == 0 || n->any[o - 1] != n->any[i])
+			n->any[o++] = n->any[i];
+	n->nany = o;
+	for (i = 0, o = 0; i < in->nranges; i++) {
+		if (in->ranges[i].end < in->ranges[i].start)
+			return sp_error_set(err, "bpf: range %zu ends before it "
+			    "starts", i);
+		if (in->ranges[i].end > in->ranges[i].start)
+			n->ranges[o++] = in->ranges[i];
+	}
+	qsort(n->ranges, o, sizeof(*n->ranges), cmp_range);
+	n->nranges = 0;
+	for (i = 0; i < o; i++) {	/* merge overlapping and adjacent */
+		struct sp_bpf_range *last = &n->ranges[n->nranges - 1];
+		if (n->nranges > 0 && n->ranges[i].start <= last->end) {
+			if (n->ranges[i].end > last->end)
+				last->end = n->ranges[i].end;
+		} else
+			n->ranges[n->nranges++] = n->ranges[i];
+	}
+	return 0;
+}
+
+static void
+norm_free(struct norm *n)
+{
+	free(n->pins);
+	free(n->any);
+	free(n->ranges);
+}
+
+static int
+normalize(const struct sp_bpf_input *in, struct norm *n, struct sp_error *err)
+{
+	memset(n, 0, sizeof(*n));
+	if ((in->npins > 0 && in->pins == NULL) ||
+	    (in->nany_ips > 0 && in->any_ips == NULL) ||
+	    (in->nranges > 0 && in->ranges == NULL))
+		return sp_error_set(err, "bpf: NULL table with a length");
+	if (in->flags & ~(SP_BPF_STRICT | SP_BPF_ALLOW_JIT | SP_BPF_AUDIT))
+		return sp_error_set(err, "bpf: unknown flags 0x%x", in->flags);
+	n->flags = in->flags;
+	n->action = in->action;
+	if (n->action == 0)
+		n->action = in->flags & SP_BPF_AUDIT ? SECCOMP_RET_LOG :
+		    SECCOMP_RET_KILL_PROCESS;
+	if (check_action(n->action, err) == -1 ||
+	    norm_pins(in, n, err) == -1 || norm_rest(in, n, err) == -1)
+		return -1;
+	return 0;
+}
+
+struct plist {
+	struct sp_bpf_prog *v;
+	size_t n, cap;
+};
+
+static int
+push(struct plist *l, struct sp_bpf_prog p, struct sp_error *err)
+{
+	struct sp_bpf_prog *nv;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 4;
+		if ((nv = reallocarray(l->v, l->cap, sizeof(*nv))) == NULL) {
+			free(p.insns);
+			return sp_error_set(err, "out of memory");
+		}
+		l->v = nv;
+	}
+	l->v[l->n++] = p;
+	return 0;
+}
+
+/* First pin with key >= k. */
+static size_t
+lower(const struct norm *n, uint64_t k)
+{
+	size_t lo = 0, hi = n->npins;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (n->pins[mid].key < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A key splitting the sites of [klo, khi) in halves, or 0 when it holds
+ * fewer than two numbers. */
+static uint64_t
+split_key(const struct norm *n, uint64_t klo, uint64_t khi)
+{
+	size_t a = lower(n, klo), b = lower(n, khi), m;
+
+	if (a == b || n->pins[a].key == n->pins[b - 1].key)
+		return 0;
+	m = a + (b - a) / 2;
+	if (n->pins[m].key == n->pins[a].key)
+		m = lower(n, n->pins[a].key + 1);
+	return n->pins[m].key;
+}
+
+static int
+split(const struct norm *n, uint64_t klo, uint64_t khi, struct plist *l,
+    struct sp_error *err)
+{
+	struct sp_bpf_prog p;
+	uint64_t mid;
+
+	if (build_program(n, klo, khi, &p, err) == -1)
+		return -1;
+	if (p.len <= BPF_MAXINSNS)
+		return push(l, p, err);
+	free(p.insns);
+	if ((mid = split_key(n, klo, khi)) == 0)
+		return sp_error_set(err, "bpf: %s number %llu alone needs %zu "
+		    "instructions, more than %d", klo < KEY_X86 ? "i386" :
+		    "x86-64", (unsigned long long)(klo % KEY_X86), p.len,
+		    BPF_MAXINSNS);
+	if (split(n, klo, mid, l, err) == -1)
+		return -1;
+	return split(n, mid, khi, l, err);
+}
+
+int
+sp_bpf_generate(const struct sp_bpf_input *in, struct sp_bpf_prog **progs,
+    size_t *nprogs, struct sp_error *err)
+{
+	struct plist l = { NULL, 0, 0 };
+	struct norm n;
+	size_t i, total = 0;
+
+	*progs = NULL;
+	*nprogs = 0;
+	if (normalize(in, &n, err) == -1 ||
+	    split(&n, 0, KEY_END, &l, err) == -1)
+		goto fail;
+	for (i = 0; i < l.n; i++)
+		total += l.v[i].len + 4;
+	if (total > SP_BPF_MAX_TOTAL) {
+		sp_error_set(err, "bpf: %zu programs of %zu instructions in "
+		    "all, more than the kernel's %u", l.n, total,
+		    SP_BPF_MAX_TOTAL);
+		goto fail;
+	}
+	norm_free(&n);
+	*progs = l.v;
+	*nprogs = l.n;
+	return 0;
+fail:
+	norm_free(&n);
+	sp_bpf_free(l.v, l.n);
+	return -1;
+}
