@@ -27,214 +27,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpf_int.h"
+#include "program.h"
 
 #define CHUNK 200
-
-struct unit {
-	uint32_t nr;
-	const struct npin *p;	/* its sites */
-	size_t np;
-	uint32_t label;
-	uint32_t bf, cf;	/* block and argument-rule fragments */
-	size_t size;
-	bool placed;
-};
-
-struct notpin {
-	struct cont c;
-	uint32_t label;
-};
-
-struct pgen {
-	const struct norm *in;
-	struct asm_ctx a;
-	uint64_t klo, khi;
-	uint32_t viol, allow, eacces;
-	struct notpin np[8];
-	size_t nnp;
-	uint32_t tail[16];	/* notpin fragments, placed at the end */
-	size_t ntail;
-	/* the dispatch being built */
-	uint64_t kbase;
-	struct unit *u;
-	size_t nu;
-	const struct seg *segs;
-	size_t *usz;		/* prefix sums of block sizes per segment */
-	long *seg_unit;
-};
 
 static bool
 owned(const struct pgen *g, uint64_t key)
 {
 	return key >= g->klo && key < g->khi;
-}
-
-static bool
-in_list(const uint64_t *v, size_t n, uint64_t x)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] == x)
-			return true;
-		if (v[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
-static bool
-in_ranges(const struct norm *in, uint64_t ip)
-{
-	size_t lo = 0, hi = in->nranges;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ip < in->ranges[mid].start)
-			hi = mid;
-		else if (ip >= in->ranges[mid].end)
-			lo = mid + 1;
-		else
-			return true;
-	}
-	return false;
-}
-
-/* ---- the shared "not pinned" blocks ---- */
-
-struct np_ctx {
-	const struct pgen *g;
-	uint32_t pass;
-};
-
-static uint32_t
-np_label(void *ctx, uint64_t ip)
-{
-	struct np_ctx *c = ctx;
-	const struct norm *in = c->g->in;
-
-	if (in_list(in->any, in->nany, ip))
-		return c->pass;
-	if (in_ranges(in, ip))
-		return c->g->viol;
-	return in->flags & SP_BPF_STRICT ? c->g->viol : c->pass;
-}
-
-static uint32_t
-notpin(struct pgen *g, struct cont c)
-{
-	const struct norm *in = g->in;
-	struct np_ctx ctx = { g, 0 };
-	struct segs s = { NULL, 0 };
-	uint64_t *br;
-	uint32_t nf, cf, l;
-	size_t i, n = 0;
-
-	for (i = 0; i < g->nnp; i++)
-		if (g->np[i].c.kind == c.kind && g->np[i].c.mask == c.mask)
-			return g->np[i].label;
-	nf = asm_frag(&g->a);
-	cf = asm_frag(&g->a);
-	ctx.pass = emit_cont(&g->a, cf, c, g->allow, g->eacces);
-	if ((br = calloc(2 * (in->nany + in->nranges), sizeof(*br))) == NULL)
-		goto oom;
-	for (i = 0; i < in->nany; i++) {
-		br[n++] = in->any[i];
-		if (in->any[i] != UINT64_MAX)
-			br[n++] = in->any[i] + 1;
-	}
-	for (i = 0; i < in->nranges; i++) {
-		br[n++] = in->ranges[i].start;
-		br[n++] = in->ranges[i].end;
-	}
-	if (segs_build(&s, br, n, np_label, &ctx) == -1)
-		goto oom;
-	l = asm_label(&g->a);
-	asm_bind(&g->a, l, nf);
-	if (classify64(&g->a, nf, &s) == -1)
-		goto oom;
-	segs_free(&s);
-	free(br);
-	g->np[g->nnp++] = (struct notpin){ c, l };
-	g->tail[g->ntail++] = nf;
-	g->tail[g->ntail++] = cf;
-	return l;
-oom:
-	segs_free(&s);
-	free(br);
-	g->a.oom = true;
-	return g->viol;
-}
-
-/* ---- one number's block ---- */
-
-struct blk_ctx {
-	const struct unit *u;
-	uint32_t pass, miss;
-};
-
-static uint32_t
-blk_label(void *ctx, uint64_t ip)
-{
-	struct blk_ctx *c = ctx;
-	size_t lo = 0, hi = c->u->np;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->u->p[mid].ip == ip)
-			return c->pass;
-		if (c->u->p[mid].ip < ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return c->miss;
-}
-
-static int
-abi_of(uint64_t key)
-{
-	if (key < KEY_X86)
-		return SP_ABI_I386;
-	return key & SP_BPF_X32_BIT ? SP_ABI_X32 : SP_ABI_X86_64;
-}
-
-static int
-make_block(struct pgen *g, struct unit *u)
-{
-	int abi = abi_of(g->kbase + u->nr);
-	struct cont c = policy_cont(abi, u->nr, g->in->flags);
-	struct blk_ctx ctx = { u, 0, 0 };
-	struct segs s = { NULL, 0 };
-	uint64_t *br;
-	size_t i, n = 0;
-	int rc = -1;
-
-	u->cf = asm_frag(&g->a);
-	u->bf = asm_frag(&g->a);
-	ctx.pass = emit_cont(&g->a, u->cf, c, g->allow, g->eacces);
-	ctx.miss = abi == SP_ABI_X86_64 ? notpin(g, c) : g->viol;
-	if ((br = calloc(2 * u->np, sizeof(*br))) == NULL)
-		return -1;
-	for (i = 0; i < u->np; i++) {
-		br[n++] = u->p[i].ip;
-		if (u->p[i].ip != UINT64_MAX)
-			br[n++] = u->p[i].ip + 1;
-	}
-	if (segs_build(&s, br, n, blk_label, &ctx) == -1)
-		goto out;
-	u->label = asm_label(&g->a);
-	asm_bind(&g->a, u->label, u->bf);
-	rc = classify64(&g->a, u->bf, &s);
-	u->size = asm_frag_len(&g->a, u->bf) + asm_frag_len(&g->a, u->cf);
-out:
-	segs_free(&s);
-	free(br);
-	return rc;
 }
 
 /* ---- dispatch on the number ---- */
@@ -272,8 +72,10 @@ nr_label(void *ctx, uint64_t nr)
 	    g->in->flags));
 }
 
+/* Places the blocks of segments [i, j) not placed yet, adding their jumps
+ * out to x. */
 static void
-place_blocks(struct pgen *g, size_t i, size_t j)
+place_blocks(struct pgen *g, size_t i, size_t j, struct exits *x)
 {
 	struct unit *u;
 
@@ -285,6 +87,9 @@ place_blocks(struct pgen *g, size_t i, size_t j)
 			continue;
 		asm_place(&g->a, u->bf);
 		asm_place(&g->a, u->cf);
+		if (u->pass_far)
+			exit_add(g, x, u->pass_exit, u->pass_target);
+		exit_add(g, x, u->miss_exit, u->miss_target);
 		u->placed = true;
 	}
 }
@@ -295,7 +100,36 @@ region_size(const struct pgen *g, size_t i, size_t j)
 	return tree_nodes(g->segs + i, j - i) + g->usz[j] - g->usz[i];
 }
 
-/* A subtree small enough for one chunk: its own fragment, blocks after. */
+/*
+ * Segments [i, j) as one chunk: the tree into frag (placed already), the
+ * blocks, then one exit per target outside the chunk.
+ */
+static void
+emit_chunk(struct pgen *g, uint32_t frag, size_t i, size_t j)
+{
+	struct exits x = { .n = 0 };
+	struct seg *v;
+	uint32_t ef;
+	size_t k;
+
+	if ((v = calloc(j - i, sizeof(*v))) == NULL) {
+		g->a.oom = true;
+		return;
+	}
+	for (k = i; k < j; k++) {
+		v[k - i] = g->segs[k];
+		if (g->seg_unit[k] < 0)
+			v[k - i].label = exit_label(g, &x, g->segs[k].label);
+	}
+	tree_emit(&g->a, frag, v, j - i, NULL, NULL);
+	free(v);
+	place_blocks(g, i, j, &x);
+	ef = asm_frag(&g->a);
+	exits_emit(g, &x, ef);
+	asm_place(&g->a, ef);
+}
+
+/* A subtree small enough for one chunk. */
 static bool
 cut(void *ctx, size_t i, size_t j, uint32_t *label)
 {
@@ -307,9 +141,8 @@ cut(void *ctx, size_t i, size_t j, uint32_t *label)
 	f = asm_frag(&g->a);
 	*label = asm_label(&g->a);
 	asm_bind(&g->a, *label, f);
-	tree_emit(&g->a, f, g->segs + i, j - i, NULL, NULL);
 	asm_place(&g->a, f);
-	place_blocks(g, i, j);
+	emit_chunk(g, f, i, j);
 	return true;
 }
 
@@ -415,7 +248,7 @@ dispatch(struct pgen *g, uint64_t kbase)
 	struct segs s = { NULL, 0 };
 	uint64_t *br = NULL;
 	uint32_t entry, f;
-	size_t n;
+	size_t n, i;
 
 	g->kbase = kbase;
 	if (g->klo >= kbase + KEY_X86 || g->khi <= kbase)
@@ -437,10 +270,14 @@ dispatch(struct pgen *g, uint64_t kbase)
 	asm_ld(&g->a, f, OFF_NR);
 	asm_place(&g->a, f);
 	if (region_size(g, 0, s.n) <= CHUNK)
-		tree_emit(&g->a, f, s.v, s.n, NULL, NULL);
-	else
+		emit_chunk(g, f, 0, s.n);
+	else {
 		tree_emit(&g->a, f, s.v, s.n, cut, g);
-	place_blocks(g, 0, s.n);
+		/* blocks too big for a chunk, each with its exits */
+		for (i = 0; i < s.n; i++)
+			if (g->seg_unit[i] >= 0 && !g->u[g->seg_unit[i]].placed)
+				emit_chunk(g, asm_frag(&g->a), i, i + 1);
+	}
 out:
 	segs_free(&s);
 	free(br);

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The blocks that look at the instruction pointer: one per pinned number
+ * (its sites), and the shared "not pinned" blocks (any_ips, then the
+ * ranges of the image).  Their jumps out go through exits (program.h).
+ */
+#include <linux/seccomp.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "program.h"
+
+/* ---- exits ---- */
+
+static struct exit *
+exit_find(struct pgen *g, struct exits *x, uint32_t target)
+{
+	size_t i;
+
+	for (i = 0; i < x->n; i++)
+		if (x->e[i].target == target)
+			return &x->e[i];
+	if (x->n == EXITS_MAX) {	/* more targets than there are */
+		g->a.oom = true;
+		return NULL;
+	}
+	memset(&x->e[x->n], 0, sizeof(x->e[x->n]));
+	x->e[x->n].target = target;
+	return &x->e[x->n++];
+}
+
+void
+exit_add(struct pgen *g, struct exits *x, uint32_t label, uint32_t target)
+{
+	struct exit *e;
+	uint32_t *nl;
+
+	if ((e = exit_find(g, x, target)) == NULL)
+		return;
+	if (e->n == e->cap) {
+		e->cap = e->cap ? 2 * e->cap : 8;
+		if ((nl = reallocarray(e->labels, e->cap, sizeof(*nl))) ==
+		    NULL) {
+			g->a.oom = true;
+			return;
+		}
+		e->labels = nl;
+	}
+	e->labels[e->n++] = label;
+}
+
+uint32_t
+exit_label(struct pgen *g, struct exits *x, uint32_t target)
+{
+	uint32_t l = asm_label(&g->a);
+
+	exit_add(g, x, l, target);
+	return l;
+}
+
+/* One instruction per target: a return is copied, anything else is a
+ * long jump. */
+void
+exits_emit(struct pgen *g, struct exits *x, uint32_t frag)
+{
+	struct exit *e;
+	size_t i, j;
+
+	for (i = 0; i < x->n; i++) {
+		e = &x->e[i];
+		for (j = 0; j < e->n; j++)
+			asm_bind(&g->a, e->labels[j], frag);
+		if (e->target == g->viol)
+			asm_ret(&g->a, frag, g->in->action);
+		else if (e->target == g->allow)
+			asm_ret(&g->a, frag, SECCOMP_RET_ALLOW);
+		else if (e->target == g->eacces)
+			asm_ret(&g->a, frag, SECCOMP_RET_ERRNO | EACCES);
+		else
+			asm_emit(&g->a, frag, BPF_JMP | BPF_JA, 0, e->target,
+			    e->target);
+		free(e->labels);
+	}
+	x->n = 0;
+}
+
+static bool
+in_list(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] == x)
+			return true;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static bool
+in_ranges(const struct norm *in, uint64_t ip)
+{
+	size_t lo = 0, hi = in->nranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ip < in->ranges[mid].start)
+			hi = mid;
+		else if (ip >= in->ranges[mid].end)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+/* ---- the shared "not pinned" blocks ---- */
+
+struct np_ctx {
+	const struct pgen *g;
+	uint32_t pass, viol;
+};
+
+static uint32_t
+np_label(void *ctx, uint64_t ip)
+{
+	struct np_ctx *c = ctx;
+	const struct norm *in = c->g->in;
+
+	if (in_list(in->any, in->nany, ip))
+		return c->pass;
+	if (in_ranges(in, ip))
+		return c->viol;
+	return in->flags & SP_BPF_STRICT ? c->viol : c->pass;
+}
+
+uint32_t
+notpin(struct pgen *g, struct cont c)
+{
+	const struct norm *in = g->in;
+	struct np_ctx ctx = { g, 0, 0 };
+	struct segs s = { NULL, 0 };
+	struct exits x = { .n = 0 };
+	uint64_t *br;
+	uint32_t nf, cf, l;
+	size_t i, n = 0;
+
+	for (i = 0; i < g->nnp; i++)
+		if (g->np[i].c.kind == c.kind && g->np[i].c.mask == c.mask)
+			return g->np[i].label;
+	nf = asm_frag(&g->a);
+	cf = asm_frag(&g->a);
+	ctx.pass = emit_cont(&g->a, cf, c, g->allow, g->eacces);
+	if (ctx.pass == g->allow || ctx.pass == g->eacces)
+		ctx.pass = exit_label(g, &x, ctx.pass);
+	ctx.viol = exit_label(g, &x, g->viol);
+	if ((br = calloc(2 * (in->nany + in->nranges), sizeof(*br))) == NULL)
+		goto oom;
+	for (i = 0; i < in->nany; i++) {
+		br[n++] = in->any[i];
+		if (in->any[i] != UINT64_MAX)
+			br[n++] = in->any[i] + 1;
+	}
+	for (i = 0; i < in->nranges; i++) {
+		br[n++] = in->ranges[i].start;
+		br[n++] = in->ranges[i].end;
+	}
+	if (segs_build(&s, br, n, np_label, &ctx) == -1)
+		goto oom;
+	l = asm_label(&g->a);
+	asm_bind(&g->a, l, nf);
+	if (classify64(&g->a, nf, &s) == -1)
+		goto oom;
+	exits_emit(g, &x, nf);
+	segs_free(&s);
+	free(br);
+	g->np[g->nnp++] = (struct notpin){ c, l };
+	g->tail[g->ntail++] = nf;
+	g->tail[g->ntail++] = cf;
+	return l;
+oom:
+	exits_emit(g, &x, nf);
+	segs_free(&s);
+	free(br);
+	g->a.oom = true;
+	return g->viol;
+}
+
+/* ---- one number's block ---- */
+
+struct blk_ctx {
+	const struct unit *u;
+	uint32_t pass, miss;
+};
+
+static uint32_t
+blk_label(void *ctx, uint64_t ip)
+{
+	struct blk_ctx *c = ctx;
+	size_t lo = 0, hi = c->u->np;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->u->p[mid].ip == ip)
+			return c->pass;
+		if (c->u->p[mid].ip < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return c->miss;
+}
+
+static int
+abi_of(uint64_t key)
+{
+	if (key < KEY_X86)
+		return SP_ABI_I386;
+	return key & SP_BPF_X32_BIT ? SP_ABI_X32 : SP_ABI_X86_64;
+}
+
+int
+make_block(struct pgen *g, struct unit *u)
+{
+	int abi = abi_of(g->kbase + u->nr);
+	struct cont c = policy_cont(abi, u->nr, g->in->flags);
+	struct blk_ctx ctx = { u, 0, 0 };
+	struct segs s = { NULL, 0 };
+	uint64_t *br;
+	size_t i, n = 0;
+	int rc = -1;
+
+	u->cf = asm_frag(&g->a);
+	u->bf = asm_frag(&g->a);
+	ctx.pass = emit_cont(&g->a, u->cf, c, g->allow, g->eacces);
+	if (ctx.pass == g->allow || ctx.pass == g->eacces) {
+		/* a return: through the chunk's exits */
+		u->pass_target = ctx.pass;
+		u->pass_far = true;
+		ctx.pass = u->pass_exit = asm_label(&g->a);
+	}
+	u->miss_target = abi == SP_ABI_X86_64 ? notpin(g, c) : g->viol;
+	ctx.miss = u->miss_exit = asm_label(&g->a);
+	if ((br = calloc(2 * u->np, sizeof(*br))) == NULL)
+		return -1;
+	for (i = 0; i < u->np; i++) {
+		br[n++] = u->p[i].ip;
+		if (u->p[i].ip != UINT64_MAX)
+			br[n++] = u->p[i].ip + 1;
+	}
+	if (segs_build(&s, br, n, blk_label, &ctx) == -1)
+		goto out;
+	u->label = asm_label(&g->a);
+	asm_bind(&g->a, u->label, u->bf);
+	rc = classify64(&g->a, u->bf, &s);
+	u->size = asm_frag_len(&g->a, u->bf) + asm_frag_len(&g->a, u->cf);
+out:
+	segs_free(&s);
+	free(br);
+	return rc;
+}
+

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The policy of include/syspin/bpf.h written as plainly as possible, to
+ * check generated programs against: linear scans, one rule per line.
+ */
+#ifndef SYSPIN_TESTS_MODEL_H
+#define SYSPIN_TESTS_MODEL_H
+
+#include <linux/seccomp.h>
+
+#include <syspin/bpf.h>
+
+/* What the filter for in must return for d. */
+uint32_t model_verdict(const struct sp_bpf_input *in,
+    const struct seccomp_data *d);
+
+#endif

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Generated programs against the reference model (model.c), run by the
+ * interpreter (interp.c): random tables of every size, including tables
+ * whose filter must be split, random and edge-case calls.  Fixed seeds.
+ */
+#include <linux/audit.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "check.h"
+#include "interp.h"
+#include "model.h"
+
+static void
+run_random(uint64_t seed, size_t npins, size_t ntables, size_t nq,
+    size_t *most_progs)
+{
+	struct progset s;
+	struct table t;
+	uint64_t r = seed;
+	size_t i, j, steps, bad;
+
+	*most_progs = 0;
+	for (i = 0; i < ntables; i++) {
+		table_random(&t, &r, npins);
+		progset_make(&s, &t.in);
+		for (j = 0; j < s.n; j++)
+			assert_true(s.p[j].len <= BPF_MAXINSNS);
+		if (s.n > *most_progs)
+			*most_progs = s.n;
+		bad = compare_many(&t, &s, &r, nq, &steps);
+		if (bad != 0)
+			fail_msg("seed %#llx table %zu (%zu pins, flags %#x, "
+			    "action %#x, %zu programs): %zu of %zu calls "
+			    "disagree", (unsigned long long)seed, i, npins,
+			    t.in.flags, t.in.action, s.n, bad, nq);
+		progset_free(&s);
+		table_free(&t);
+	}
+}
+
+static void
+test_random_small(void **state)
+{
+	static const size_t sizes[] = { 0, 1, 2, 3, 5, 8, 20, 60 };
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(sizes) / sizeof(*sizes); i++)
+		run_random(0x5eed0000 + i, sizes[i], 40, 1500, &n);
+}
+
+static void
+test_random_medium(void **state)
+{
+	size_t n;
+
+	(void)state;
+	run_random(0xfeed1, 300, 12, 4000, &n);
+	run_random(0xfeed2, 900, 6, 4000, &n);
+}
+
+/* Tables far over BPF_MAXINSNS: split, and still the same policy. */
+static void
+test_random_split(void **state)
+{
+	size_t n;
+
+	(void)state;
+	run_random(0x5b117, 3000, 3, 6000, &n);
+	assert_true(n >= 2);
+	run_random(0x5b118, 7000, 2, 6000, &n);
+	assert_true(n >= 4);
+}
+
+/* A real process: one program, few executed instructions. */
+static void
+test_realistic_path(void **state)
+{
+	static const unsigned flags[] = { 0, SP_BPF_STRICT, SP_BPF_ALLOW_JIT,
+		SP_BPF_STRICT | SP_BPF_ALLOW_JIT, SP_BPF_AUDIT };
+	struct progset s;
+	struct table t;
+	uint64_t r = 42;
+	size_t i, seed, path, steps;
+
+	(void)state;
+	for (seed = 1; seed <= 8; seed++)
+		for (i = 0; i < sizeof(flags) / sizeof(*flags); i++) {
+			table_realistic(&t, seed);
+			t.in.flags = flags[i];
+			progset_make(&s, &t.in);
+			assert_int_equal(s.n, 1);
+			path = sp_bpf_path_max(&s.p[0]);
+			if (seed == 1)
+				print_message("realistic table (%zu pins), "
+				    "flags %#x: %zu instructions, worst "
+				    "path %zu\n", t.npins, flags[i],
+				    s.p[0].len, path);
+			assert_true(path < 40);
+			assert_int_equal(compare_many(&t, &s, &r, 5000,
+			    &steps), 0);
+			assert_true(steps <= path);
+			progset_free(&s);
+			table_free(&t);
+		}
+}
+
+/* Hand-picked calls around 32-bit boundaries of the instruction pointer. */
+static void
+test_edges(void **state)
+{
+	static const struct sp_bpf_pin pins[] = {
+		{ 1, 0xffffffffull, SP_ABI_X86_64 },
+		{ 1, 0x100000000ull, SP_ABI_X86_64 },
+		{ 1, 0x7fffffffffffull, SP_ABI_X86_64 },
+		{ 0, 0x800000000000ull, SP_ABI_X86_64 },
+		{ 0x3fffffff, UINT64_MAX, SP_ABI_X86_64 },
+		{ 39, 0x100000002ull, SP_ABI_X32 },
+		{ 20, 0x100000002ull, SP_ABI_I386 },
+		{ 9, 0x100000010ull, SP_ABI_X86_64 },
+	};
+	static const struct sp_bpf_range ranges[] = {
+		{ 0xfffff000ull, 0x100001000ull },
+		{ 0x7ffffffff000ull, 0x800000001000ull },
+	};
+	static const uint64_t any[] = { 0x100000004ull };
+	static const uint64_t ips[] = { 0, 0xfffff000ull, 0xffffefffull,
+		0xfffffffeull, 0xffffffffull, 0x100000000ull, 0x100000001ull,
+		0x100000002ull, 0x100000004ull, 0x100000010ull,
+		0x100000fffull, 0x100001000ull, 0x1ffffffffull,
+		0x7fffffffffffull, 0x800000000000ull, 0x7ffeffffffffull,
+		0x800000000fffull, 0x800000001000ull, UINT64_MAX,
+		UINT64_MAX - 1, 0x7fff00000000ull, 0x8000ffffffffull };
+	static const uint32_t nrs[] = { 0, 1, 2, 9, 10, 20, 39,
+		39 | SP_BPF_X32_BIT, 0x3fffffff, 0x40000000, UINT32_MAX };
+	static const uint32_t arches[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386,
+		AUDIT_ARCH_AARCH64 };
+	struct sp_bpf_input in = { pins, sizeof(pins) / sizeof(*pins), any, 1,
+	    ranges, 2, 0, 0 };
+	struct seccomp_data d;
+	struct progset s;
+	size_t f, a, n, i, bad = 0;
+	uint32_t want, got;
+
+	(void)state;
+	for (f = 0; f < 8; f++) {
+		in.flags = (unsigned)f;
+		progset_make(&s, &in);
+		for (a = 0; a < 3; a++)
+			for (n = 0; n < sizeof(nrs) / sizeof(*nrs); n++)
+				for (i = 0; i < sizeof(ips) / sizeof(*ips);
+				    i++) {
+					memset(&d, 0, sizeof(d));
+					d.arch = arches[a];
+					d.nr = (int)nrs[n];
+					d.instruction_pointer = ips[i];
+					d.args[2] = 7;
+					want = model_verdict(&in, &d);
+					got = sp_interp_run_set(s.fp, s.n, &d,
+					    NULL);
+					if (want != got && bad++ < 5)
+						print_message("flags %zu arch "
+						    "%#x nr %#x ip %#llx: %#x "
+						    "!= %#x\n", f, d.arch,
+						    (unsigned)d.nr,
+						    (unsigned long long)ips[i],
+						    want, got);
+				}
+		progset_free(&s);
+	}
+	assert_int_equal(bad, 0);
+}
+
+static uint32_t
+verdict(const struct progset *s, uint32_t arch, uint32_t nr, uint64_t ip,
+    uint64_t a0, uint64_t a2, uint64_t a3)
+{
+	struct seccomp_data d = { .nr = (int)nr, .arch = arch,
+	    .instruction_pointer = ip, .args = { a0, 0, a2, a3, 0, 0 } };
+
+	return sp_interp_run_set(s->fp, s->n, &d, NULL);
+}
+
+#define X64 AUDIT_ARCH_X86_64
+#define KILL SECCOMP_RET_KILL_PROCESS
+#define OK SECCOMP_RET_ALLOW
+#define NOPE (SECCOMP_RET_ERRNO | EACCES)
+
+/* The policy stated directly, without the model. */
+static void
+test_spot_checks(void **state)
+{
+	static const struct sp_bpf_pin pins[] = {
+		{ 39, 0x401002, 0 }, { 9, 0x401010, 0 },
+		{ 10, 0x401020, 0 }, { 59, 0x401030, 0 },
+		{ 135, 0x401040, 0 },
+	};
+	static const struct sp_bpf_range img = { 0x400000, 0x402000 };
+	static const uint64_t any = 0x401100;
+	struct sp_bpf_input in = { pins, 5, &any, 1, &img, 1, 0, 0 };
+	uint64_t out = 0x7f0000001002;
+	struct progset s;
+
+	(void)state;
+	progset_make(&s, &in);
+	assert_int_equal(verdict(&s, X64, 39, 0x401002, 0, 0, 0), OK);
+	assert_int_equal(verdict(&s, X64, 39, 0x401000, 0, 0, 0), KILL);
+	assert_int_equal(verdict(&s, X64, 39, 0x401003, 0, 0, 0), KILL);
+	assert_int_equal(verdict(&s, X64, 40, 0x401002, 0, 0, 0), KILL);
+	assert_int_equal(verdict(&s, X64, 39, 0x100401002, 0, 0, 0), OK);
+	assert_int_equal(verdict(&s, X64, 39, out, 0, 0, 0), OK);
+	assert_int_equal(verdict(&s, X64, 500, 0x401100, 0, 0, 0), OK);
+	assert_int_equal(verdict(&s, X64, 39 | SP_BPF_X32_BIT, 0x401002, 0,
+	    0, 0), KILL);
+	assert_int_equal(verdict(&s, X64, 39 | SP_BPF_X32_BIT, out, 0, 0, 0),
+	    KILL);
+	assert_int_equal(verdict(&s, AUDIT_ARCH_I386, 20, out, 0, 0, 0),
+	    KILL);
+	assert_int_equal(verdict(&s, AUDIT_ARCH_AARCH64, 39, 0x401002, 0, 0,
+	    0), KILL);
+	/* mmap: anonymous or writable executable memory is refused */
+	assert_int_equal(verdict(&s, X64, 9, 0x401010, 0, 5, 0x22), NOPE);
+	assert_int_equal(verdict(&s, X64, 9, 0x401010, 0, 7, 0x02), NOPE);
+	assert_int_equal(verdict(&s, X64, 9, 0x401010, 0, 5, 0x02), OK);
+	assert_int_equal(verdict(&s, X64, 9, 0x401010, 0, 3, 0x22), OK);
+	assert_int_equal(verdict(&s, X64, 9, out, 0, 5, 0x22), NOPE);
+	assert_int_equal(verdict(&s, X64, 9, 0x401012, 0, 3, 0x22), KILL);
+	assert_int_equal(verdict(&s, X64, 10, 0x401020, 0, 4, 0), NOPE);
+	assert_int_equal(verdict(&s, X64, 10, 0x401020, 0, 3, 0), OK);
+	assert_int_equal(verdict(&s, X64, 329, out, 0, 4, 0), NOPE);
+	assert_int_equal(verdict(&s, X64, 30, out, 0, 0x8000, 0), NOPE);
+	assert_int_equal(verdict(&s, X64, 135, 0x401040, 0x400000, 0, 0),
+	    NOPE);
+	assert_int_equal(verdict(&s, X64, 135, 0x401040, UINT32_MAX, 0, 0),
+	    OK);
+	assert_int_equal(verdict(&s, X64, 59, 0x401030, 0, 0, 0), OK);
+	progset_free(&s);
+
+	in.flags = SP_BPF_STRICT;
+	progset_make(&s, &in);
+	assert_int_equal(verdict(&s, X64, 39, out, 0, 0, 0), KILL);
+	assert_int_equal(verdict(&s, X64, 39, 0x401002, 0, 0, 0), OK);
+	assert_int_equal(verdict(&s, X64, 9, 0x401010, 0, 5, 0x02), NOPE);
+	assert_int_equal(verdict(&s, X64, 59, 0x401030, 0, 0, 0), NOPE);
+	progset_free(&s);
+
+	in.flags = SP_BPF_ALLOW_JIT;
+	in.action = SECCOMP_RET_LOG;
+	progset_make(&s, &in);
+	assert_int_equal(verdict(&s, X64, 9, out, 0, 7, 0x22), OK);
+	assert_int_equal(verdict(&s, X64, 10, 0x401020, 0, 4, 0), OK);
+	assert_int_equal(verdict(&s, X64, 39, 0x401000, 0, 0, 0),
+	    SECCOMP_RET_LOG);
+	progset_free(&s);
+}
+
+/* The comparison can fail: a filter missing one pin is caught. */
+static void
+test_detects_wrong_filter(void **state)
+{
+	struct progset s;
+	struct table t;
+	struct sp_bpf_input cut;
+	uint64_t r = 7;
+	size_t steps;
+
+	(void)state;
+	table_realistic(&t, 3);
+	cut = t.in;
+	cut.npins--;		/* the filter lacks the last pin */
+	progset_make(&s, &cut);
+	t.pins[0] = t.pins[t.npins - 1];	/* and queries aim at it */
+	assert_true(compare_many(&t, &s, &r, 20000, &steps) > 0);
+	progset_free(&s);
+	table_free(&t);
+}
+
+static void
+test_bad_input(void **state)
+{
+	struct sp_bpf_pin pin = { 1, 0x1000, SP_ABI_X86_64 };
+	struct sp_bpf_range rg = { 0x2000, 0x1000 };
+	struct sp_bpf_input in = { &pin, 1, NULL, 0, NULL, 0, 0, 0 };
+	struct sp_bpf_prog *p;
+	struct sp_error err;
+	struct sp_bpf_pin *many;
+	size_t n, i;
+
+	(void)state;
+	pin.nr = 1 | SP_BPF_X32_BIT;
+	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
+	pin.nr = 1;
+	pin.abi = 3;
+	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
+	pin.abi = 0;
+	in.action = SECCOMP_RET_ALLOW;
+	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
+	in.action = 0;
+	in.flags = 0x100;
+	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
+	in.flags = 0;
+	in.ranges = &rg;
+	in.nranges = 1;
+	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
+	in.nranges = 0;
+	/* one number with more sites than a program holds: an error, not
+	 * a truncated program */
+	assert_non_null(many = calloc(5000, sizeof(*many)));
+	for (i = 0; i < 5000; i++)
+		many[i] = (struct sp_bpf_pin){ 202, 0x10000 + 16 * i,
+		    SP_ABI_X86_64 };
+	in.pins = many;
+	in.npins = 5000;
+	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
+	assert_non_null(strstr(err.msg, "alone"));
+	in.npins = 1000;
+	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), 0);
+	assert_int_equal(n, 1);
+	sp_bpf_free(p, n);
+	free(many);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spot_checks),
+		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_realistic_path),
+		cmocka_unit_test(test_detects_wrong_filter),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_random_small),
+		cmocka_unit_test(test_random_medium),
+		cmocka_unit_test(test_random_split),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
