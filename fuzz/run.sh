@@ -35,7 +35,7 @@ ASAN_OPTIONS=detect_leaks=1 \
     -print_final_stats=1 -artifact_prefix="$build/fuzz/artifacts/" \
     "$build/fuzz/corpus" "$build/fuzz/seeds" || rc=$?
 n=$(ls "$build/fuzz/artifacts" | wc -l)
-echo "fuzz: ran ${secs}s, corpus $(ls "$build/fuzz/corpus" | wc -l) inputs," \
+echo "fuzz: fuzzer exit status $rc after at most ${secs}s, corpus $(ls "$build/fuzz/corpus" | wc -l) inputs," \
     "$n artifact(s) in $build/fuzz/artifacts"
 if [ "$n" -gt 0 ] || [ "$rc" -ne 0 ]; then
 	ls -l "$build/fuzz/artifacts"
