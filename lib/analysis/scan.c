@@ -46,16 +46,22 @@ u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Every position of byte `lead` followed by a trap's second byte. */
+/*
+ * Every trap's opcode bytes, found by the rarer of their two bytes (0x05
+ * and 0x34 are much less common in code than 0x0f).
+ */
 static int
-find_lead(const struct sp_segment *s, const uint8_t *p, uint8_t lead,
-    struct site_set *ss)
+find_byte(const struct sp_segment *s, const uint8_t *p, uint8_t byte,
+    int delta, struct site_set *ss)
 {
-	const uint8_t *q = p, *end = p + s->filesz - 1;
+	const uint8_t *q = p + 1, *end = p + s->filesz - 1;
 
-	while (q < end && (q = memchr(q, lead, (size_t)(end - q))) != NULL) {
-		if (trap_bytes(q) >= 0 && site_set_candidate(ss, s->vaddr +
-		    (uint64_t)(q - p)) != 0)
+	if (delta == 0)
+		q = p;
+	while (q < end && (q = memchr(q, byte, (size_t)(end - q))) != NULL) {
+		const uint8_t *op = q - delta;
+		if (trap_bytes(op) >= 0 && site_set_candidate(ss, s->vaddr +
+		    (uint64_t)(op - p)) != 0)
 			return -1;
 		q++;
 	}
@@ -70,8 +76,9 @@ find_candidates(struct analysis *a, struct site_set *ss)
 		const uint8_t *p = a->elf->data + s->offset;
 		if (!(s->flags & PF_X) || s->filesz < 2)
 			continue;
-		if (find_lead(s, p, 0x0f, ss) != 0 ||
-		    find_lead(s, p, 0xcd, ss) != 0)
+		if (find_byte(s, p, 0x05, 1, ss) != 0 ||
+		    find_byte(s, p, 0x34, 1, ss) != 0 ||
+		    find_byte(s, p, 0xcd, 0, ss) != 0)
 			return -1;
 	}
 	qsort(ss->cand, ss->ncand, sizeof(*ss->cand), u64_cmp);

@@ -16,14 +16,6 @@ struct range {
 };
 
 static int
-range_cmp(const void *a, const void *b)
-{
-	const struct range *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-static int
 add_unit(struct analysis *a, size_t *cap, uint64_t start, uint64_t end,
     bool covered)
 {
@@ -46,28 +38,44 @@ add_unit(struct analysis *a, size_t *cap, uint64_t start, uint64_t end,
 	return 0;
 }
 
-/* Collects the FDE and symbol ranges lying inside [lo, hi). */
+/* Appends the ranges of v[] lying inside [lo, hi), in address order. */
+static size_t
+take(const struct sp_symbol *v, size_t n, uint64_t lo, uint64_t hi,
+    struct range *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i].addr >= lo && v[i].addr < hi && v[i].size > 0) {
+			uint64_t end = v[i].addr + v[i].size;
+			out[k++] = (struct range){ v[i].addr,
+			    end > hi || end < v[i].addr ? hi : end };
+		}
+	return k;
+}
+
+/*
+ * The FDE and symbol ranges lying inside [lo, hi), sorted by start.  Both
+ * lists are already sorted (lib/elf sorts them): merge, do not sort.
+ */
 static struct range *
 ranges_in(const struct sp_elf *elf, uint64_t lo, uint64_t hi, size_t *n)
 {
-	struct range *r = malloc((elf->nfdes + elf->nsyms + 1) * sizeof(*r));
-	size_t k = 0;
+	size_t total = elf->nfdes + elf->nsyms + 1, na, nb, i = 0, j = 0, k = 0;
+	struct range *a = malloc(total * sizeof(*a)), *b, *r;
 
-	if (r == NULL)
+	b = malloc(total * sizeof(*b));
+	r = malloc(total * sizeof(*r));
+	if (a == NULL || b == NULL || r == NULL) {
+		free(a), free(b), free(r);
 		return NULL;
-	for (size_t i = 0; i < elf->nfdes; i++)
-		if (elf->fdes[i].addr >= lo && elf->fdes[i].addr < hi)
-			r[k++] = (struct range){ elf->fdes[i].addr,
-			    elf->fdes[i].addr + elf->fdes[i].size };
-	for (size_t i = 0; i < elf->nsyms; i++)
-		if (elf->syms[i].addr >= lo && elf->syms[i].addr < hi &&
-		    elf->syms[i].size > 0)
-			r[k++] = (struct range){ elf->syms[i].addr,
-			    elf->syms[i].addr + elf->syms[i].size };
-	for (size_t i = 0; i < k; i++)
-		if (r[i].end > hi || r[i].end < r[i].start)
-			r[i].end = hi;
-	qsort(r, k, sizeof(*r), range_cmp);
+	}
+	na = take(elf->fdes, elf->nfdes, lo, hi, a);
+	nb = take(elf->syms, elf->nsyms, lo, hi, b);
+	while (i < na || j < nb)
+		r[k++] = j == nb || (i < na && a[i].start <= b[j].start) ?
+		    a[i++] : b[j++];
+	free(a), free(b);
 	*n = k;
 	return r;
 }

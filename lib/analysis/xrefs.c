@@ -8,6 +8,7 @@
  * address is taken.  Data words and RELA addends equal to a target are
  * taken addresses too (function pointers, RELR-implicit addends).
  */
+#include <emmintrin.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +84,62 @@ can_precede(uint8_t b)
 {
 	return b == 0xe8 || b == 0xe9 || (b & 0xf0) == 0x80 ||
 	    (b & 0xc7) == 0x05;
+}
+
+/*
+ * One target: a rel32 field at offset o refers to it iff its value plus o
+ * equals one constant k (mod 2^32).  SSE2 checks 16 offsets per step:
+ * four unaligned loads at o..o+3 hold the fields of o, o+1, ... o+15 as
+ * dword lanes.  Steps with a hit are looked at again one by one.
+ */
+static bool
+chunk_has_hit(const uint8_t *p, uint64_t o, uint32_t k)
+{
+	const __m128i want = _mm_set1_epi32((int)k);
+	__m128i any = _mm_setzero_si128();
+
+	for (int j = 0; j < 4; j++) {
+		__m128i d = _mm_loadu_si128((const __m128i *)(p + o + j));
+		__m128i pos = _mm_add_epi32(_mm_set1_epi32((int)(uint32_t)(o +
+		    (uint64_t)j)), _mm_set_epi32(12, 8, 4, 0));
+		any = _mm_or_si128(any, _mm_cmpeq_epi32(_mm_add_epi32(d, pos),
+		    want));
+	}
+	return _mm_movemask_epi8(any) != 0;
+}
+
+static int
+scan_rel32_one(const struct sp_segment *s, const uint8_t *p, uint64_t t,
+    struct xref_buf *b)
+{
+	const uint32_t k = (uint32_t)(t - s->vaddr - 4);
+	uint64_t o = 1;
+
+	for (;;) {
+		/* A step reads p[o .. o+18]: stay inside the segment. */
+		bool fast = o + 19 <= s->filesz;
+		uint64_t lim = fast ? o + 16 : s->filesz - 3;
+		if (o >= lim)
+			break;
+		if (fast && !chunk_has_hit(p, o, k)) {
+			o = lim;
+			continue;
+		}
+		for (; o < lim; o++) {
+			uint32_t d;
+			uint64_t from;
+			uint8_t kind;
+			memcpy(&d, p + o, 4);
+			if ((uint32_t)(d + (uint32_t)o) != k ||
+			    !classify(p, o, &from, &kind))
+				continue;
+			if (xpush(b, s->vaddr + from, t, kind) != 0)
+				return -1;
+		}
+		if (!fast)
+			break;
+	}
+	return 0;
 }
 
 /* rel32 fields anywhere in an executable segment. */
@@ -180,8 +237,10 @@ xrefs_find(struct analysis *a, const uint64_t *targets, size_t n,
 		const struct sp_segment *s = &elf->segs[i];
 		if (!(s->flags & PF_X))
 			continue;
-		if (scan_rel32(s, elf->data + s->offset, targets, n, targets[0],
-		    targets[n - 1], &b) != 0)
+		int rc = n == 1 ? scan_rel32_one(s, elf->data + s->offset,
+		    targets[0], &b) : scan_rel32(s, elf->data + s->offset,
+		    targets, n, targets[0], targets[n - 1], &b);
+		if (rc != 0)
 			goto fail;
 	}
 	for (size_t i = 0; i < n; i++)

@@ -280,6 +280,6 @@ sp_elf_read_eh_frame(struct sp_elf *elf, const struct sp_elf_build *b,
 	if (walk(elf, vaddr, size) != 0)
 		return sp_error_set(err, "out of memory");
 	if (elf->nfdes > 1)
-		qsort(elf->fdes, elf->nfdes, sizeof(*elf->fdes), sp_symbol_cmp);
+		sp_symbols_sort(elf->fdes, elf->nfdes);
 	return 0;
 }

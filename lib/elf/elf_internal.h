@@ -65,5 +65,7 @@ sp_elf_file_ptr(const struct sp_elf *elf, uint64_t off, uint64_t len)
 }
 
 int sp_symbol_cmp(const void *a, const void *b);
+/* Sorts by address (then larger first), skipping sorted input. */
+void sp_symbols_sort(struct sp_symbol *v, size_t n);
 
 #endif

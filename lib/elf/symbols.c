@@ -21,6 +21,17 @@ struct symtab {
 	uint64_t strsz;
 };
 
+/* .eh_frame and symbol tables are usually in address order already. */
+void
+sp_symbols_sort(struct sp_symbol *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (sp_symbol_cmp(&v[i - 1], &v[i]) > 0) {
+			qsort(v, n, sizeof(*v), sp_symbol_cmp);
+			return;
+		}
+}
+
 int
 sp_symbol_cmp(const void *a, const void *b)
 {
@@ -175,7 +186,7 @@ collect(const struct sp_elf *elf, const struct symtab *t, bool exports_only,
 		v[n++] = (struct sp_symbol){ s.st_value, s.st_size,
 		    name ? name : "" };
 	}
-	qsort(v, n, sizeof(*v), sp_symbol_cmp);
+	sp_symbols_sort(v, n);
 	*out = v;
 	*nout = n;
 	return 0;
