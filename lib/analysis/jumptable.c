@@ -174,6 +174,7 @@ resync(struct analysis *a, struct unit *u, uint64_t to)
 	free(u->targets);
 	u->targets = NULL;
 	u->have_targets = false;
+	u->ntargets = 0;
 	return 0;
 }
 

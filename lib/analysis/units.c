@@ -324,6 +324,7 @@ unit_merge_fallthrough(struct analysis *a, struct unit *u)
 	free(prev->targets);
 	prev->targets = NULL;
 	prev->have_targets = false;
+	prev->ntargets = 0;
 	flow_free(&prev->graph);
 	insn_list_free(&prev->code);
 	prev->decoded = prev->solved = false;
