@@ -118,11 +118,33 @@ gnu_hash_count(const struct sp_elf *elf, uint64_t vaddr)
 	return 0;
 }
 
+/* One past the highest symbol index a relocation table names. */
+static uint64_t
+reloc_sym_count(const struct sp_elf *elf, uint64_t rel, uint64_t relsz)
+{
+	uint64_t n = relsz / sizeof(Elf64_Rela), max = 0;
+	const uint8_t *p = rel ? sp_elf_vaddr_ptr(elf, rel,
+	    n * sizeof(Elf64_Rela)) : NULL;
+
+	for (uint64_t i = 0; p != NULL && i < n && i < MAX_SYMS; i++) {
+		Elf64_Rela r;
+		memcpy(&r, p + i * sizeof(r), sizeof(r));
+		if (ELF64_R_SYM(r.r_info) + 1 > max)
+			max = ELF64_R_SYM(r.r_info) + 1;
+	}
+	return max;
+}
+
+/*
+ * Without section headers the symbol count comes from the hash table; a
+ * GNU hash table does not cover undefined symbols, so the relocations'
+ * symbol indexes are taken into account too.
+ */
 static bool
 table_from_dynamic(const struct sp_elf *elf, const struct sp_elf_build *b,
     struct symtab *t)
 {
-	uint64_t n = 0;
+	uint64_t n = 0, r1, r2;
 
 	if (b->dt_symtab == 0 || b->dt_strtab == 0 || b->dt_strsz == 0)
 		return false;
@@ -136,6 +158,10 @@ table_from_dynamic(const struct sp_elf *elf, const struct sp_elf_build *b,
 	}
 	if (n == 0 && b->dt_gnu_hash != 0)
 		n = gnu_hash_count(elf, b->dt_gnu_hash);
+	r1 = reloc_sym_count(elf, b->dt_jmprel, b->dt_pltrelsz);
+	r2 = reloc_sym_count(elf, b->dt_rela, b->dt_relasz);
+	n = n > r1 ? n : r1;
+	n = n > r2 ? n : r2;
 	if (n == 0 || n > MAX_SYMS)
 		return false;
 	t->syms = (const Elf64_Sym *)sp_elf_vaddr_ptr(elf, b->dt_symtab,
