@@ -106,6 +106,23 @@ branches_to(const struct insn *in, uint64_t func)
 
 static void resolve_into(struct analysis *a, struct presult *r);
 
+/* The jump of a PLT stub through a GOT slot: the stub's own callers are
+ * found through the stub's address, so this reference adds nothing. */
+static bool
+in_plt_stub(const struct sp_elf *elf, uint64_t from)
+{
+	size_t lo = 0, hi = elf->nplt;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (elf->plt[mid].addr <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && from - elf->plt[lo - 1].addr < 16;
+}
+
 /* One candidate reference to r->func: verify it, then fold its value. */
 static void
 one_caller(struct analysis *a, struct presult *r, const struct xref *x)
@@ -115,6 +132,8 @@ one_caller(struct analysis *a, struct presult *r, const struct xref *x)
 	struct val v;
 	long idx;
 
+	if (x->kind == XREF_JMP && in_plt_stub(a->elf, x->from))
+		return;
 	if (x->kind == XREF_DATA || x->kind == XREF_RIPREL) {
 		set_top(r, "function address is taken (may be called "
 		    "indirectly)", x->from);
