@@ -16,6 +16,12 @@ build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
 demo: build
+	@printf '\n\033[1m$$ syspin scan -v examples/pinme\033[0m\n'
+	@$(BUILD)/cli/syspin scan -v $(BUILD)/examples/pinme
+	@printf '\n\033[1m$$ syspin scan --vdso\033[0m\n'
+	@$(BUILD)/cli/syspin scan --vdso
+	@printf '\n\033[1m$$ syspin scan libc.so.6 | tail -1\033[0m\n'
+	@$(BUILD)/cli/syspin scan /lib/x86_64-linux-gnu/libc.so.6 | tail -1
 	@sh scripts/demo.sh $(BUILD)
 
 check: build
