@@ -65,6 +65,8 @@ site_json(const struct sp_scan *sc, const struct sp_site *s)
 	    json_object_new_string(sp_reg_name(s->param_reg)) : NULL);
 	json_object_object_add(o, "reason", s->reason ?
 	    json_object_new_string(s->reason) : NULL);
+	json_object_object_add(o, "reason_addr", s->reason_addr ?
+	    hex(s->reason_addr) : NULL);
 	json_object_object_add(o, "flags", site_flags(s->flags));
 	return o;
 }

@@ -74,6 +74,8 @@ print_site(FILE *f, const struct sp_scan *sc, const struct sp_site *s)
 	    sp_trap_kind_name(s->kind), s->length, sp_how_name(s->how));
 	if (s->how == SP_HOW_UNRESOLVED) {
 		fprintf(f, "any: %s", s->reason ? s->reason : "unknown");
+		if (s->reason_addr != 0)
+			fprintf(f, " at 0x%" PRIx64, s->reason_addr);
 		if (s->param_reg >= 0)
 			fprintf(f, " (parameter %s of 0x%" PRIx64 ")",
 			    sp_reg_name(s->param_reg), s->function);

@@ -59,6 +59,7 @@ struct sp_site {
 	uint32_t nr_count;	/* sorted, unique; 0 with SP_HOW_UNRESOLVED */
 	uint64_t function;	/* start of the enclosing function or gap */
 	const char *reason;	/* static text: why unresolved, or NULL */
+	uint64_t reason_addr;	/* where the reason applies (a caller), or 0 */
 };
 
 /*

@@ -103,4 +103,8 @@ const struct presult *resolve_param(struct analysis *a, uint64_t func,
 
 bool is_export(const struct sp_elf *elf, uint64_t addr, const char **name);
 
+/* Runtime models (models.c): when `func` replays a number stored in memory
+ * by a known runtime contract, fills out->nrs (or top, with a reason). */
+bool model_numbers(struct analysis *a, uint64_t func, struct presult *out);
+
 #endif

@@ -164,6 +164,18 @@ kill_all_slots_if_stack(struct state *st, int base)
 		st->nslots = 0;
 }
 
+/* A store we do not model: forget the stack bytes it may change. */
+static void
+kill_written(struct state *st, const struct effect *e)
+{
+	int64_t off;
+
+	if (e->width != 0 && stack_off(st, e->src, &off))
+		slot_kill_range(st, off + e->imm, e->width);
+	else
+		kill_all_slots_if_stack(st, e->src);
+}
+
 static void
 do_push(struct state *st, struct val v)
 {
@@ -257,7 +269,7 @@ transfer(struct state *st, const struct insn *in)
 		break;
 	default:
 		if (e->mem_unknown)
-			kill_all_slots_if_stack(st, e->src);
+			kill_written(st, e);
 		break;
 	}
 	for (int r = 0; r < SP_NREGS; r++)

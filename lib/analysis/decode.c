@@ -274,6 +274,11 @@ effect_mem_write(const ZydisDecodedInstruction *in,
 			continue;
 		e->mem_unknown = true;
 		e->src = (int8_t)gpr(op[i].mem.base);
+		/* [base + disp] of a known size: only those bytes change. */
+		if (simple_mem(&op[i]) && op[i].size / 8 <= 255) {
+			e->imm = op[i].mem.disp.value;
+			e->width = (uint8_t)(op[i].size / 8);
+		}
 		return;
 	}
 }
@@ -340,7 +345,9 @@ fill_flow(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
 	case ZYDIS_CATEGORY_CALL:
 		out->flow = direct ? FLOW_CALL : FLOW_ICALL;
 		out->target = direct ? target : rip_slot(in, op, addr);
-		out->eff.clobber |= CALLER_SAVED;
+		/* rsp is back where it was when the callee returns. */
+		out->eff.clobber = (uint16_t)((out->eff.clobber | CALLER_SAVED) &
+		    ~(1u << SP_REG_RSP));
 		return;
 	case ZYDIS_CATEGORY_RET:
 		out->flow = FLOW_RET;

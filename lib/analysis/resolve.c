@@ -149,6 +149,11 @@ one_caller(struct analysis *a, struct presult *r, const struct xref *x)
 	if (!st.reached)
 		return;
 	v = arg_at(&st, &u->code.v[idx], r->param);
+	struct presult modelled = { 0 };
+	if (v.kind != V_SET && model_numbers(a, u->start, &modelled)) {
+		merge(r, &modelled);
+		return;
+	}
 	if (v.kind != V_SET) {
 		set_top(r, "a caller passes a number that is not a constant",
 		    x->from);

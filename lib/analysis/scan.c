@@ -81,7 +81,8 @@ find_candidates(struct analysis *a, struct site_set *ss)
 		    find_byte(s, p, 0xcd, 0, ss) != 0)
 			return -1;
 	}
-	qsort(ss->cand, ss->ncand, sizeof(*ss->cand), u64_cmp);
+	if (ss->ncand > 1)
+		qsort(ss->cand, ss->ncand, sizeof(*ss->cand), u64_cmp);
 	return 0;
 }
 

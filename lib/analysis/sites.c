@@ -116,6 +116,14 @@ resolve_one(struct analysis *a, struct raw_site *s)
 	}
 	flow_state_at(&u->graph, (size_t)idx, &st);
 	v = st.r[SP_REG_RAX];
+	struct presult modelled = { 0 };
+	if (v.kind != V_SET && model_numbers(a, u->start, &modelled)) {
+		s->nrs = modelled.nrs;
+		s->how = SP_HOW_CALLERS;
+		if (modelled.nrs.top)
+			unresolved(s, modelled.reason);
+		return;
+	}
 	if (v.kind != V_SET) {
 		unresolved(s, v.kind == V_STACK ? "number is a stack address" :
 		    "number is computed or loaded from memory");
@@ -130,6 +138,7 @@ resolve_one(struct analysis *a, struct raw_site *s)
 	if (p->nrs.top || p->no_callers) {
 		unresolved(s, p->nrs.top ? p->reason :
 		    "number is a parameter and no caller was found");
+		s->reason_addr = p->nrs.top ? p->reason_addr : 0;
 		s->param_reg = (int8_t)(v.param < SP_NREGS ? v.param : -1);
 		return;
 	}
@@ -181,8 +190,10 @@ emit_nrset(struct sp_scan *out, size_t *cap, const struct nrset *set,
 		out->nrs = v;
 		*cap = ncap;
 	}
-	nrset_list(set, out->nrs + out->nnrs, n);
-	out->nnrs += n;
+	if (n > 0) {
+		nrset_list(set, out->nrs + out->nnrs, n);
+		out->nnrs += n;
+	}
 	return 0;
 }
 
@@ -247,7 +258,7 @@ sites_emit(struct analysis *a, struct site_set *ss, struct sp_scan *out)
 		*s = (struct sp_site){ .addr = r->addr, .length = r->len,
 		    .kind = r->kind, .how = r->how, .flags = r->flags,
 		    .param_reg = r->param_reg, .function = r->unit->start,
-		    .reason = r->reason };
+		    .reason = r->reason, .reason_addr = r->reason_addr };
 		if (emit_nrset(out, &cap, &r->nrs, &s->nr_first,
 		    &s->nr_count) != 0)
 			return -1;

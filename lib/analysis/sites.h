@@ -14,6 +14,7 @@ struct raw_site {
 	int8_t param_reg;
 	struct nrset nrs;
 	const char *reason;
+	uint64_t reason_addr;
 	uint8_t nvia;
 	uint64_t via_addr[MAX_EXPORT_VIA];
 	int8_t via_param[MAX_EXPORT_VIA];

@@ -68,6 +68,8 @@ read_interp(struct sp_elf *elf, struct sp_elf_build *b, const GElf_Phdr *ph,
 
 	if (p == NULL || ph->p_filesz == 0 || ph->p_filesz > 4096)
 		return sp_error_set(err, "truncated or invalid PT_INTERP");
+	if (b->has_interp)
+		return sp_error_set(err, "more than one PT_INTERP");
 	b->has_interp = true;
 	elf->interp = strndup((const char *)p, ph->p_filesz);
 	if (elf->interp == NULL)

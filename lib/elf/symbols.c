@@ -27,6 +27,7 @@ sp_symbols_sort(struct sp_symbol *v, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
 		if (sp_symbol_cmp(&v[i - 1], &v[i]) > 0) {
+			/* n > 1 here, so v is not NULL */
 			qsort(v, n, sizeof(*v), sp_symbol_cmp);
 			return;
 		}
@@ -319,7 +320,8 @@ collect_plt(struct sp_elf *elf)
 			q = base + o + 6;
 		}
 	}
-	qsort(elf->plt, elf->nplt, sizeof(*elf->plt), plt_cmp);
+	if (elf->nplt > 1)
+		qsort(elf->plt, elf->nplt, sizeof(*elf->plt), plt_cmp);
 	return 0;
 }
 
@@ -359,7 +361,8 @@ sp_elf_read_symbols(struct sp_elf *elf, const struct sp_elf_build *b,
 	if (collect_got(elf, &dyn, b->dt_jmprel, b->dt_pltrelsz, &cap) != 0 ||
 	    collect_got(elf, &dyn, b->dt_rela, b->dt_relasz, &cap) != 0)
 		return sp_error_set(err, "out of memory");
-	qsort(elf->got, elf->ngot, sizeof(*elf->got), plt_cmp);
+	if (elf->ngot > 1)
+		qsort(elf->got, elf->ngot, sizeof(*elf->got), plt_cmp);
 	if (collect_plt(elf) != 0)
 		return sp_error_set(err, "out of memory");
 	return 0;
