@@ -45,6 +45,7 @@ struct sp_symbol {
 	uint64_t addr;
 	uint64_t size;
 	const char *name;	/* points into the image; "" for FDEs */
+	bool global;		/* global or weak binding, default visibility */
 };
 
 /* A PLT slot: calling `addr` calls the imported function `name`. */
@@ -78,6 +79,9 @@ struct sp_elf {
 	/* Function symbols (.symtab, else .dynsym), sorted by addr. */
 	struct sp_symbol *syms;
 	size_t nsyms;
+	/* Data objects (STT_OBJECT with a size), sorted by addr. */
+	struct sp_symbol *objects;
+	size_t nobjects;
 	/* Exported (defined, global/weak) functions from .dynsym. */
 	struct sp_symbol *exports;
 	size_t nexports;

@@ -103,6 +103,13 @@ const struct presult *resolve_param(struct analysis *a, uint64_t func,
 
 bool is_export(const struct sp_elf *elf, uint64_t addr, const char **name);
 
+/* The value of a global nothing writes (globals.c); false: unknown. */
+bool global_value(struct analysis *a, uint64_t addr, unsigned width,
+    uint64_t *value);
+
+/* A V_GLOBAL value whose global nothing writes becomes its constant. */
+void resolve_global(struct analysis *a, struct val *v);
+
 /* Runtime models (models.c): when `func` replays a number stored in memory
  * by a known runtime contract, fills out->nrs (or top, with a reason). */
 bool model_numbers(struct analysis *a, uint64_t func, struct presult *out);

@@ -259,6 +259,10 @@ transfer(struct state *st, const struct insn *in)
 		do_push(st, e->mem_unknown ? val_top() :
 		    val_const((uint64_t)e->imm));
 		break;
+	case EFF_LOAD_GLOBAL:
+		write_reg(st, e->dst, val_global((uint64_t)e->imm, e->width),
+		    e->width);
+		break;
 	case EFF_POP:
 		v = do_pop(st);
 		st->r[e->dst] = v;

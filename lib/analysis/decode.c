@@ -133,9 +133,8 @@ is_reg(const ZydisDecodedOperand *op)
 
 static void
 effect_mov(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
-    struct effect *e)
+    uint64_t addr, struct effect *e)
 {
-	(void)in;
 	if (is_reg(&op[0]) && op[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 		e->op = EFF_CONST;
 		e->dst = (int8_t)gpr(op[0].reg.value);
@@ -146,6 +145,15 @@ effect_mov(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
 		e->op = EFF_COPY;
 		e->dst = (int8_t)gpr(op[0].reg.value);
 		e->src = (int8_t)gpr(op[1].reg.value);
+		e->width = (uint8_t)reg_width(op[0].reg.value);
+	} else if (is_reg(&op[0]) && op[1].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+	    op[1].mem.base == ZYDIS_REGISTER_RIP &&
+	    op[1].mem.index == ZYDIS_REGISTER_NONE &&
+	    reg_width(op[0].reg.value) >= 4) {
+		e->op = EFF_LOAD_GLOBAL;
+		e->dst = (int8_t)gpr(op[0].reg.value);
+		e->imm = (int64_t)(addr + in->length +
+		    (uint64_t)op[1].mem.disp.value);
 		e->width = (uint8_t)reg_width(op[0].reg.value);
 	} else if (is_reg(&op[0]) && simple_mem(&op[1])) {
 		e->op = EFF_LOAD;
@@ -292,7 +300,7 @@ fill_effect(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
 	memset(e, 0, sizeof(*e));
 	e->dst = e->src = -1;
 	switch (in->mnemonic) {
-	case ZYDIS_MNEMONIC_MOV: effect_mov(in, op, e); break;
+	case ZYDIS_MNEMONIC_MOV: effect_mov(in, op, addr, e); break;
 	case ZYDIS_MNEMONIC_LEA: effect_lea(in, op, addr, e); break;
 	case ZYDIS_MNEMONIC_PUSH:
 	case ZYDIS_MNEMONIC_POP:
@@ -386,6 +394,23 @@ fill_flow(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
 	}
 }
 
+/* What an instruction does with memory: global-constant inference asks. */
+static void
+fill_memory(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
+    uint64_t addr, struct insn *x)
+{
+	x->is_lea = in->mnemonic == ZYDIS_MNEMONIC_LEA;
+	for (unsigned i = 0; i < in->operand_count; i++) {
+		if (op[i].type != ZYDIS_OPERAND_TYPE_MEMORY)
+			continue;
+		if (op[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+			x->mem_write = true;
+		if (op[i].mem.base == ZYDIS_REGISTER_RIP)
+			x->riprel = addr + in->length +
+			    (uint64_t)op[i].mem.disp.value;
+	}
+}
+
 /* Records the shapes jump-table recovery matches (see jumptable.c). */
 static void
 fill_pattern(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
@@ -476,8 +501,10 @@ decode_region(struct decoder *d, const uint8_t *code, uint64_t avail,
 			if (effects)
 				fill_effect(&in, op, x.addr, &x.eff);
 			fill_flow(&in, op, x.addr, &x);
-			if (effects)
+			if (effects) {
 				fill_pattern(&in, op, &x);
+				fill_memory(&in, op, x.addr, &x);
+			}
 		}
 		if (push(out, &x) != 0)
 			return -1;

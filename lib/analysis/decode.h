@@ -37,6 +37,7 @@ enum eff_op {
 	EFF_PUSH_IMM,	/* rsp -= 8; stack[rsp] = imm */
 	EFF_POP,	/* dst = stack[rsp]; rsp += 8 */
 	EFF_LEAVE,	/* rsp = rbp; rbp = pop */
+	EFF_LOAD_GLOBAL,	/* dst = global memory at imm (rip-relative) */
 };
 
 enum alu { ALU_ADD, ALU_SUB, ALU_AND, ALU_OR, ALU_XOR, ALU_SHL, ALU_SHR };
@@ -71,6 +72,9 @@ struct insn {
 	bool pad;		/* nop or int3: alignment padding */
 	bool noreturn;		/* FLOW_CALL to a function that never returns */
 	uint8_t pat;		/* enum pat */
+	bool mem_write;		/* writes memory */
+	bool is_lea;		/* computes an address (takes it) */
+	uint64_t riprel;	/* address of a rip-relative operand, or 0 */
 	int8_t pr1, pr2;	/* its registers */
 	struct effect eff;
 };

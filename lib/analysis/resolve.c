@@ -106,6 +106,16 @@ branches_to(const struct insn *in, uint64_t func)
 
 static void resolve_into(struct analysis *a, struct presult *r);
 
+void
+resolve_global(struct analysis *a, struct val *v)
+{
+	uint64_t c;
+
+	if (v->kind == V_GLOBAL && global_value(a, v->c[0],
+	    (unsigned)v->c[1], &c))
+		*v = val_const(c);
+}
+
 /* The jump of a PLT stub through a GOT slot: the stub's own callers are
  * found through the stub's address, so this reference adds nothing. */
 static bool
@@ -149,6 +159,7 @@ one_caller(struct analysis *a, struct presult *r, const struct xref *x)
 	if (!st.reached)
 		return;
 	v = arg_at(&st, &u->code.v[idx], r->param);
+	resolve_global(a, &v);
 	struct presult modelled = { 0 };
 	if (v.kind != V_SET && model_numbers(a, u->start, &modelled)) {
 		merge(r, &modelled);
@@ -161,6 +172,10 @@ one_caller(struct analysis *a, struct presult *r, const struct xref *x)
 	}
 	struct presult sub = { 0 };
 	nrset_add_val(&sub.nrs, &v);
+	/* A jump back to its own entry with the number unchanged (Go's
+	 * stack-growth retry, a loop) passes what came in: nothing new. */
+	if (u->start == r->func && v.param == r->param)
+		v.param = PARAM_NONE;
 	if (v.param != PARAM_NONE) {
 		const struct presult *p = resolve_param(a, u->start, v.param);
 		if (p->no_callers && !p->nrs.top) {

@@ -116,6 +116,7 @@ resolve_one(struct analysis *a, struct raw_site *s)
 	}
 	flow_state_at(&u->graph, (size_t)idx, &st);
 	v = st.r[SP_REG_RAX];
+	resolve_global(a, &v);
 	struct presult modelled = { 0 };
 	if (v.kind != V_SET && model_numbers(a, u->start, &modelled)) {
 		s->nrs = modelled.nrs;

@@ -154,29 +154,53 @@ unit_at(struct analysis *a, uint64_t addr)
 	return NULL;
 }
 
-/* Imported functions that never return, by their C library names. */
-static const char *const noreturn_imports[] = {
+/*
+ * Functions that never return, by name: the C library's (called through
+ * the PLT) and language runtimes' (called directly; their code may still
+ * hold a `ret` on a path that is never taken, e.g. Go's gopanic).  A name
+ * ending in '*' is a prefix.
+ */
+static const char *const noreturn_names[] = {
 	"abort", "exit", "_exit", "_Exit", "quick_exit", "__stack_chk_fail",
 	"__assert_fail", "__assert_perror_fail", "__fortify_fail",
 	"__chk_fail", "__libc_fatal", "err", "errx", "verr", "verrx",
 	"pthread_exit", "longjmp", "siglongjmp", "_longjmp", "__longjmp_chk",
 	"__cxa_throw", "__cxa_rethrow", "_Unwind_Resume", "_ZSt9terminatev",
+	"runtime.gopanic", "runtime.throw", "runtime.fatal",
+	"runtime.fatalthrow", "runtime.fatalpanic", "runtime.panic*",
+	"runtime.goPanic*", "runtime.goexit1", "runtime.Goexit",
 };
 
 static bool
-plt_noreturn(const struct sp_elf *elf, uint64_t target, bool *is_plt)
+noreturn_name(const char *name)
 {
-	*is_plt = false;
-	for (size_t i = 0; i < elf->nplt; i++) {
-		if (elf->plt[i].addr != target)
-			continue;
-		*is_plt = true;
-		for (size_t k = 0; k < sizeof(noreturn_imports) /
-		    sizeof(*noreturn_imports); k++)
-			if (strcmp(elf->plt[i].name, noreturn_imports[k]) == 0)
-				return true;
-		return false;
+	for (size_t k = 0; k < sizeof(noreturn_names) /
+	    sizeof(*noreturn_names); k++) {
+		const char *n = noreturn_names[k];
+		size_t len = strlen(n);
+		if (n[len - 1] == '*' ? strncmp(name, n, len - 1) == 0 :
+		    strcmp(name, n) == 0)
+			return true;
 	}
+	return false;
+}
+
+/* A PLT stub or a named function at target: is it known not to return? */
+static bool
+named_noreturn(const struct sp_elf *elf, uint64_t target, bool *known)
+{
+	*known = false;
+	for (size_t i = 0; i < elf->nplt; i++)
+		if (elf->plt[i].addr == target) {
+			*known = true;	/* a PLT stub: only its name tells */
+			return noreturn_name(elf->plt[i].name);
+		}
+	for (size_t i = 0; i < elf->nsyms; i++)
+		if (elf->syms[i].addr == target &&
+		    noreturn_name(elf->syms[i].name)) {
+			*known = true;
+			return true;
+		}
 	return false;
 }
 
@@ -191,10 +215,10 @@ noreturn_at(struct analysis *a, uint64_t target, int depth)
 	struct unit *u = unit_at(a, target);
 	bool is_plt, result = true;
 
-	bool plt_result = plt_noreturn(a->elf, target, &is_plt);
+	bool named = named_noreturn(a->elf, target, &is_plt);
 
 	if (is_plt)
-		return plt_result;
+		return named;
 	if (u == NULL || u->start != target || depth > 4)
 		return false;
 	if (u->noreturn)

@@ -49,8 +49,8 @@ val_join(struct val *a, const struct val *b)
 		*a = val_top();
 		return true;
 	}
-	if (a->kind == V_STACK) {
-		if (a->c[0] != b->c[0]) {
+	if (a->kind == V_STACK || a->kind == V_GLOBAL) {
+		if (a->c[0] != b->c[0] || a->c[1] != b->c[1]) {
 			*a = val_top();
 			return true;
 		}
@@ -77,6 +77,12 @@ val_truncate(struct val *v, unsigned width)
 		return;
 	if (v->kind == V_STACK) {
 		*v = val_top();
+		return;
+	}
+	if (v->kind == V_GLOBAL) {
+		/* The low bytes of a little-endian global are a smaller one. */
+		if (width < v->c[1])
+			v->c[1] = width;
 		return;
 	}
 	mask = (1ull << (8 * width)) - 1;

@@ -24,7 +24,8 @@ enum val_kind {
 	V_BOTTOM,	/* no path reaches here yet */
 	V_SET,		/* consts c[0..n) plus optionally parameter `param` */
 	V_STACK,	/* entry rsp + c[0] */
-	V_TOP,		/* unknown */
+	V_GLOBAL,	/* the c[1]-byte contents of global memory at c[0] */
+	V_TOP,		/* unknown: keep last, see val_join */
 };
 
 struct val {
@@ -58,6 +59,13 @@ val_stack(int64_t off)
 {
 	return (struct val){ .kind = V_STACK, .param = PARAM_NONE, .n = 1,
 	    .c = { (uint64_t)off } };
+}
+
+static inline struct val
+val_global(uint64_t addr, unsigned width)
+{
+	return (struct val){ .kind = V_GLOBAL, .param = PARAM_NONE, .n = 2,
+	    .c = { addr, width } };
 }
 
 /* a := a ∨ b; returns true when a changed. */

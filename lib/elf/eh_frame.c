@@ -161,7 +161,7 @@ add_fde(struct sp_elf *elf, size_t *cap, uint64_t begin, uint64_t range)
 		elf->fdes = n;
 		*cap = ncap;
 	}
-	elf->fdes[elf->nfdes++] = (struct sp_symbol){ begin, range, "" };
+	elf->fdes[elf->nfdes++] = (struct sp_symbol){ begin, range, "", false };
 	return 0;
 }
 

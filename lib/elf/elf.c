@@ -327,6 +327,7 @@ sp_elf_close(struct sp_elf *elf)
 	free(elf->segs);
 	free(elf->fdes);
 	free(elf->syms);
+	free(elf->objects);
 	free(elf->exports);
 	free(elf->plt);
 	free(elf->got);

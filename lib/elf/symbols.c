@@ -211,7 +211,34 @@ collect(const struct sp_elf *elf, const struct symtab *t, bool exports_only,
 			continue;
 		name = sym_name(t, s.st_name);
 		v[n++] = (struct sp_symbol){ s.st_value, s.st_size,
-		    name ? name : "" };
+		    name ? name : "", bind != STB_LOCAL };
+	}
+	sp_symbols_sort(v, n);
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+/* Defined data objects with a size (not TLS: those are offsets). */
+static int
+collect_objects(const struct sp_elf *elf, const struct symtab *t,
+    struct sp_symbol **out, size_t *nout)
+{
+	struct sp_symbol *v = calloc(t->nsyms ? t->nsyms : 1, sizeof(*v));
+	size_t n = 0;
+
+	if (v == NULL)
+		return -1;
+	for (uint64_t i = 0; i < t->nsyms; i++) {
+		Elf64_Sym s = sym_at(t, i);
+		const char *name = sym_name(t, s.st_name);
+		if (ELF64_ST_TYPE(s.st_info) != STT_OBJECT ||
+		    s.st_shndx == SHN_UNDEF || s.st_size == 0 ||
+		    sp_elf_segment_at(elf, s.st_value) == NULL)
+			continue;
+		v[n++] = (struct sp_symbol){ s.st_value, s.st_size,
+		    name ? name : "", ELF64_ST_BIND(s.st_info) != STB_LOCAL &&
+		    ELF64_ST_VISIBILITY(s.st_other) == STV_DEFAULT };
 	}
 	sp_symbols_sort(v, n);
 	*out = v;
@@ -338,7 +365,9 @@ sp_elf_read_symbols(struct sp_elf *elf, const struct sp_elf_build *b,
 	    b->dynstr_size, &dyn) : table_from_dynamic(elf, b, &dyn);
 	if (b->has_symtab && table_from_file(elf, b->symtab_off,
 	    b->symtab_size, b->symtab_str_off, b->symtab_str_size, &stab)) {
-		if (collect(elf, &stab, false, &elf->syms, &elf->nsyms) != 0)
+		if (collect(elf, &stab, false, &elf->syms, &elf->nsyms) != 0 ||
+		    collect_objects(elf, &stab, &elf->objects,
+		    &elf->nobjects) != 0)
 			return sp_error_set(err, "out of memory");
 	} else if (have_dyn) {
 		if (collect(elf, &dyn, false, &elf->syms, &elf->nsyms) != 0)

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * A number loaded from a global variable that nothing ever writes is that
+ * variable's initial value (Go's `syscall.fcntl64Syscall`, C's
+ * `static int nr = SYS_x`).  "Nothing writes it" is shown, not assumed:
+ * - the load names a data object of the symbol table (so we know its
+ *   extent), one that is not exported (no other object can reach it);
+ * - every reference to any byte of the object is a rip-relative read: no
+ *   store, no `lea` (its address never escapes), no pointer to it in data
+ *   or relocations, and (ET_EXEC) no absolute 32-bit address of it in code.
+ * Anything else, or any doubt, leaves the value unknown.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+/* Objects larger than this are arrays or structs: not a lone number. */
+#define MAX_OBJECT 64
+
+static const struct sp_symbol *
+object_at(const struct sp_elf *elf, uint64_t addr, unsigned width)
+{
+	size_t lo = 0, hi = elf->nobjects;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (elf->objects[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const struct sp_symbol *o = &elf->objects[lo - 1];
+	if (addr - o->addr + width > o->size)
+		return NULL;
+	return o;
+}
+
+/*
+ * Another object can write an exported variable (or own it, through a copy
+ * relocation): one that a defined .dynsym entry overlaps.  A table we
+ * cannot read counts as exporting everything global.
+ */
+static bool
+exported_object(const struct sp_elf *elf, const struct sp_symbol *o)
+{
+	const uint8_t *p;
+	size_t n = elf->dynsym_size / sizeof(Elf64_Sym);
+
+	if (elf->dynsym_size == 0)
+		return false;
+	p = sp_elf_vaddr_ptr(elf, elf->dynsym_vaddr, elf->dynsym_size);
+	if (p == NULL)
+		return o->global;
+	for (size_t i = 0; i < n; i++) {
+		Elf64_Sym s;
+		memcpy(&s, p + i * sizeof(s), sizeof(s));
+		if (s.st_shndx != SHN_UNDEF && s.st_value < o->addr + o->size &&
+		    o->addr < s.st_value + (s.st_size ? s.st_size : 1))
+			return true;
+	}
+	return false;
+}
+
+/* The instruction whose bytes hold position `at`, in a decoded unit. */
+static const struct insn *
+insn_holding(struct analysis *a, uint64_t at)
+{
+	struct unit *u = unit_at(a, at);
+
+	if (u == NULL || unit_prepare(a, u, false) != 0)
+		return NULL;
+	for (size_t i = 0; i < u->code.n; i++) {
+		const struct insn *in = &u->code.v[i];
+		if (at >= in->addr && at < in->addr + in->len)
+			return in->flow == FLOW_INVALID ? NULL : in;
+	}
+	return NULL;
+}
+
+/* ET_EXEC code can also name the object by its absolute address. */
+static bool
+absolute_mention(const struct sp_elf *elf, const struct sp_symbol *o)
+{
+	if (sp_elf_is_dyn(elf))
+		return false;
+	for (size_t i = 0; i < elf->nsegs; i++) {
+		const struct sp_segment *s = &elf->segs[i];
+		const uint8_t *p = elf->data + s->offset;
+		if (!(s->flags & PF_X))
+			continue;
+		for (uint64_t k = 0; k + 4 <= s->filesz; k++) {
+			uint32_t v;
+			memcpy(&v, p + k, 4);
+			if (v >= o->addr && v < o->addr + o->size)
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool
+only_read(struct analysis *a, const struct sp_symbol *o)
+{
+	uint64_t t[MAX_OBJECT];
+	struct xref *xs;
+	size_t nx;
+	bool ok = true;
+
+	for (uint64_t i = 0; i < o->size; i++)
+		t[i] = o->addr + i;
+	if (xrefs_find(a, t, o->size, &xs, &nx) != 0)
+		return false;
+	for (size_t i = 0; i < nx && ok; i++) {
+		const struct insn *in;
+		if (xs[i].kind != XREF_RIPREL) {
+			ok = false;	/* a pointer to it, or a branch?! */
+			break;
+		}
+		in = insn_holding(a, xs[i].from);
+		ok = in != NULL && in->riprel == xs[i].to && !in->mem_write &&
+		    !in->is_lea;
+	}
+	free(xs);
+	return ok && !absolute_mention(a->elf, o);
+}
+
+bool
+global_value(struct analysis *a, uint64_t addr, unsigned width,
+    uint64_t *value)
+{
+	const struct sp_symbol *o;
+	const struct sp_segment *s;
+	const uint8_t *p;
+
+	if (width != 4 && width != 8)
+		return false;
+	o = object_at(a->elf, addr, width);
+	if (o == NULL || o->size > MAX_OBJECT || exported_object(a->elf, o))
+		return false;
+	s = sp_elf_segment_at(a->elf, addr);
+	if (s == NULL || !only_read(a, o))
+		return false;
+	*value = 0;
+	p = sp_elf_vaddr_ptr(a->elf, addr, width);
+	if (p != NULL)
+		memcpy(value, p, width);
+	else if (addr - s->vaddr < s->filesz)
+		return false;	/* straddles the end of the file part */
+	/* else: all in .bss, zero */
+	return true;
+}
