@@ -120,8 +120,15 @@ only_read(struct analysis *a, const struct sp_symbol *o)
 			break;
 		}
 		in = insn_holding(a, xs[i].from);
-		ok = in != NULL && in->riprel == xs[i].to && !in->mem_write &&
-		    !in->is_lea;
+		if (in == NULL) {
+			ok = false;	/* not code we can read: assume a write */
+			break;
+		}
+		/* A field matched with the wrong trailing size names some
+		 * other address: that instruction does not touch the object. */
+		bool touches = in->riprel >= o->addr &&
+		    in->riprel < o->addr + o->size;
+		ok = !touches || (!in->mem_write && !in->is_lea);
 	}
 	free(xs);
 	return ok && !absolute_mention(a->elf, o);

@@ -87,23 +87,49 @@ can_precede(uint8_t b)
 }
 
 /*
+ * A rip-relative operand is relative to the END of the instruction: when
+ * an immediate follows the displacement (`movl $1, x(%rip)`), the field
+ * points `imm` bytes short.  Branches have no trailing immediate.
+ */
+static const unsigned trailing[] = { 0, 1, 2, 4 };
+#define NTRAILING (sizeof(trailing) / sizeof(*trailing))
+
+/* Pushes the reference a field at o makes, given its trailing size j. */
+static int
+record(const uint8_t *p, uint64_t o, unsigned j, uint64_t vaddr, uint64_t to,
+    struct xref_buf *b)
+{
+	uint64_t from;
+	uint8_t kind;
+
+	if (!classify(p, o, &from, &kind))
+		return 0;
+	if (j != 0) {
+		if (kind != XREF_RIPREL)
+			return 0;
+	}
+	return xpush(b, vaddr + from, to, kind);
+}
+
+/*
  * One target: a rel32 field at offset o refers to it iff its value plus o
- * equals one constant k (mod 2^32).  SSE2 checks 16 offsets per step:
- * four unaligned loads at o..o+3 hold the fields of o, o+1, ... o+15 as
- * dword lanes.  Steps with a hit are looked at again one by one.
+ * equals one of NTRAILING constants (mod 2^32).  SSE2 checks 16 offsets per
+ * step: four unaligned loads at o..o+3 hold the fields of o, o+1, ...
+ * o+15 as dword lanes.  Steps with a hit are looked at again one by one.
  */
 static bool
-chunk_has_hit(const uint8_t *p, uint64_t o, uint32_t k)
+chunk_has_hit(const uint8_t *p, uint64_t o, const uint32_t *k)
 {
-	const __m128i want = _mm_set1_epi32((int)k);
 	__m128i any = _mm_setzero_si128();
 
 	for (int j = 0; j < 4; j++) {
 		__m128i d = _mm_loadu_si128((const __m128i *)(p + o + j));
 		__m128i pos = _mm_add_epi32(_mm_set1_epi32((int)(uint32_t)(o +
 		    (uint64_t)j)), _mm_set_epi32(12, 8, 4, 0));
-		any = _mm_or_si128(any, _mm_cmpeq_epi32(_mm_add_epi32(d, pos),
-		    want));
+		__m128i v = _mm_add_epi32(d, pos);
+		for (size_t t = 0; t < NTRAILING; t++)
+			any = _mm_or_si128(any, _mm_cmpeq_epi32(v,
+			    _mm_set1_epi32((int)k[t])));
 	}
 	return _mm_movemask_epi8(any) != 0;
 }
@@ -112,9 +138,11 @@ static int
 scan_rel32_one(const struct sp_segment *s, const uint8_t *p, uint64_t t,
     struct xref_buf *b)
 {
-	const uint32_t k = (uint32_t)(t - s->vaddr - 4);
+	uint32_t k[NTRAILING];
 	uint64_t o = 1;
 
+	for (size_t j = 0; j < NTRAILING; j++)
+		k[j] = (uint32_t)(t - s->vaddr - 4 - trailing[j]);
 	for (;;) {
 		/* A step reads p[o .. o+18]: stay inside the segment. */
 		bool fast = o + 19 <= s->filesz;
@@ -127,14 +155,12 @@ scan_rel32_one(const struct sp_segment *s, const uint8_t *p, uint64_t t,
 		}
 		for (; o < lim; o++) {
 			uint32_t d;
-			uint64_t from;
-			uint8_t kind;
 			memcpy(&d, p + o, 4);
-			if ((uint32_t)(d + (uint32_t)o) != k ||
-			    !classify(p, o, &from, &kind))
-				continue;
-			if (xpush(b, s->vaddr + from, t, kind) != 0)
-				return -1;
+			for (size_t j = 0; j < NTRAILING; j++)
+				if ((uint32_t)(d + (uint32_t)o) == k[j] &&
+				    record(p, o, trailing[j], s->vaddr, t,
+				    b) != 0)
+					return -1;
 		}
 		if (!fast)
 			break;
@@ -152,17 +178,18 @@ scan_rel32(const struct sp_segment *s, const uint8_t *p, const uint64_t *t,
 	for (unsigned i = 0; i < 256; i++)
 		maybe[i] = can_precede((uint8_t)i);
 	for (uint64_t o = 1; o + 4 <= s->filesz; o++) {
-		uint64_t from;
-		uint8_t kind;
 		int32_t d;
-		if (!maybe[p[o - 1]] || !classify(p, o, &from, &kind))
+		if (!maybe[p[o - 1]])
 			continue;
 		memcpy(&d, p + o, 4);
-		uint64_t to = s->vaddr + o + 4 + (uint64_t)(int64_t)d;
-		if (to < tmin || to > tmax || !wanted(t, n, to))
-			continue;
-		if (xpush(b, s->vaddr + from, to, kind) != 0)
-			return -1;
+		for (size_t j = 0; j < NTRAILING; j++) {
+			uint64_t to = s->vaddr + o + 4 + trailing[j] +
+			    (uint64_t)(int64_t)d;
+			if (to < tmin || to > tmax || !wanted(t, n, to))
+				continue;
+			if (record(p, o, trailing[j], s->vaddr, to, b) != 0)
+				return -1;
+		}
 	}
 	return 0;
 }
@@ -185,10 +212,24 @@ scan_rel8(const struct sp_elf *elf, uint64_t to, struct xref_buf *b)
 	return 0;
 }
 
+/* The ELF and program headers are loaded too, but hold no pointers. */
+static bool
+in_headers(const struct sp_elf *elf, uint64_t file_off)
+{
+	Elf64_Ehdr eh;
+
+	memcpy(&eh, elf->data, sizeof(eh));	/* size checked at open */
+	if (file_off < sizeof(eh))
+		return true;
+	return file_off >= eh.e_phoff && file_off - eh.e_phoff <
+	    (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr);
+}
+
 /*
  * Position-independent objects keep function pointers in writable (or
  * RELRO) memory, since they need relocating; ET_EXEC may keep them in
- * read-only data too.  The symbol table is not a pointer table.
+ * read-only data too.  The symbol table and the headers are not pointer
+ * tables.
  */
 static int
 scan_data(const struct sp_elf *elf, const uint64_t *t, size_t n,
@@ -202,8 +243,9 @@ scan_data(const struct sp_elf *elf, const uint64_t *t, size_t n,
 			continue;
 		for (uint64_t o = first; o + 8 <= s->filesz; o += 8) {
 			uint64_t w, at = s->vaddr + o;
-			if (at >= elf->dynsym_vaddr &&
-			    at - elf->dynsym_vaddr < elf->dynsym_size)
+			if ((at >= elf->dynsym_vaddr &&
+			    at - elf->dynsym_vaddr < elf->dynsym_size) ||
+			    in_headers(elf, s->offset + o))
 				continue;
 			memcpy(&w, p + o, 8);
 			if (wanted(t, n, w) &&

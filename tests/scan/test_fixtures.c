@@ -156,16 +156,25 @@ main(int argc, char **argv)
 	int rc;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: test_fixtures FIXTURE...\n");
+		fprintf(stderr, "usage: test_fixtures FIXTURE... "
+		    "[--symbols FIXTURE...]\n");
 		return 2;
 	}
 	tests = calloc((size_t)(argc - 1) * nk, sizeof(*tests));
 	if (tests == NULL)
 		return 2;
+	/* After --symbols: fixtures whose inference needs the symbol table
+	 * have no stripped variants; only their own declarations and the
+	 * full sweep are checked. */
+	size_t kinds_now = nk;
 	for (int i = 1; i < argc; i++) {
 		const char *base = strrchr(argv[i], '/');
+		if (strcmp(argv[i], "--symbols") == 0) {
+			kinds_now = 2;
+			continue;
+		}
 		base = base ? base + 1 : argv[i];
-		for (size_t k = 0; k < nk; k++) {
+		for (size_t k = 0; k < kinds_now; k++) {
 			char *name;
 			if (asprintf(&name, "%s/%s", base, kinds[k].name) < 0)
 				return 2;
