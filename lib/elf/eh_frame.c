@@ -251,16 +251,15 @@ static bool
 eh_frame_from_hdr(struct sp_elf *elf, const struct sp_elf_build *b,
     uint64_t *vaddr)
 {
-	const uint8_t *p = sp_elf_vaddr_ptr(elf, b->eh_frame_hdr_vaddr, 4);
+	/* version, two encodings, pad, then at most 8 bytes of pointer */
+	uint64_t len = b->eh_frame_hdr_size < 12 ? b->eh_frame_hdr_size : 12;
+	const uint8_t *p = len >= 8 ? sp_elf_vaddr_ptr(elf,
+	    b->eh_frame_hdr_vaddr, len) : NULL;
 	struct cursor c;
 
 	if (p == NULL || p[0] != 1)
 		return false;
-	c = (struct cursor){ p + 4, p + (b->eh_frame_hdr_size >= 12 ?
-	    b->eh_frame_hdr_size : 4), b->eh_frame_hdr_vaddr + 4, false };
-	if (sp_elf_vaddr_ptr(elf, b->eh_frame_hdr_vaddr,
-	    (uint64_t)(c.end - p)) == NULL)
-		return false;
+	c = (struct cursor){ p + 4, p + len, b->eh_frame_hdr_vaddr + 4, false };
 	*vaddr = encoded(&c, p[1]);
 	return !c.bad;
 }
