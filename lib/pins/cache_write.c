@@ -159,7 +159,15 @@ fill_site(const struct sp_scan *scan, const struct sp_site *s,
 	p->nr_first = s->nr_first;
 	p->nr_count = s->nr_count;
 	p->export = SP_PIN_NO_EXPORT;
-	if (s->how == SP_HOW_UNRESOLVED) {
+	if (s->how == SP_HOW_UNRESOLVED &&
+	    (s->flags & SP_SITE_LIKELY_DATA)) {
+		/*
+		 * Bytes in a data table that decode as a trap: allowing any
+		 * number there would hand ROP a gadget.  Fail closed: no
+		 * number (nr_count is 0 for unresolved sites).
+		 */
+		p->how = SP_PIN_EXACT;
+	} else if (s->how == SP_HOW_UNRESOLVED) {
 		p->how = SP_PIN_ANY;
 	} else if (s->how == SP_HOW_EXPORT) {
 		/* An export we cannot name could take any number. */
