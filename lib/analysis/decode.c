@@ -11,6 +11,7 @@
 
 #include <syspin/scan.h>
 
+#include "../util/search.h"
 #include "decode.h"
 
 struct decoder {
@@ -55,16 +56,9 @@ insn_list_free(struct insn_list *l)
 long
 insn_index(const struct insn_list *l, uint64_t addr)
 {
-	size_t lo = 0, hi = l->n;
+	size_t i = SP_LOWER_BOUND(l->v, l->n, addr, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (l->v[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < l->n && l->v[lo].addr == addr ? (long)lo : -1;
+	return i < l->n && l->v[i].addr == addr ? (long)i : -1;
 }
 
 /* A general-purpose register as enum sp_reg, or -1 (incl. ah..bh). */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/search.h"
 #include "analysis.h"
 
 /* Objects larger than this are arrays or structs: not a lone number. */
@@ -21,18 +22,11 @@
 static const struct sp_symbol *
 object_at(const struct sp_elf *elf, uint64_t addr, unsigned width)
 {
-	size_t lo = 0, hi = elf->nobjects;
+	long i = SP_FLOOR_INDEX(elf->objects, elf->nobjects, addr, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (elf->objects[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
+	if (i < 0)
 		return NULL;
-	const struct sp_symbol *o = &elf->objects[lo - 1];
+	const struct sp_symbol *o = &elf->objects[i];
 	if (addr - o->addr + width > o->size)
 		return NULL;
 	return o;

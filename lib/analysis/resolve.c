@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/search.h"
 #include "analysis.h"
 
 /* Deeper wrapper chains than this are not real code. */
@@ -18,18 +19,11 @@
 bool
 is_export(const struct sp_elf *elf, uint64_t addr, const char **name)
 {
-	size_t lo = 0, hi = elf->nexports;
+	size_t i = SP_LOWER_BOUND(elf->exports, elf->nexports, addr, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (elf->exports[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < elf->nexports && elf->exports[lo].addr == addr) {
+	if (i < elf->nexports && elf->exports[i].addr == addr) {
 		if (name != NULL)
-			*name = elf->exports[lo].name;
+			*name = elf->exports[i].name;
 		return true;
 	}
 	return false;
@@ -121,16 +115,9 @@ resolve_global(struct analysis *a, struct val *v)
 static bool
 in_plt_stub(const struct sp_elf *elf, uint64_t from)
 {
-	size_t lo = 0, hi = elf->nplt;
+	long i = SP_FLOOR_INDEX(elf->plt, elf->nplt, addr, from);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (elf->plt[mid].addr <= from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo > 0 && from - elf->plt[lo - 1].addr < 16;
+	return i >= 0 && from - elf->plt[i].addr < 16;
 }
 
 /* One candidate reference to r->func: verify it, then fold its value. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/search.h"
 #include "analysis.h"
 #include "sites.h"
 
@@ -90,16 +91,10 @@ find_candidates(struct analysis *a, struct site_set *ss)
 static bool
 has_candidate(const struct site_set *ss, uint64_t start, uint64_t end)
 {
-	size_t lo = 0, hi = ss->ncand;
+	size_t i = sp_lower_bound(ss->cand, ss->ncand, sizeof(*ss->cand), 0,
+	    start);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ss->cand[mid] < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ss->ncand && ss->cand[lo] < end;
+	return i < ss->ncand && ss->cand[i] < end;
 }
 
 /* Decodes the units to look at and records their trap instructions. */

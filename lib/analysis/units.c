@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/search.h"
 #include "analysis.h"
 
 struct range {
@@ -139,18 +140,12 @@ units_free(struct analysis *a)
 struct unit *
 unit_at(struct analysis *a, uint64_t addr)
 {
-	size_t lo = 0, hi = a->nunits;
+	/* The first unit ending after addr (ends are ascending). */
+	size_t i = SP_LOWER_BOUND(a->units, a->nunits, end, addr + 1);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (a->units[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < a->nunits && a->units[lo].start <= addr &&
-	    addr < a->units[lo].end)
-		return &a->units[lo];
+	if (i < a->nunits && a->units[i].start <= addr &&
+	    addr < a->units[i].end)
+		return &a->units[i];
 	return NULL;
 }
 
@@ -369,7 +364,7 @@ target_cmp(const void *a, const void *b)
 bool
 unit_is_target(struct unit *u, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t i;
 
 	if (!u->have_targets) {
 		u->targets = malloc((u->code.n + 1) * sizeof(uint64_t));
@@ -384,13 +379,6 @@ unit_is_target(struct unit *u, uint64_t addr)
 		qsort(u->targets, u->ntargets, sizeof(uint64_t), target_cmp);
 		u->have_targets = true;
 	}
-	hi = u->ntargets;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (u->targets[mid] < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < u->ntargets && u->targets[lo] == addr;
+	i = sp_lower_bound(u->targets, u->ntargets, sizeof(uint64_t), 0, addr);
+	return i < u->ntargets && u->targets[i] == addr;
 }

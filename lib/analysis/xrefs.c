@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/search.h"
 #include "analysis.h"
 
 struct xref_buf {
@@ -37,16 +38,9 @@ xpush(struct xref_buf *b, uint64_t from, uint64_t to, uint8_t kind)
 static bool
 wanted(const uint64_t *t, size_t n, uint64_t x)
 {
-	size_t lo = 0, hi = n;
+	size_t i = sp_lower_bound(t, n, sizeof(*t), 0, x);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && t[lo] == x;
+	return i < n && t[i] == x;
 }
 
 /*

@@ -181,6 +181,29 @@ read_all(int fd, size_t len, void **out)
 	return 0;
 }
 
+/* Opens key in the cache: -2 when absent, -1 untrusted, else the fd. */
+static int
+open_trusted(const struct sp_cache *c, const char *key, struct stat *st,
+    struct sp_error *err)
+{
+	int fd;
+
+	fd = openat(c->dirfd, key, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1) {
+		if (errno == ENOENT)
+			return -2;
+		return sp_error_set(err, "%s/%s: %s", c->path, key,
+		    strerror(errno));
+	}
+	if (fstat(fd, st) == -1 || !S_ISREG(st->st_mode) ||
+	    !sp_cache_trusted(st, c->euid, false)) {
+		close(fd);
+		return sp_error_set(err, "%s/%s: untrusted cache file "
+		    "(owner or mode)", c->path, key);
+	}
+	return fd;
+}
+
 int
 sp_cache_load(const struct sp_cache *c, const char *key,
     struct sp_pintab *tab, struct sp_error *err)
@@ -190,19 +213,8 @@ sp_cache_load(const struct sp_cache *c, const char *key,
 	int fd;
 
 	memset(tab, 0, sizeof(*tab));
-	fd = openat(c->dirfd, key, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1) {
-		if (errno == ENOENT)
-			return 0;
-		return sp_error_set(err, "%s/%s: %s", c->path, key,
-		    strerror(errno));
-	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    !sp_cache_trusted(&st, c->euid, false)) {
-		close(fd);
-		return sp_error_set(err, "%s/%s: untrusted pin table "
-		    "(owner or mode)", c->path, key);
-	}
+	if ((fd = open_trusted(c, key, &st, err)) < 0)
+		return fd == -2 ? 0 : -1;
 	if ((uint64_t)st.st_size > SP_CACHE_MAX_FILE ||
 	    read_all(fd, st.st_size, &buf) == -1) {
 		close(fd);
@@ -212,4 +224,31 @@ sp_cache_load(const struct sp_cache *c, const char *key,
 	if (sp_pintab_decode(buf, st.st_size, tab, err) == -1)
 		return -1;
 	return 1;
+}
+
+ssize_t
+sp_cache_get(const struct sp_cache *c, const char *key, void *buf,
+    size_t max, struct sp_error *err)
+{
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if ((fd = open_trusted(c, key, &st, err)) < 0)
+		return fd == -2 ? 0 : -1;
+	if ((uint64_t)st.st_size > max)
+		n = sp_error_set(err, "%s/%s: too large", c->path, key);
+	else if ((n = read(fd, buf, st.st_size)) != st.st_size)
+		n = sp_error_set(err, "%s/%s: cannot read", c->path, key);
+	close(fd);
+	return n;
+}
+
+bool
+sp_cache_has(const struct sp_cache *c, const char *key)
+{
+	struct stat st;
+
+	return fstatat(c->dirfd, key, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode) && sp_cache_trusted(&st, c->euid, false);
 }

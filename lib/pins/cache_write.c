@@ -86,27 +86,20 @@ write_all(int fd, const uint8_t *p, size_t len)
 }
 
 int
-sp_cache_store(const struct sp_cache *c, const char *key,
-    const struct sp_pintab *tab, struct sp_error *err)
+sp_cache_put(const struct sp_cache *c, const char *key, const void *buf,
+    size_t len, struct sp_error *err)
 {
 	char tmp[SP_CACHE_KEY_MAX + 32];
-	void *buf;
-	size_t len;
 	int fd, r;
 
-	if (sp_pintab_encode(tab, &buf, &len, err) == -1)
-		return -1;
-	/* Write aside, then rename: readers never see half a table. */
+	/* Write aside, then rename: readers never see half a file. */
 	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", key, (long)getpid());
 	fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0644);
-	if (fd == -1) {
-		free(buf);
+	if (fd == -1)
 		return sp_error_set(err, "%s/%s: %s", c->path, tmp,
 		    strerror(errno));
-	}
 	r = write_all(fd, buf, len);
-	free(buf);
 	if (close(fd) == -1 || r == -1 ||
 	    renameat(c->dirfd, tmp, c->dirfd, key) == -1) {
 		sp_error_set(err, "%s/%s: %s", c->path, key, strerror(errno));
@@ -114,6 +107,21 @@ sp_cache_store(const struct sp_cache *c, const char *key,
 		return -1;
 	}
 	return 0;
+}
+
+int
+sp_cache_store(const struct sp_cache *c, const char *key,
+    const struct sp_pintab *tab, struct sp_error *err)
+{
+	void *buf;
+	size_t len;
+	int r;
+
+	if (sp_pintab_encode(tab, &buf, &len, err) == -1)
+		return -1;
+	r = sp_cache_put(c, key, buf, len, err);
+	free(buf);
+	return r;
 }
 
 /* Strings are appended to a growing table; offsets index it. */

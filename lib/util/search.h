@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Binary search over arrays sorted by a uint64_t key at a fixed offset in
+ * each element (an address, mostly).  One implementation instead of a
+ * hand-written loop per table.
+ */
+#ifndef SYSPIN_UTIL_SEARCH_H
+#define SYSPIN_UTIL_SEARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Index of the first element whose key is >= key (n when none). */
+static inline size_t
+sp_lower_bound(const void *base, size_t n, size_t stride, size_t key_offset,
+    uint64_t key)
+{
+	const unsigned char *p = base;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+		memcpy(&k, p + mid * stride + key_offset, sizeof(k));
+		if (k < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Index of the last element whose key is <= key, or -1. */
+static inline long
+sp_floor_index(const void *base, size_t n, size_t stride, size_t key_offset,
+    uint64_t key)
+{
+	size_t i = sp_lower_bound(base, n, stride, key_offset, key);
+	uint64_t k;
+
+	if (i < n) {
+		memcpy(&k, (const unsigned char *)base + i * stride + key_offset,
+		    sizeof(k));
+		if (k == key)
+			return (long)i;
+	}
+	return (long)i - 1;
+}
+
+#define SP_LOWER_BOUND(arr, n, field, key) \
+	sp_lower_bound((arr), (n), sizeof(*(arr)), \
+	    offsetof(__typeof__(*(arr)), field), (key))
+#define SP_FLOOR_INDEX(arr, n, field, key) \
+	sp_floor_index((arr), (n), sizeof(*(arr)), \
+	    offsetof(__typeof__(*(arr)), field), (key))
+
+#endif
