@@ -93,9 +93,11 @@ struct unit *unit_merge_fallthrough(struct analysis *a, struct unit *u);
  * All rel32/rel8 branches and rip-relative references to any address in
  * targets[0..n) (sorted), plus aligned 64-bit data words and RELA addends
  * equal to one.  Unverified: callers check instruction boundaries.
+ * `data`: the targets are data, so rip-relative operands followed by an
+ * immediate (`movl $1, x(%rip)`) count too; code is never accessed so.
  */
 int xrefs_find(struct analysis *a, const uint64_t *targets, size_t n,
-    struct xref **out, size_t *nout);
+    bool data, struct xref **out, size_t *nout);
 
 /* Resolves the numbers passed in parameter `param` to function `func`. */
 const struct presult *resolve_param(struct analysis *a, uint64_t func,

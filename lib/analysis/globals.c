@@ -105,7 +105,7 @@ only_read(struct analysis *a, const struct sp_symbol *o)
 
 	for (uint64_t i = 0; i < o->size; i++)
 		t[i] = o->addr + i;
-	if (xrefs_find(a, t, o->size, &xs, &nx) != 0)
+	if (xrefs_find(a, t, o->size, true, &xs, &nx) != 0)
 		return false;
 	for (size_t i = 0; i < nx && ok; i++) {
 		const struct insn *in;

@@ -189,7 +189,7 @@ resolve_into(struct analysis *a, struct presult *r)
 	}
 	if (is_export(a->elf, r->func, NULL))
 		add_via(r, r->func, r->param);
-	if (xrefs_find(a, &t, 1, &xs, &nx) != 0) {
+	if (xrefs_find(a, &t, 1, false, &xs, &nx) != 0) {
 		set_top(r, "out of memory", r->func);
 		return;
 	}

@@ -112,7 +112,7 @@ record(const uint8_t *p, uint64_t o, unsigned j, uint64_t vaddr, uint64_t to,
  * o+15 as dword lanes.  Steps with a hit are looked at again one by one.
  */
 static bool
-chunk_has_hit(const uint8_t *p, uint64_t o, const uint32_t *k)
+chunk_has_hit(const uint8_t *p, uint64_t o, const uint32_t *k, size_t nk)
 {
 	__m128i any = _mm_setzero_si128();
 
@@ -121,7 +121,7 @@ chunk_has_hit(const uint8_t *p, uint64_t o, const uint32_t *k)
 		__m128i pos = _mm_add_epi32(_mm_set1_epi32((int)(uint32_t)(o +
 		    (uint64_t)j)), _mm_set_epi32(12, 8, 4, 0));
 		__m128i v = _mm_add_epi32(d, pos);
-		for (size_t t = 0; t < NTRAILING; t++)
+		for (size_t t = 0; t < nk; t++)
 			any = _mm_or_si128(any, _mm_cmpeq_epi32(v,
 			    _mm_set1_epi32((int)k[t])));
 	}
@@ -130,12 +130,12 @@ chunk_has_hit(const uint8_t *p, uint64_t o, const uint32_t *k)
 
 static int
 scan_rel32_one(const struct sp_segment *s, const uint8_t *p, uint64_t t,
-    struct xref_buf *b)
+    size_t nk, struct xref_buf *b)
 {
 	uint32_t k[NTRAILING];
 	uint64_t o = 1;
 
-	for (size_t j = 0; j < NTRAILING; j++)
+	for (size_t j = 0; j < nk; j++)
 		k[j] = (uint32_t)(t - s->vaddr - 4 - trailing[j]);
 	for (;;) {
 		/* A step reads p[o .. o+18]: stay inside the segment. */
@@ -143,14 +143,14 @@ scan_rel32_one(const struct sp_segment *s, const uint8_t *p, uint64_t t,
 		uint64_t lim = fast ? o + 16 : s->filesz - 3;
 		if (o >= lim)
 			break;
-		if (fast && !chunk_has_hit(p, o, k)) {
+		if (fast && !chunk_has_hit(p, o, k, nk)) {
 			o = lim;
 			continue;
 		}
 		for (; o < lim; o++) {
 			uint32_t d;
 			memcpy(&d, p + o, 4);
-			for (size_t j = 0; j < NTRAILING; j++)
+			for (size_t j = 0; j < nk; j++)
 				if ((uint32_t)(d + (uint32_t)o) == k[j] &&
 				    record(p, o, trailing[j], s->vaddr, t,
 				    b) != 0)
@@ -165,7 +165,7 @@ scan_rel32_one(const struct sp_segment *s, const uint8_t *p, uint64_t t,
 /* rel32 fields anywhere in an executable segment. */
 static int
 scan_rel32(const struct sp_segment *s, const uint8_t *p, const uint64_t *t,
-    size_t n, uint64_t tmin, uint64_t tmax, struct xref_buf *b)
+    size_t n, size_t nk, uint64_t tmin, uint64_t tmax, struct xref_buf *b)
 {
 	bool maybe[256];
 
@@ -176,7 +176,7 @@ scan_rel32(const struct sp_segment *s, const uint8_t *p, const uint64_t *t,
 		if (!maybe[p[o - 1]])
 			continue;
 		memcpy(&d, p + o, 4);
-		for (size_t j = 0; j < NTRAILING; j++) {
+		for (size_t j = 0; j < nk; j++) {
 			uint64_t to = s->vaddr + o + 4 + trailing[j] +
 			    (uint64_t)(int64_t)d;
 			if (to < tmin || to > tmax || !wanted(t, n, to))
@@ -260,8 +260,10 @@ scan_data(const struct sp_elf *elf, const uint64_t *t, size_t n,
 
 int
 xrefs_find(struct analysis *a, const uint64_t *targets, size_t n,
-    struct xref **out, size_t *nout)
+    bool data, struct xref **out, size_t *nout)
 {
+	size_t nk = data ? NTRAILING : 1;
+
 	const struct sp_elf *elf = a->elf;
 	struct xref_buf b = { 0 };
 
@@ -274,8 +276,8 @@ xrefs_find(struct analysis *a, const uint64_t *targets, size_t n,
 		if (!(s->flags & PF_X))
 			continue;
 		int rc = n == 1 ? scan_rel32_one(s, elf->data + s->offset,
-		    targets[0], &b) : scan_rel32(s, elf->data + s->offset,
-		    targets, n, targets[0], targets[n - 1], &b);
+		    targets[0], nk, &b) : scan_rel32(s, elf->data + s->offset,
+		    targets, n, nk, targets[0], targets[n - 1], &b);
 		if (rc != 0)
 			goto fail;
 	}
