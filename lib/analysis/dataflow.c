@@ -16,10 +16,11 @@
 #define MAX_PASSES 64
 
 static void
-state_entry(struct state *st)
+state_entry(struct state *st, uint64_t origin)
 {
 	memset(st, 0, sizeof(*st));
 	st->reached = true;
+	st->origin = origin;
 	for (int r = 0; r < SP_NREGS; r++)
 		st->r[r] = val_param(r);
 	st->r[SP_REG_RSP] = val_stack(0);
@@ -308,6 +309,10 @@ state_join(struct state *a, const struct state *b)
 		*a = *b;
 		return true;
 	}
+	if (a->origin != b->origin && a->origin != 0) {
+		a->origin = 0;
+		changed = true;
+	}
 	for (int r = 0; r < SP_NREGS; r++)
 		changed |= val_join(&a->r[r], &b->r[r]);
 	/* Slots: keep those both sides know, joined. */
@@ -524,7 +529,7 @@ solve(struct flow_graph *g)
 	for (size_t bi = 0; bi < g->nb; bi++)
 		for_each_edge(g, bi, mark_pred, has_pred, &dummy);
 	state_unknown(unk);
-	state_entry(&g->b[0].in);
+	state_entry(&g->b[0].in, g->code->v[0].addr);
 	has_pred[0] = true;
 	for (pass = 0; changed && pass < MAX_PASSES; pass++) {
 		changed = false;
@@ -537,10 +542,17 @@ solve(struct flow_graph *g)
 		}
 		if (changed)
 			continue;
-		for (size_t bi = 1; bi < g->nb; bi++)
-			if (!has_pred[bi] && !is_padding(g, bi))
+		for (size_t bi = 1; bi < g->nb; bi++) {
+			if (has_pred[bi] || is_padding(g, bi))
+				continue;
+			if (g->orphans_are_entries) {
+				state_entry(out, g->code->v[g->b[bi].first].addr);
+				changed |= state_join(&g->b[bi].in, out);
+			} else {
 				changed |= state_join(&g->b[bi].in,
 				    ijmp->reached ? ijmp : unk);
+			}
+		}
 	}
 	g->converged = !changed;
 	free(has_pred), free(out), free(ijmp), free(unk);
@@ -549,10 +561,11 @@ solve(struct flow_graph *g)
 
 int
 flow_solve(const struct insn_list *code, flow_noreturn_fn noreturn, void *ctx,
-    struct flow_graph *g)
+    bool orphans_are_entries, struct flow_graph *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->code = code;
+	g->orphans_are_entries = orphans_are_entries;
 	if (code->n == 0) {
 		g->converged = true;
 		return 0;

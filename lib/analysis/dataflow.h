@@ -25,6 +25,9 @@ struct slot {
 
 struct state {
 	bool reached;
+	/* The entry this state's parameters belong to: the function start,
+	 * or in a gap each block after a terminator (0: several). */
+	uint64_t origin;
 	uint8_t nslots;
 	struct val r[SP_NREGS];
 	struct slot s[STATE_NSLOTS];
@@ -37,6 +40,9 @@ struct block {
 
 struct flow_graph {
 	const struct insn_list *code;
+	/* In a gap (no unwind info, no symbol), code after a terminator that
+	 * nothing jumps to starts a function of its own (musl's assembly). */
+	bool orphans_are_entries;
 	struct block *b;
 	size_t nb;
 	bool converged;		/* false: gave up, every query is unknown */
@@ -48,7 +54,7 @@ typedef bool (*flow_noreturn_fn)(void *ctx, uint64_t target);
 
 /* Builds the CFG of `code` (entry = its first instruction) and solves it. */
 int flow_solve(const struct insn_list *code, flow_noreturn_fn noreturn,
-    void *ctx, struct flow_graph *g);
+    void *ctx, bool orphans_are_entries, struct flow_graph *g);
 void flow_free(struct flow_graph *g);
 
 /* The state just before instruction `idx` executes. */

@@ -405,6 +405,50 @@ fill_memory(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
 	}
 }
 
+/*
+ * How unlike compiled 64-bit user code an instruction is.  Random data
+ * decodes into I/O, far transfers, `ret imm16`, debug traps and odd byte
+ * registers; compilers and hand-written libc assembly do not emit them.
+ */
+static uint8_t
+oddity(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op)
+{
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_IN: case ZYDIS_MNEMONIC_OUT:
+	case ZYDIS_MNEMONIC_INSB: case ZYDIS_MNEMONIC_INSW:
+	case ZYDIS_MNEMONIC_INSD: case ZYDIS_MNEMONIC_OUTSB:
+	case ZYDIS_MNEMONIC_OUTSW: case ZYDIS_MNEMONIC_OUTSD:
+	case ZYDIS_MNEMONIC_INT1: case ZYDIS_MNEMONIC_CLI:
+	case ZYDIS_MNEMONIC_STI: case ZYDIS_MNEMONIC_IRET:
+	case ZYDIS_MNEMONIC_IRETD: case ZYDIS_MNEMONIC_IRETQ:
+	case ZYDIS_MNEMONIC_XLAT: case ZYDIS_MNEMONIC_ENTER:
+		return ODD_STRONG;
+	case ZYDIS_MNEMONIC_RET:
+		/* ret imm16 pops arguments: not an x86-64 convention */
+		return op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE ?
+		    ODD_STRONG : ODD_NONE;
+	case ZYDIS_MNEMONIC_INT:
+		return op[0].imm.value.u == 0x80 ? ODD_NONE : ODD_STRONG;
+	case ZYDIS_MNEMONIC_LOOP: case ZYDIS_MNEMONIC_LOOPE:
+	case ZYDIS_MNEMONIC_LOOPNE: case ZYDIS_MNEMONIC_JRCXZ:
+	case ZYDIS_MNEMONIC_FWAIT: case ZYDIS_MNEMONIC_LODSB:
+	case ZYDIS_MNEMONIC_SCASB: case ZYDIS_MNEMONIC_CMPSB:
+	case ZYDIS_MNEMONIC_SAHF: case ZYDIS_MNEMONIC_LAHF:
+	case ZYDIS_MNEMONIC_CMC: case ZYDIS_MNEMONIC_STC:
+		return ODD_WEAK;
+	default:
+		break;
+	}
+	if (in->meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
+		return ODD_STRONG;
+	for (unsigned i = 0; i < in->operand_count_visible; i++)
+		if (op[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    op[i].reg.value >= ZYDIS_REGISTER_AH &&
+		    op[i].reg.value <= ZYDIS_REGISTER_BH)
+			return ODD_WEAK;
+	return ODD_NONE;
+}
+
 /* Records the shapes jump-table recovery matches (see jumptable.c). */
 static void
 fill_pattern(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
@@ -482,6 +526,7 @@ decode_region(struct decoder *d, const uint8_t *code, uint64_t avail,
 		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&d->z, &ctx,
 		    code + off, avail - off, &in))) {
 			x.flow = FLOW_INVALID;
+			x.odd = ODD_STRONG;
 			out->ninvalid++;
 		} else {
 			x.len = in.length;
@@ -495,6 +540,7 @@ decode_region(struct decoder *d, const uint8_t *code, uint64_t avail,
 			if (effects)
 				fill_effect(&in, op, x.addr, &x.eff);
 			fill_flow(&in, op, x.addr, &x);
+			x.odd = oddity(&in, op);
 			if (effects) {
 				fill_pattern(&in, op, &x);
 				fill_memory(&in, op, x.addr, &x);

@@ -63,6 +63,11 @@ enum pat {
 	PAT_ADD_RR,		/* add %r2, %r1 */
 };
 
+/* Evidence that bytes are data, not code (see likely_data in sites.c). */
+#define ODD_NONE	0
+#define ODD_WEAK	1	/* legal, but rare in compiled code */
+#define ODD_STRONG	2	/* (almost) never in 64-bit user code */
+
 struct insn {
 	uint64_t addr;
 	uint64_t target;	/* JMP/JCC/CALL target; ICALL/IJMP GOT slot */
@@ -70,6 +75,7 @@ struct insn {
 	uint8_t flow;		/* enum flow */
 	uint8_t trap;		/* enum sp_trap_kind, with FLOW_TRAP */
 	bool pad;		/* nop or int3: alignment padding */
+	uint8_t odd;		/* ODD_*: how unlike compiled code it is */
 	bool noreturn;		/* FLOW_CALL to a function that never returns */
 	uint8_t pat;		/* enum pat */
 	bool mem_write;		/* writes memory */

@@ -161,10 +161,12 @@ one_caller(struct analysis *a, struct presult *r, const struct xref *x)
 	nrset_add_val(&sub.nrs, &v);
 	/* A jump back to its own entry with the number unchanged (Go's
 	 * stack-growth retry, a loop) passes what came in: nothing new. */
-	if (u->start == r->func && v.param == r->param)
+	if ((st.origin ? st.origin : u->start) == r->func &&
+	    v.param == r->param)
 		v.param = PARAM_NONE;
 	if (v.param != PARAM_NONE) {
-		const struct presult *p = resolve_param(a, u->start, v.param);
+		const struct presult *p = resolve_param(a, st.origin ?
+		    st.origin : u->start, v.param);
 		if (p->no_callers && !p->nrs.top) {
 			set_top(r, "a caller takes the number as a parameter "
 			    "and has no callers itself", x->from);

@@ -135,7 +135,8 @@ resolve_one(struct analysis *a, struct raw_site *s)
 	s->how = SP_HOW_CONSTANT;
 	if (v.param == PARAM_NONE)
 		return;
-	const struct presult *p = resolve_param(a, u->start, v.param);
+	const struct presult *p = resolve_param(a, st.origin ? st.origin :
+	    u->start, v.param);
 	if (p->nrs.top || p->no_callers) {
 		unresolved(s, p->nrs.top ? p->reason :
 		    "number is a parameter and no caller was found");
@@ -154,6 +155,44 @@ resolve_one(struct analysis *a, struct raw_site *s)
 		unresolved(s, "too many different numbers");
 }
 
+/* Instructions before a trap that tell code from data. */
+#define DATA_WINDOW 12
+
+static bool
+branches_outside(const struct sp_elf *elf, const struct insn *in)
+{
+	const struct sp_segment *s;
+
+	if (in->flow != FLOW_JMP && in->flow != FLOW_JCC &&
+	    in->flow != FLOW_CALL)
+		return false;
+	s = sp_elf_segment_at(elf, in->target);
+	return s == NULL || !(s->flags & PF_X);
+}
+
+/*
+ * Without unwind info or a symbol, a trap may be code (hand-written
+ * assembly: musl has no CFI) or bytes of a table.  Decide by the
+ * instructions just before it: data decodes into undecodable bytes, I/O,
+ * far transfers, branches out of the code, odd byte registers.
+ */
+static bool
+likely_data(const struct sp_elf *elf, const struct unit *u, uint64_t addr)
+{
+	long idx = insn_index(&u->code, addr);
+	unsigned weak = 0;
+
+	if (idx < 0)
+		return true;
+	for (long i = idx - 1; i >= 0 && idx - i <= DATA_WINDOW; i--) {
+		const struct insn *in = &u->code.v[i];
+		if (in->odd == ODD_STRONG || branches_outside(elf, in))
+			return true;
+		weak += in->odd == ODD_WEAK;
+	}
+	return weak >= 3;
+}
+
 int
 sites_resolve(struct analysis *a, struct site_set *ss)
 {
@@ -166,8 +205,7 @@ sites_resolve(struct analysis *a, struct site_set *ss)
 			s->flags |= SP_SITE_UNCOVERED;	/* fell through */
 		if (!s->unit->covered) {
 			s->flags |= SP_SITE_UNCOVERED;
-			if (s->unit->code.ninvalid > 0 ||
-			    s->how == SP_HOW_UNRESOLVED)
+			if (likely_data(a->elf, s->unit, s->addr))
 				s->flags |= SP_SITE_LIKELY_DATA;
 		}
 	}

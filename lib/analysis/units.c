@@ -305,7 +305,8 @@ unit_prepare(struct analysis *a, struct unit *u, bool solve)
 			return -1;
 	}
 	if (solve && !u->solved) {
-		if (flow_solve(&u->code, unit_noreturn, a, &u->graph) != 0)
+		if (flow_solve(&u->code, unit_noreturn, a, !u->covered,
+		    &u->graph) != 0)
 			return -1;
 		u->solved = true;
 	}
