@@ -271,7 +271,7 @@ cmd_run(int argc, char **argv)
 {
 	struct run_args a;
 	struct sp_cache c;
-	char dir[PATH_MAX], path[PATH_MAX], rt[PATH_MAX];
+	char dir[PATH_MAX], path[PATH_MAX], rt[PATH_MAX], elf[PATH_MAX];
 	char reportdir[] = "/tmp/syspin-run.XXXXXX";
 	char **objs = NULL;
 	size_t nobjs = 0;
@@ -288,12 +288,20 @@ cmd_run(int argc, char **argv)
 	}
 	if (run_find_prog(a.argv[0], path, sizeof(path)) == -1 ||
 	    run_find_runtime(rt, sizeof(rt)) == -1 ||
-	    run_objects(path, rt, &objs, &nobjs) == -1) {
+	    run_elf(path, elf, sizeof(elf)) == -1) {
 		sp_cache_close(&c);
 		return EXIT_TROUBLE;
 	}
-	fill(&c, objs, nobjs, a.verbose);
-	run_free_objects(objs, nobjs);
+	if (!run_warm(&c, elf, rt)) {
+		if (run_objects(elf, rt, &objs, &nobjs) == -1) {
+			sp_cache_close(&c);
+			return EXIT_TROUBLE;
+		}
+		if (fill(&c, objs, nobjs, a.verbose) == 0)
+			run_remember(&c, elf, rt, objs, nobjs);
+		run_free_objects(objs, nobjs);
+	} else if (a.verbose)
+		fprintf(stderr, "syspin: %s: every object is cached\n", elf);
 	sp_cache_close(&c);
 	if (mkdtemp(reportdir) == NULL) {
 		cli_error("run: mkdtemp: %s", strerror(errno));

@@ -3,6 +3,7 @@
 #ifndef SYSPIN_CLI_RUN_H
 #define SYSPIN_CLI_RUN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* PROG as execvp would find it, into path.  -1 after printing why. */
@@ -10,6 +11,9 @@ int run_find_prog(const char *prog, char *path, size_t size);
 
 /* libsyspin-rt.so: $SYSPIN_RT, next to a build tree's syspin, installed. */
 int run_find_runtime(char *path, size_t size);
+
+/* The ELF that runs for prog: prog, or its #! interpreter(s). */
+int run_elf(const char *prog, char *path, size_t size);
 
 /*
  * Every object the dynamic program at path will map at start-up: itself,
@@ -19,6 +23,18 @@ int run_find_runtime(char *path, size_t size);
  */
 int run_objects(const char *path, const char *rt, char ***objs, size_t *n);
 void run_free_objects(char **objs, size_t n);
+
+/*
+ * The warm path.  run_warm: the cache holds a trusted table for every
+ * object recorded for this program, runtime and environment (a few stats,
+ * no analysis, no `ld.so --list`).  run_remember records objs after a
+ * fill.  The record is only a hint: the runtime checks every table it
+ * loads and fills what is missing itself.
+ */
+struct sp_cache;
+bool run_warm(const struct sp_cache *c, const char *elf, const char *rt);
+void run_remember(const struct sp_cache *c, const char *elf, const char *rt,
+    char **objs, size_t n);
 
 /* Removes the report directory and the files in it. */
 void run_remove_dir(const char *dir);

@@ -186,20 +186,28 @@ script_interp(const char *path, char *interp, size_t size)
 }
 
 int
-run_objects(const char *prog, const char *rt, char ***objs, size_t *n)
+run_elf(const char *prog, char *path, size_t size)
 {
-	char path[PATH_MAX], next[PATH_MAX];
+	char next[PATH_MAX];
+	int depth;
+
+	/* The kernel follows up to 4 levels of interpreters. */
+	snprintf(path, size, "%s", prog);
+	for (depth = 0; depth < 5 && script_interp(path, next,
+	    sizeof(next)) == 0; depth++)
+		snprintf(path, size, "%s", next);
+	return 0;
+}
+
+int
+run_objects(const char *path, const char *rt, char ***objs, size_t *n)
+{
 	struct sp_error err;
 	struct sp_elf elf;
-	int r = 0, depth;
+	int r = 0;
 
 	*objs = NULL;
 	*n = 0;
-	/* The kernel follows up to 4 levels of interpreters. */
-	snprintf(path, sizeof(path), "%s", prog);
-	for (depth = 0; depth < 5 && script_interp(path, next,
-	    sizeof(next)) == 0; depth++)
-		snprintf(path, sizeof(path), "%s", next);
 	if (sp_elf_open(&elf, path, &err) == -1) {
 		cli_error("%s: %s", path, err.msg);
 		return -1;

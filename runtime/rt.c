@@ -22,6 +22,7 @@
 #include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <syspin/bpf.h>
@@ -44,6 +45,7 @@ struct rt {
 	bool have_cache;
 	struct sp_layout lo;
 	struct sp_placement pl;
+	double t[7];		/* -v: when each phase ended, usec() */
 };
 
 static const char *
@@ -249,6 +251,15 @@ seal(struct rt *rt)
 	}
 }
 
+static double
+usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
 static void
 install(struct rt *rt)
 {
@@ -267,6 +278,7 @@ install(struct rt *rt)
 	in.flags = rt->flags;
 	if (sp_bpf_generate(&in, &progs, &nprogs, &err) == -1)
 		die("%s", err.msg);
+	rt->t[5] = usec();
 	report(rt);
 	seal(rt);
 	if (sp_bpf_install(progs, nprogs, have_sys_admin() ?
@@ -279,6 +291,7 @@ install(struct rt *rt)
 			    err.msg);
 		die("%s", err.msg);
 	}
+	rt->t[6] = usec();
 	if (rt->verbose)
 		fprintf(stderr, "syspin-rt: %s[%ld]: %zu objects, %zu ranges, "
 		    "%zu pins, %zu any-number sites, %zu programs\n",
@@ -288,24 +301,35 @@ install(struct rt *rt)
 	sp_bpf_free(progs, nprogs);
 }
 
+
 __attribute__((constructor)) static void
 syspin_rt_init(void)
 {
 	static struct rt rt;
 	struct sp_error err;
 
+	rt.t[0] = usec();
 	rt.secure = getauxval(AT_SECURE) != 0;
 	/* The filler is syspin itself, about to analyse for us. */
 	if (env(&rt, "SYSPIN_FILLING") != NULL)
 		return;
 	parse_flags(&rt);
 	open_cache(&rt);
+	rt.t[1] = usec();
 	if (sp_layout_self(&rt.lo, &err) == -1)
 		die("%s", err.msg);
+	rt.t[2] = usec();
 	load_tables(&rt);
+	rt.t[3] = usec();
 	if (sp_layout_place(&rt.lo, &rt.pl, &err) == -1)
 		die("%s", err.msg);
+	rt.t[4] = usec();
 	install(&rt);
+	if (rt.verbose)
+		fprintf(stderr, "syspin-rt: time (us): cache %.0f, layout %.0f, "
+		    "tables %.0f, place %.0f, generate %.0f, install %.0f\n",
+		    rt.t[1] - rt.t[0], rt.t[2] - rt.t[1], rt.t[3] - rt.t[2],
+		    rt.t[4] - rt.t[3], rt.t[5] - rt.t[4], rt.t[6] - rt.t[5]);
 	if (rt.have_cache)
 		sp_cache_close(&rt.cache);
 	sp_placement_free(&rt.pl);

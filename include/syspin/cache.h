@@ -142,6 +142,16 @@ void sp_cache_close(struct sp_cache *c);
 int sp_cache_load(const struct sp_cache *c, const char *key,
     struct sp_pintab *tab, struct sp_error *err);
 
+/*
+ * Small auxiliary files under the same trust rules (`syspin run` keeps the
+ * list of a program's objects there).  sp_cache_get returns the length, 0
+ * when absent or empty, -1 when untrusted, unreadable or over max bytes.
+ * sp_cache_has: a trusted regular file is stored under key (stat only).
+ */
+ssize_t sp_cache_get(const struct sp_cache *c, const char *key, void *buf,
+    size_t max, struct sp_error *err);
+bool sp_cache_has(const struct sp_cache *c, const char *key);
+
 /* Validates and adopts buf (malloc'ed, len bytes); frees it on failure. */
 int sp_pintab_decode(void *buf, size_t len, struct sp_pintab *tab,
     struct sp_error *err);
@@ -151,6 +161,10 @@ void sp_pintab_free(struct sp_pintab *tab);
 /* Writer side (not in the runtime): serialises and renames into place. */
 int sp_cache_store(const struct sp_cache *c, const char *key,
     const struct sp_pintab *tab, struct sp_error *err);
+
+/* Writer side: stores len bytes under key (write aside, rename). */
+int sp_cache_put(const struct sp_cache *c, const char *key, const void *buf,
+    size_t len, struct sp_error *err);
 
 /* Encodes tab into one malloc'ed buffer in the file format. */
 int sp_pintab_encode(const struct sp_pintab *tab, void **buf, size_t *len,

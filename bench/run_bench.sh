@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# make bench, syspin run: per-syscall cost and start-up cost, each stated as
+# ratios against baselines measured in the same run (this machine is noisy:
+# compare ratios, not absolute numbers).
+# usage: bench/run_bench.sh BUILD
+set -eu
+B=$(cd "${1:-build}" && pwd)
+SYSPIN=$B/cli/syspin
+RT=$B/runtime/libsyspin-rt.so
+LOOP=$B/bench/libgetppid_loop.so
+ROUNDS=${ROUNDS:-5}
+CALLS=${CALLS:-1000000}
+SPAWNS=${SPAWNS:-300}
+for f in "$SYSPIN" "$RT" "$LOOP" "$B/bench/spawn_bench" "$B/bench/rt_phases"; do
+	[ -e "$f" ] || { echo "run_bench: $f missing (ninja -C $B)" >&2; exit 2; }
+done
+PY=$(python3 -c 'import sys; print(sys.executable)')
+T=$(mktemp -d /tmp/syspin-bench.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+C=$T/cache
+mkdir "$T/report"
+
+# Warm cache: python3 with ctypes, /bin/true, the phase timer.
+"$SYSPIN" run --cache-dir "$C" "$PY" -c 'import ctypes' >/dev/null
+"$SYSPIN" run --cache-dir "$C" /bin/true
+"$SYSPIN" run --cache-dir "$C" "$B/bench/rt_phases" "$C" 1 >/dev/null
+
+# ---- per-syscall cost: getppid() from libc, in python3 ----
+percall() {	# mode -> ns per call
+	"$PY" - "$LOOP" "$1" "$CALLS" "$T/nrs" <<'EOF'
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+lib.sp_loop.restype = ctypes.c_double
+mode, calls = sys.argv[2], int(sys.argv[3])
+if mode == "minip":
+    assert lib.sp_min_ip_filter() == 0
+elif mode == "allowlist":
+    nrs = [int(x) for x in open(sys.argv[4]).read().split()]
+    arr = (ctypes.c_int * len(nrs))(*nrs)
+    assert lib.sp_allow_list(arr, len(nrs)) == 0
+lib.sp_loop(calls // 10)
+print("%.1f" % min(lib.sp_loop(calls) for _ in range(3)))
+EOF
+}
+
+# The syspin process first: its report lists the numbers it pins.
+SYSPIN_CACHE_DIR=$C SYSPIN_REPORT_DIR=$T/report LD_PRELOAD=$RT percall syspin \
+    >/dev/null
+awk '$1 == "pin" { print $2 }' "$T"/report/*.layout | sort -nu >"$T/nrs"
+nsites=$(grep -c '^pin\|^any' "$T"/report/*.layout | head -1 | cut -d: -f2)
+: >"$T/percall"
+r=0
+while [ $r -lt "$ROUNDS" ]; do
+	for m in bare allowlist minip syspin; do
+		if [ $m = syspin ]; then
+			v=$(SYSPIN_CACHE_DIR=$C LD_PRELOAD=$RT percall $m)
+		else
+			v=$(percall $m)
+		fi
+		echo "$m $v" >>"$T/percall"
+	done
+	r=$((r + 1))
+done
+med() { awk -v m="$1" '$1 == m { print $2 }' "$2" | sort -n |
+    awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+bare=$(med bare "$T/percall")
+allow=$(med allowlist "$T/percall")
+minip=$(med minip "$T/percall")
+sp=$(med syspin "$T/percall")
+insns=$("$B/bench/rt_phases" "$C" 1 | sed 's/ instructions.*//; s/.* //')
+echo
+echo "syspin run: per-syscall cost (getppid from libc in python3, $CALLS calls,"
+echo "best of 3, median of $ROUNDS processes each)"
+awk -v b="$bare" -v a="$allow" -v m="$minip" -v s="$sp" \
+    -v n="$(wc -l <"$T/nrs")" -v p="$nsites" 'BEGIN {
+	printf "  bare                          %7.1f ns\n", b
+	printf "  libseccomp allow-list (%d nrs) %7.1f ns  %.2fx bare\n", n, a, a / b
+	printf "  minimal IP-reading filter     %7.1f ns  %.2fx bare\n", m, m / b
+	printf "  syspin (python3, %d pins)   %7.1f ns  %.2fx bare, %.2fx minimal IP filter (target <= 1.10)\n", p, s, s / b, s / m
+}'
+echo "  (filters over BPF_MAXINSNS are split by number ranges: tests/bpf"
+echo "   test_generate and test_kernel check the split programs' decisions)"
+
+# ---- start-up: warm cache ----
+set -- $("$B/bench/spawn_bench" "$SPAWNS" /bin/true \
+    -- /usr/bin/env /bin/true \
+    -- "$SYSPIN" run --cache-dir "$C" /bin/true \
+    -- LD_PRELOAD="$RT" SYSPIN_CACHE_DIR="$C" SYSPIN_FILLING=1 /bin/true \
+    -- LD_PRELOAD="$RT" SYSPIN_CACHE_DIR="$C" /bin/true)
+echo
+echo "syspin run: start-up, warm cache (median of $SPAWNS spawns, interleaved)"
+awk -v t="$1" -v e="$2" -v s="$3" -v n="$4" -v r="$5" 'BEGIN {
+	printf "  /bin/true                         %7.0f us\n", t
+	printf "  env /bin/true                     %7.0f us\n", e
+	printf "  syspin run -- /bin/true           %7.0f us  %.2fx env /bin/true (target <= 1.5)\n", s, s / e
+	printf "  /bin/true + runtime, constructor off %4.0f us\n", n
+	printf "  /bin/true + runtime               %7.0f us  constructor adds %.0f%% of /bin/true (target <= 25%%)\n", r, 100 * (r - n) / t
+}'
+echo "  where the constructor's time goes ($insns-instruction filter):"
+echo "    $("$B/bench/rt_phases" "$C" 101)"
