@@ -15,6 +15,7 @@
 /* Each subcommand: argv[0] is the subcommand's name. */
 int cmd_scan(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_embed(int argc, char **argv);
 
 /* "syspin: " + printf, on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

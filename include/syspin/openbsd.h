@@ -124,4 +124,31 @@ int sp_openbsd_pintable(const struct sp_elf *elf,
 
 void sp_openbsd_pintable_free(struct sp_openbsd_pintable *pt);
 
+/* Embedding a table into a binary (lib/pins/embed.c, `syspin embed`). */
+struct sp_scan;
+
+/*
+ * The entries for SCAN: one per (exact site, number), in address order.
+ * Sites whose numbers are not exact are left out and counted in
+ * *skipped.  Returns 0 (*out malloc'ed, may be NULL when *n == 0), or -1
+ * with err set: a trap above 4 GiB (the format has 32-bit offsets), a
+ * number OpenBSD's rules refuse, too many entries, out of memory.
+ */
+int sp_openbsd_entries_from_scan(const struct sp_scan *scan,
+    struct sp_openbsd_entry **out, size_t *n, size_t *skipped,
+    struct sp_error *err);
+
+/*
+ * Writes a copy of ELF to PATH with E as a .openbsd.syscalls section and a
+ * PT_OPENBSD_SYSCALLS program header.  The program header table moves to
+ * the end of the file, into a new read-only PT_LOAD (PT_PHDR follows it);
+ * every original byte stays where it was.  The copy is written to a
+ * temporary file next to PATH, read back and checked, then renamed over
+ * PATH.  Refuses (-1, err set, nothing written) when PATH is ELF's own
+ * file, when ELF already has a table, or when its layout leaves no safe
+ * way to add the header.
+ */
+int sp_openbsd_embed(const struct sp_elf *elf, const char *path,
+    const struct sp_openbsd_entry *e, size_t n, struct sp_error *err);
+
 #endif
