@@ -80,6 +80,9 @@ int unit_prepare(struct analysis *a, struct unit *u, bool solve);
 int jt_recover(struct analysis *a, struct unit *u);
 /* True when some jump inside u lands on addr (a block boundary). */
 bool unit_is_target(struct unit *u, uint64_t addr);
+/* The file bytes of executable code at addr and how many follow, or NULL. */
+const uint8_t *code_at(const struct analysis *a, uint64_t addr,
+    uint64_t *avail);
 /* flow_noreturn_fn for the analysis (ctx: struct analysis *). */
 bool unit_noreturn(void *ctx, uint64_t target);
 /*

@@ -130,8 +130,8 @@ static int
 resync(struct analysis *a, struct unit *u, uint64_t to)
 {
 	struct insn_list fresh, *l = &u->code;
-	const uint8_t *p;
-	const struct sp_segment *s = sp_elf_segment_at(a->elf, to);
+	uint64_t avail = 0;
+	const uint8_t *p = code_at(a, to, &avail);
 	size_t k = 0, join, n;
 
 	while (k < l->n && l->v[k].addr + l->v[k].len <= to)
@@ -139,12 +139,10 @@ resync(struct analysis *a, struct unit *u, uint64_t to)
 	/* k overlaps `to` (a conflict), or starts after it (a hole left by
 	 * an earlier splice: nothing to overwrite). */
 	bool conflict = k < l->n && l->v[k].addr < to;
-	if ((k < l->n && l->v[k].addr == to) || s == NULL ||
+	if ((k < l->n && l->v[k].addr == to) || p == NULL ||
 	    (conflict && !in_dead_zone(u, k)))
 		return 0;
-	p = a->elf->data + s->offset + (to - s->vaddr);
-	if (decode_region(a->dec, p, s->filesz - (to - s->vaddr), to, u->end,
-	    true, &fresh) != 0)
+	if (decode_region(a->dec, p, avail, to, u->end, true, &fresh) != 0)
 		return -1;
 	/* Stop where the fresh decoding meets an old boundary again. */
 	join = conflict ? k + 1 : k;

@@ -110,6 +110,16 @@ tile_segment(struct analysis *a, const struct sp_segment *s, size_t *cap)
 	return add_unit(a, cap, pos, hi, false);
 }
 
+static int
+unit_cmp(const void *x, const void *y)
+{
+	const struct unit *a = x, *b = y;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->end < b->end ? -1 : a->end > b->end;
+}
+
 int
 units_build(struct analysis *a)
 {
@@ -121,6 +131,11 @@ units_build(struct analysis *a)
 		    tile_segment(a, s, &cap) != 0)
 			return -1;
 	}
+	/* Segments come in file order; lookups need address order.  (Only a
+	 * corrupt file has executable segments that overlap; lookups there
+	 * find one of them, which is all we promise.) */
+	if (a->nunits > 1)
+		qsort(a->units, a->nunits, sizeof(*a->units), unit_cmp);
 	return 0;
 }
 
@@ -285,20 +300,35 @@ decode_start(struct analysis *a, const struct unit *u)
 	return u->start;
 }
 
+const uint8_t *
+code_at(const struct analysis *a, uint64_t addr, uint64_t *avail)
+{
+	/* Segments may overlap in a corrupt file: take one that really holds
+	 * addr in its file part, and say how many bytes follow. */
+	for (size_t i = 0; i < a->elf->nsegs; i++) {
+		const struct sp_segment *s = &a->elf->segs[i];
+		if ((s->flags & PF_X) && addr >= s->vaddr &&
+		    addr - s->vaddr < s->filesz) {
+			*avail = s->filesz - (addr - s->vaddr);
+			return a->elf->data + s->offset + (addr - s->vaddr);
+		}
+	}
+	return NULL;
+}
+
 int
 unit_prepare(struct analysis *a, struct unit *u, bool solve)
 {
-	const struct sp_segment *s;
-	uint64_t from;
+	const uint8_t *code;
+	uint64_t from, avail;
 
 	if (!u->decoded) {
-		s = sp_elf_segment_at(a->elf, u->start);
-		if (s == NULL)
-			return -1;
 		from = decode_start(a, u);
-		if (decode_region(a->dec, a->elf->data + s->offset +
-		    (from - s->vaddr), s->filesz - (from - s->vaddr), from,
-		    u->end, true, &u->code) != 0)
+		code = code_at(a, from, &avail);
+		if (code == NULL)
+			return -1;
+		if (decode_region(a->dec, code, avail, from, u->end, true,
+		    &u->code) != 0)
 			return -1;
 		u->decoded = true;
 		if (jt_recover(a, u) != 0)
