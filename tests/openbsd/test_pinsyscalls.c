@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -345,27 +346,41 @@ struct attack {
 	const char *what;
 	unsigned off;
 	long nr;
+	bool shield;		/* SIGSYS ignored and blocked first */
 };
 
 static int
 attack(void *arg)
 {
 	const struct attack *a = arg;
+	sigset_t set;
 
 	if (pin_code() != 0)
 		return 100;
+	if (a->shield) {
+		sigemptyset(&set);
+		sigaddset(&set, SIGSYS);
+		if (signal(SIGSYS, SIG_IGN) == SIG_ERR ||
+		    sigprocmask(SIG_BLOCK, &set, NULL) != 0)
+			return 101;
+	}
 	stub(a->off)(a->nr);
 	return 0;			/* survived */
 }
 
 static const struct attack attacks[] = {
-	{ "pinned number at another trap (case 2)", 0x200, SYS_getpid },
-	{ "unpinned number at a pinned trap (case 3)", 0x100, SYS_getuid },
-	{ "number >= npins (case 4)", 0x100, 200 },
-	{ "number 0 (read) not pinned", 0x100, 0 },
-	{ "misaligned trap, not pinned there (case 19)", 0x400, SYS_getpid },
-	{ "int $0x80 from the region (i386 getpid)", 0x300, 20 },
-	{ "int $0x80 with the wildcard's number", 0x300, WILD },
+	{ "pinned number at another trap (case 2)", 0x200, SYS_getpid, false },
+	{ "unpinned number at a pinned trap (case 3)",
+	  0x100, SYS_getuid, false },
+	{ "number >= npins (case 4)", 0x100, 200, false },
+	{ "number 0 (read) not pinned", 0x100, 0, false },
+	{ "misaligned trap, not pinned there (case 19)",
+	  0x400, SYS_getpid, false },
+	{ "int $0x80 from the region (i386 getpid)", 0x300, 20, false },
+	{ "int $0x80 with the wildcard's number", 0x300, WILD, false },
+	/* Case 24: the death cannot be caught, ignored or blocked. */
+	{ "case 2 with SIGSYS ignored and blocked", 0x200, SYS_getpid,
+	  true },
 };
 
 static void
