@@ -167,7 +167,12 @@ fill_site(const struct sp_scan *scan, const struct sp_site *s,
 	p->nr_first = s->nr_first;
 	p->nr_count = s->nr_count;
 	p->export = SP_PIN_NO_EXPORT;
-	if (s->how == SP_HOW_UNRESOLVED &&
+	if (s->flags & SP_SITE_NOT_PINNED) {
+		/* The binary's own pin table is authoritative (OpenBSD's
+		 * rule): a trap it does not list may issue nothing. */
+		p->how = SP_PIN_EXACT;
+		p->nr_count = 0;
+	} else if (s->how == SP_HOW_UNRESOLVED &&
 	    (s->flags & SP_SITE_LIKELY_DATA)) {
 		/*
 		 * Bytes in a data table that decode as a trap: allowing any
