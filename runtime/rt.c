@@ -260,6 +260,43 @@ usec(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
+/* Filters this process inherited, from /proc/self/status; -1 unknown. */
+static long
+inherited_filters(void)
+{
+	char buf[4096], *p;
+	ssize_t n;
+	int fd;
+
+	if ((fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "Seccomp_filters:")) == NULL)
+		return -1;
+	return strtol(p + 16, NULL, 10);
+}
+
+/*
+ * ENOMEM: our filter and those inherited from pinned ancestors would pass
+ * seccomp's limit on all of a task's filters together.  Filters cannot be
+ * removed, so this image cannot be pinned: it must not run.
+ */
+static void
+die_nested(size_t nprogs)
+{
+	char what[128];
+
+	snprintf(what, sizeof(what), "%ld filters inherited from pinned "
+	    "programs, %zu more needed", inherited_filters(), nprogs);
+	die("too many nested pinned programs (%s; seccomp allows 32768 "
+	    "instructions in all of a process's filters: see syspin run's "
+	    "Limits)", what);
+}
+
 static void
 install(struct rt *rt)
 {
@@ -286,9 +323,7 @@ install(struct rt *rt)
 		/* ENOMEM: the stack of filters inherited from pinned
 		 * ancestors would pass seccomp's 32768-instruction limit. */
 		if (errno == ENOMEM)
-			die("%s (too many nested pinned programs: seccomp "
-			    "limits a process to 32768 filter instructions)",
-			    err.msg);
+			die_nested(nprogs);
 		die("%s", err.msg);
 	}
 	rt->t[6] = usec();
