@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <syspin/cache.h>
@@ -178,39 +179,84 @@ syscall_name(uint32_t arch, uint32_t nr, char *buf, size_t size)
 	return buf;
 }
 
-/* The line for a child killed by SIGSYS. */
+/* The line for a pinned process killed by SIGSYS; v NULL: no record. */
 static void
-diagnose(const char *prog, pid_t pid, const char *reportdir)
+explain(const char *comm, pid_t pid, const struct sp_violation *v,
+    const char *why, const char *reportdir)
 {
-	const char *comm = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
-	struct sp_violation v;
 	struct sp_layout lo;
 	struct sp_placement pl;
-	struct sp_error err, rerr;
+	struct sp_error rerr;
 	char path[PATH_MAX], line[2048], name[64];
 	bool have_report;
 
+	if (v == NULL) {
+		cli_error("%s[%ld]: killed by SIGSYS: a system call was not "
+		    "pinned (%s)", comm, (long)pid, why);
+		return;
+	}
 	snprintf(path, sizeof(path), "%s/%ld.layout", reportdir, (long)pid);
 	have_report = sp_report_read(path, &lo, &pl, &rerr) == 0;
-	if (sp_kmsg_find(pid, 500, &v, &err) == -1) {
-		cli_error("%s[%ld]: killed by SIGSYS: a system call was not "
-		    "pinned (%s)", comm, (long)pid, err.msg);
-	} else {
-		sp_diag_format(line, sizeof(line), comm, pid, &v,
-		    have_report ? &lo : NULL, have_report ? &pl : NULL,
-		    syscall_name(v.arch, v.nr, name, sizeof(name)));
-		cli_error("%s", line);
-	}
+	sp_diag_format(line, sizeof(line), comm, pid, v,
+	    have_report ? &lo : NULL, have_report ? &pl : NULL,
+	    syscall_name(v->arch, v->nr, name, sizeof(name)));
+	cli_error("%s", line);
 	if (have_report) {
 		sp_layout_free(&lo);
 		sp_placement_free(&pl);
 	}
 }
 
-static int
-wait_child(const char *prog, const char *reportdir)
+static void
+diagnose(const char *prog, pid_t pid, const char *reportdir)
 {
-	int st;
+	const char *comm = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	struct sp_violation v;
+	struct sp_error err;
+
+	if (sp_kmsg_find(pid, 500, &v, &err) == -1)
+		explain(comm, pid, NULL, err.msg, reportdir);
+	else
+		explain(comm, pid, &v, NULL, reportdir);
+}
+
+/*
+ * Pinned descendants killed since the start (root: /dev/kmsg): their
+ * parents reaped them, so only the kernel's records tell.  A process of
+ * ours is one that left a report.  A shell reports a killed child as 159:
+ * then wait a moment for kauditd.
+ */
+static void
+descendants(int kfd, const char *reportdir, int status)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	struct sp_violation v;
+	char path[PATH_MAX];
+	int waited = 0, seen = 0;
+
+	if (kfd == -1)
+		return;
+	for (;;) {
+		while (sp_kmsg_next(kfd, &v) == 1) {
+			snprintf(path, sizeof(path), "%s/%ld.layout",
+			    reportdir, v.pid);
+			if (v.pid == child || access(path, F_OK) == -1)
+				continue;
+			explain(v.comm[0] ? v.comm : "?", v.pid, &v, NULL,
+			    reportdir);
+			seen++;
+		}
+		if (seen > 0 || status != 128 + SIGSYS || waited >= 500)
+			break;
+		nanosleep(&ts, NULL);
+		waited += 20;
+	}
+}
+
+static int
+wait_child(const char *prog, const char *reportdir, int kfd)
+{
+	int st, rc;
 
 	while (waitpid(child, &st, 0) == -1)
 		if (errno != EINTR) {
@@ -218,10 +264,15 @@ wait_child(const char *prog, const char *reportdir)
 			return EXIT_TROUBLE;
 		}
 	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	if (WTERMSIG(st) == SIGSYS)
-		diagnose(prog, child, reportdir);
-	return 128 + WTERMSIG(st);
+		rc = WEXITSTATUS(st);
+	else {
+		if (WTERMSIG(st) == SIGSYS)
+			diagnose(prog, child, reportdir);
+		rc = 128 + WTERMSIG(st);
+	}
+	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGSYS)
+		descendants(kfd, reportdir, rc);
+	return rc;
 }
 
 static int
@@ -232,6 +283,7 @@ exec_child(const struct run_args *a, const char *path, const char *dir,
 	const char *old = getenv("LD_PRELOAD");
 	size_t n = 0;
 	ssize_t len;
+	int kfd, rc;
 
 	if (a->strict)
 		flags[n++] = 's';
@@ -254,6 +306,7 @@ exec_child(const struct run_args *a, const char *path, const char *dir,
 	if (a->verbose)
 		setenv("SYSPIN_VERBOSE", "1", 1);
 	catch_signals();
+	kfd = sp_kmsg_open_end();
 	if ((child = fork()) == -1) {
 		cli_error("run: fork: %s", strerror(errno));
 		return EXIT_TROUBLE;
@@ -263,7 +316,10 @@ exec_child(const struct run_args *a, const char *path, const char *dir,
 		cli_error("%s: %s", path, strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
-	return wait_child(a->argv[0], reportdir);
+	rc = wait_child(a->argv[0], reportdir, kfd);
+	if (kfd != -1)
+		close(kfd);
+	return rc;
 }
 
 int

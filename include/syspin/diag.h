@@ -21,6 +21,8 @@ struct sp_violation {
 	uint32_t arch;		/* AUDIT_ARCH_* */
 	uint32_t nr;
 	uint64_t ip;		/* after the trap instruction */
+	long pid;
+	char comm[64];		/* the kernel's comm, "" when absent */
 };
 
 /*
@@ -30,6 +32,14 @@ struct sp_violation {
  */
 int sp_kmsg_find(long pid, int wait_ms, struct sp_violation *v,
     struct sp_error *err);
+
+/*
+ * For the descendants of a run: /dev/kmsg opened at its end (-1 when it
+ * cannot be read), then the seccomp records that came since, one per call
+ * (1; 0 when there are no more for now).
+ */
+int sp_kmsg_open_end(void);
+int sp_kmsg_next(int fd, struct sp_violation *v);
 
 /*
  * One line, without "syspin: " and newline.  lo/pl may be NULL when the

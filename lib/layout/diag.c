@@ -36,13 +36,28 @@ field(const char *rec, const char *key, int base, uint64_t *v)
 	return -1;
 }
 
+/* comm="NAME" (the kernel hex-encodes names with odd bytes: kept as is). */
+static void
+comm(const char *rec, char *buf, size_t size)
+{
+	const char *p = strstr(rec, " comm=\"");
+	size_t n;
+
+	buf[0] = '\0';
+	if (p == NULL)
+		return;
+	p += 7;
+	n = strcspn(p, "\"");
+	snprintf(buf, size, "%.*s", (int)n, p);
+}
+
 static int
 parse_record(const char *rec, long pid, struct sp_violation *v)
 {
 	uint64_t p, arch, nr, ip;
 
 	if (strstr(rec, "type=1326") == NULL ||
-	    field(rec, "pid=", 10, &p) == -1 || (long)p != pid ||
+	    field(rec, "pid=", 10, &p) == -1 || (pid != -1 && (long)p != pid) ||
 	    field(rec, "arch=", 16, &arch) == -1 ||
 	    field(rec, "syscall=", 10, &nr) == -1 ||
 	    field(rec, "ip=", 16, &ip) == -1)
@@ -50,6 +65,8 @@ parse_record(const char *rec, long pid, struct sp_violation *v)
 	v->arch = arch;
 	v->nr = nr;
 	v->ip = ip;
+	v->pid = p;
+	comm(rec, v->comm, sizeof(v->comm));
 	v->have = true;
 	return 0;
 }
@@ -93,6 +110,39 @@ sp_kmsg_find(long pid, int wait_ms, struct sp_violation *v,
 		return sp_error_set(err, "no seccomp audit record for pid %ld "
 		    "in the kernel log", pid);
 	return 0;
+}
+
+int
+sp_kmsg_open_end(void)
+{
+	int fd;
+
+	if ((fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return -1;
+	if (lseek(fd, 0, SEEK_END) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+sp_kmsg_next(int fd, struct sp_violation *v)
+{
+	char rec[8192];
+	ssize_t n;
+
+	for (;;) {
+		memset(v, 0, sizeof(*v));
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n == -1 && errno == EPIPE)
+			continue;	/* overwritten record: skip it */
+		if (n <= 0)
+			return 0;
+		rec[n] = '\0';
+		if (parse_record(rec, -1, v) == 0)
+			return 1;
+	}
 }
 
 /* "libc.so.6+0x1234", or the bare address outside every object. */

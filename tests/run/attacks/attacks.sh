@@ -79,5 +79,14 @@ if [ $kmsg = yes ]; then
 	else
 		echo "FAIL diagnostic line:"; cat "$CACHE/out"; fail=1
 	fi
+	# A grandchild, reaped by the shell: the line comes from the
+	# kernel's record, and the shell goes on.
+	run sh -c "'$ATTACK' own-nr; echo shell saw \$?"
+	if grep -q "^shell saw 159" "$CACHE/out" && grep -q "^syspin: attack\[[0-9]*\]: pinsyscalls addr 0x[0-9a-f]*(attack+0x[0-9a-f]*) code 59 (execve): not pinned here" "$CACHE/out"; then
+		echo "ok   diagnostic line for a grandchild"
+	else
+		echo "FAIL diagnostic line for a grandchild:"; cat "$CACHE/out"
+		fail=1
+	fi
 fi
 exit $fail
