@@ -209,6 +209,12 @@ sp_pinsyscalls_raw(void *start, size_t len, unsigned int *pintable,
  * The per-number blocks sit inline after their compare, so every jump
  * stays short (cBPF jump offsets are 8 bits).  The executed path is at
  * most ~20 + 7 * (position of nr) instructions.
+ *
+ * Not sp_bpf_generate (lib/bpf): its policy has no "number N anywhere in
+ * the region" (-1) and no ENOSYS for numbers past SYS_MAXSYSCALL, it adds
+ * syspin run's executable-memory rules, which pinsyscalls(2) does not
+ * have, and it allocates, which a -nostdlib caller cannot.  This one is
+ * bounded (SP_PINSYSCALLS_MAXINSNS, always one program) and pure.
  */
 size_t
 sp_pinsyscalls_filter(uint64_t start, uint64_t len, const unsigned int *pins,

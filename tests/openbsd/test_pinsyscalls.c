@@ -397,6 +397,41 @@ test_attacks(void **state)
 	}
 }
 
+static void *
+thread_violates(void *arg)
+{
+	(void)arg;
+	stub(0x200)(SYS_getpid);	/* case 2, from a second thread */
+	return NULL;
+}
+
+/* Case 23: a violation in one thread takes the whole process. */
+static int
+thread_kill(void *arg)
+{
+	pthread_t t;
+
+	(void)arg;
+	if (pin_code() != 0 ||
+	    pthread_create(&t, NULL, thread_violates, NULL) != 0)
+		return 100;
+	pthread_join(t, NULL);
+	for (;;)
+		pause();	/* only a process-wide kill ends this */
+}
+
+static void
+test_thread_kill(void **state)
+{
+	int status;
+
+	(void)state;
+	make_code();
+	status = in_child(thread_kill, NULL);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGSYS);
+}
+
 /* Case 33: fork keeps the filter and the once-flag. */
 static int
 forked(void *arg)
@@ -491,6 +526,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_allowed),
 		cmocka_unit_test(test_attacks),
+		cmocka_unit_test(test_thread_kill),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_pinself),
