@@ -145,6 +145,20 @@ const char *sp_trap_kind_name(enum sp_trap_kind kind);
 const char *sp_how_name(enum sp_how how);
 const char *sp_reg_name(int reg);
 
+/*
+ * The kernel re-issues some calls itself: when a signal interrupts
+ * nanosleep, clock_nanosleep, poll or a timed futex wait, it may restart
+ * it as restart_syscall (219) from the same `syscall` instruction.  A
+ * site that can issue one of those can issue 219 too.
+ */
+#define SP_NR_RESTART_SYSCALL 219u
+
+static inline bool
+sp_nr_restarts(uint32_t nr)
+{
+	return nr == 7 || nr == 35 || nr == 202 || nr == 230;
+}
+
 /* Exact: a number set that enforcement can use as it stands. */
 static inline bool
 sp_site_is_exact(const struct sp_site *s)

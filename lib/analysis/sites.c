@@ -283,6 +283,20 @@ emit_gadgets(const struct site_set *ss, struct sp_scan *out)
 	return 0;
 }
 
+/* See sp_nr_restarts: the kernel's restart_syscall comes from the site. */
+static void
+add_restart(struct raw_site *r)
+{
+	if (r->kind != SP_TRAP_SYSCALL || r->nrs.top)
+		return;
+	for (uint32_t nr = 0; nr < 256; nr++)
+		if (sp_nr_restarts(nr) &&
+		    (r->nrs.bits[nr / 64] & (1ull << (nr % 64)))) {
+			nrset_add(&r->nrs, SP_NR_RESTART_SYSCALL);
+			return;
+		}
+}
+
 int
 sites_emit(struct analysis *a, struct site_set *ss, struct sp_scan *out)
 {
@@ -292,8 +306,9 @@ sites_emit(struct analysis *a, struct site_set *ss, struct sp_scan *out)
 	if (out->sites == NULL)
 		return -1;
 	for (size_t i = 0; i < ss->n; i++) {
-		const struct raw_site *r = &ss->v[i];
+		struct raw_site *r = &ss->v[i];
 		struct sp_site *s = &out->sites[out->nsites++];
+		add_restart(r);
 		*s = (struct sp_site){ .addr = r->addr, .length = r->len,
 		    .kind = r->kind, .how = r->how, .flags = r->flags,
 		    .param_reg = r->param_reg, .function = r->unit->start,

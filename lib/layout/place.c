@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <syspin/layout.h>
+#include <syspin/scan.h>
 
 /* The legacy vsyscall page: the kernel emulates three calls at fixed
  * entry points and reports the entry itself as the instruction pointer. */
@@ -46,6 +47,14 @@ pin(struct acc *a, uint32_t nr, uint64_t ip)
 {
 	struct sp_bpf_pin p = { .nr = nr, .ip = ip };
 
+	if (push((void **)&a->pl->pins, &a->pl->npins, &a->cpins,
+	    sizeof(p), &p) != 0)
+		return -1;
+	/* The kernel may restart this call as restart_syscall from the
+	 * same instruction (numbers completed at load time included). */
+	if (!sp_nr_restarts(nr))
+		return 0;
+	p.nr = SP_NR_RESTART_SYSCALL;
 	return push((void **)&a->pl->pins, &a->pl->npins, &a->cpins,
 	    sizeof(p), &p);
 }
