@@ -135,6 +135,8 @@ scan_rel32_one(const struct sp_segment *s, const uint8_t *p, uint64_t t,
 	uint32_t k[NTRAILING];
 	uint64_t o = 1;
 
+	if (s->filesz < 5)
+		return 0;	/* no room for an opcode and a rel32 */
 	for (size_t j = 0; j < nk; j++)
 		k[j] = (uint32_t)(t - s->vaddr - 4 - trailing[j]);
 	for (;;) {
