@@ -55,10 +55,10 @@ static int
 find_byte(const struct sp_segment *s, const uint8_t *p, uint8_t byte,
     int delta, struct site_set *ss)
 {
-	const uint8_t *q = p + 1, *end = p + s->filesz - 1;
+	/* The byte searched for is the first of the pair (delta 0) or the
+	 * second (delta 1); either way both bytes lie inside the segment. */
+	const uint8_t *q = p + delta, *end = p + s->filesz - 1 + delta;
 
-	if (delta == 0)
-		q = p;
 	while (q < end && (q = memchr(q, byte, (size_t)(end - q))) != NULL) {
 		const uint8_t *op = q - delta;
 		if (trap_bytes(op) >= 0 && site_set_candidate(ss, s->vaddr +
