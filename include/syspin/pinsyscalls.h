@@ -17,7 +17,11 @@
  *	pintable unreadable		EFAULT
  *	an entry other than 0 and -1
  *	greater than LEN		ERANGE
- * then the filter goes in: a syscall issued from [START, START+LEN) runs
+ * then the executable mappings in the region are sealed with mseal(2)
+ * where the kernel has it (Linux 6.10+), as OpenBSD's pinned text is
+ * immutable: munmap, mprotect, mremap and MAP_FIXED over them fail with
+ * EPERM from then on (best effort: without mseal they stay unsealed).
+ * Then the filter goes in: a syscall issued from [START, START+LEN) runs
  * only if its number is pinned at that very instruction (or is -1);
  * anything else from the region kills the process (SIGSYS, core).  Numbers
  * at or above SYS_MAXSYSCALL get ENOSYS, as on OpenBSD.  Syscalls issued

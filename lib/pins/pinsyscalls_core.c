@@ -43,6 +43,20 @@
 
 #define PIN_ANY		0xffffffffu
 
+#ifndef __NR_mseal
+#define __NR_mseal	462		/* Linux 6.10, every architecture */
+#endif
+/*
+ * Sealing works on whole pages.  x86-64 pages are 4 KiB; aarch64 ones
+ * are 4, 16 or 64 KiB, so rounding outwards to 64 KiB is aligned for all
+ * of them (at most 64 KiB more of the same executable mapping is sealed).
+ */
+#if defined(__x86_64__)
+#define SEAL_ALIGN	0x1000ull
+#else
+#define SEAL_ALIGN	0x10000ull
+#endif
+
 /* seccomp_data offsets; the 64-bit IP is read as two little-endian words. */
 #define OFF_NR		offsetof(struct seccomp_data, nr)
 #define OFF_ARCH	offsetof(struct seccomp_data, arch)
@@ -135,6 +149,103 @@ copyin(void *dst, const void *src, size_t n)
 }
 
 /*
+ * OpenBSD's pinned text is immutable (mimmutable): munmap, mprotect and
+ * MAP_FIXED over it fail with EPERM.  mseal(2) is Linux's counterpart.
+ * Only the executable mappings in [lo, hi) are sealed: a region may span
+ * holes (mseal would refuse the whole range) or data, and sealing a heap
+ * or a stack would break its owner (no mprotect, no shrinking).
+ *
+ * The mappings come from /proc/self/maps, read as a stream (the lines
+ * can be longer than any buffer; only "lo-hi perms" matter).  Sealing
+ * while reading is safe: mseal splits only the mapping just read, and
+ * the kernel resumes the listing after the last address it returned
+ * (maple-tree walk; every kernel with mseal has it).  Best effort, like
+ * the rest of the hardening: a kernel without mseal (ENOSYS) or any
+ * failure leaves the region unsealed but pinned.
+ */
+struct maps_scan {
+	uint64_t lo, hi;	/* the mapping being read */
+	int state;		/* 0 lo, 1 hi, 2 perms, 3 rest of the line */
+	int col, exec;
+};
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static void
+seal_one(uint64_t lo, uint64_t hi, uint64_t rlo, uint64_t rhi)
+{
+	rlo &= ~(SEAL_ALIGN - 1);
+	rhi = (rhi + SEAL_ALIGN - 1) & ~(SEAL_ALIGN - 1);
+	if (rlo > lo)
+		lo = rlo;
+	if (rhi < hi)
+		hi = rhi;
+	if (lo < hi)
+		syspin_syscall3(__NR_mseal, lo, hi - lo, 0);
+}
+
+/* Feeds one character of /proc/self/maps; seals at the end of perms. */
+static void
+maps_char(struct maps_scan *m, char c, uint64_t rlo, uint64_t rhi)
+{
+	int v;
+
+	if (c == '\n') {
+		*m = (struct maps_scan){ 0 };
+		return;
+	}
+	switch (m->state) {
+	case 0:
+	case 1:
+		if ((v = hexval(c)) >= 0) {
+			if (m->state == 0)
+				m->lo = m->lo << 4 | (uint64_t)v;
+			else
+				m->hi = m->hi << 4 | (uint64_t)v;
+		} else
+			m->state++;	/* '-', then ' ' */
+		break;
+	case 2:
+		if (c == ' ') {
+			if (m->exec)
+				seal_one(m->lo, m->hi, rlo, rhi);
+			m->state = 3;
+		} else if (m->col++ == 2)
+			m->exec = c == 'x';
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+seal(uint64_t lo, uint64_t hi)
+{
+	struct maps_scan m = { 0 };
+	char buf[1024];
+	long fd, n;
+
+	if (syspin_syscall3(__NR_mseal, 0, 0, 0) == -ENOSYS)
+		return;
+	fd = syspin_syscall4(__NR_openat, AT_FDCWD, "/proc/self/maps",
+	    O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	while ((n = syspin_syscall3(__NR_read, fd, buf, sizeof(buf))) > 0)
+		for (long i = 0; i < n; i++)
+			maps_char(&m, buf[i], lo, hi);
+	syspin_syscall1(__NR_close, fd);
+}
+
+/*
  * seccomp without no_new_privs works only with CAP_SYS_ADMIN; try that
  * first so a privileged caller keeps its exec semantics, then set it.
  * The seccomp call is the last syscall pinsyscalls issues.
@@ -183,6 +294,8 @@ sp_pinsyscalls_raw(void *start, size_t len, unsigned int *pintable,
 	for (int i = 0; i < npins; i++)
 		if (pins[i] != 0 && pins[i] != PIN_ANY && pins[i] > len)
 			return -ERANGE;
+	/* Before the filter: nothing may trap after it (see above). */
+	seal(base, base + len);
 	return install(f, sp_pinsyscalls_filter(base, len, pins,
 	    (unsigned int)npins, f));
 }

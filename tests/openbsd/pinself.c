@@ -15,6 +15,8 @@
  *	pinself fork		pins, forks; the child tries the unpinned trap;
  *				exits 0 iff the child died of SIGSYS
  *	pinself exec PROG ARG..	pins, then execs PROG (outside the region)
+ *	pinself sealed		pins, then munmap of its own text must fail
+ *				with EPERM (sealed, case 37): exit 0
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -28,7 +30,7 @@
 
 extern char __executable_start[], etext[];
 extern char pt_write_trap[], pt_getpid_trap[], pt_execve_trap[],
-    pt_wait4_trap[], pt_fork_trap[], pt_exit_trap[];
+    pt_wait4_trap[], pt_fork_trap[], pt_exit_trap[], pt_munmap_trap[];
 
 long pt_write(long nr, long fd, const void *buf, long n);
 long pt_getpid(void);
@@ -36,6 +38,7 @@ long pt_getpid_unpinned(void);
 long pt_execve(const char *path, char *const *argv, char *const *envp);
 long pt_fork(void);
 long pt_wait4(long pid, int *status, long options, void *rusage);
+long pt_munmap(void *addr, long len);
 __attribute__((noreturn)) void pt_exit(long code);
 
 int pinself_main(long *sp);
@@ -94,6 +97,7 @@ pin_self(void)
 	pins[59] = (unsigned int)((uintptr_t)pt_execve_trap - base);
 	pins[61] = (unsigned int)((uintptr_t)pt_wait4_trap - base);
 	pins[231] = (unsigned int)((uintptr_t)pt_exit_trap - base);
+	pins[11] = (unsigned int)((uintptr_t)pt_munmap_trap - base);
 	r = sp_pinsyscalls_raw(__executable_start,
 	    (size_t)(etext - __executable_start), pins, NPINS);
 	if (r != 0) {
@@ -166,6 +170,9 @@ pinself_main(long *sp)
 		pt_write(300, 0, NULL, 0);
 	else if (pc_streq(m, "enosys"))
 		return pt_write(600, 0, NULL, 0) == -38 ? 0 : 1;
+	else if (pc_streq(m, "sealed"))
+		return pt_munmap((void *)((uintptr_t)pt_munmap & ~0xfffull),
+		    4096) == -1 ? 0 : 1;	/* -EPERM */
 	else if (pc_streq(m, "exec"))
 		pt_execve(argv[2], argv + 2, envp);
 	else

@@ -37,6 +37,7 @@ TRAP(pt_execve, 59)
 TRAP(pt_wait4, 61)
 TRAP(pt_fork, 57)
 TRAP(pt_exit, 231)		/* exit_group */
+TRAP(pt_munmap, 11)
 
 /* A trap in the pinned text that carries no pin. */
 	.globl	pt_getpid_unpinned
