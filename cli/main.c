@@ -16,6 +16,7 @@ static const struct subcommand subcommands[] = {
 	{ "scan", cmd_scan, "find syscall sites and their numbers in ELF files" },
 	{ "run", cmd_run, "run a program with its syscalls pinned" },
 	{ "embed", cmd_embed, "write a copy of a binary with its pin table embedded" },
+	{ "trace", cmd_trace, "run a program and check its syscalls against the tables" },
 };
 
 void
