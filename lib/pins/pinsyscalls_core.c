@@ -169,6 +169,15 @@ struct maps_scan {
 	int col, exec;
 };
 
+/* Field by field: a struct initialiser can become a memset call (clang
+ * -O0), which a -nostdlib caller does not have. */
+static void
+maps_reset(struct maps_scan *m)
+{
+	m->lo = m->hi = 0;
+	m->state = m->col = m->exec = 0;
+}
+
 static int
 hexval(char c)
 {
@@ -199,7 +208,7 @@ maps_char(struct maps_scan *m, char c, uint64_t rlo, uint64_t rhi)
 	int v;
 
 	if (c == '\n') {
-		*m = (struct maps_scan){ 0 };
+		maps_reset(m);
 		return;
 	}
 	switch (m->state) {
@@ -229,16 +238,19 @@ maps_char(struct maps_scan *m, char c, uint64_t rlo, uint64_t rhi)
 static void
 seal(uint64_t lo, uint64_t hi)
 {
-	struct maps_scan m = { 0 };
+	struct maps_scan m;
 	char buf[1024];
 	long fd, n;
 
+	if (lo == hi)
+		return;		/* an empty region holds no text */
 	if (syspin_syscall3(__NR_mseal, 0, 0, 0) == -ENOSYS)
 		return;
 	fd = syspin_syscall4(__NR_openat, AT_FDCWD, "/proc/self/maps",
 	    O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return;
+	maps_reset(&m);
 	while ((n = syspin_syscall3(__NR_read, fd, buf, sizeof(buf))) > 0)
 		for (long i = 0; i < n; i++)
 			maps_char(&m, buf[i], lo, hi);
