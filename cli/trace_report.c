@@ -85,8 +85,9 @@ trace_print_text(FILE *f, const struct trace *t, char **argv)
 		print_misses(f, t, true);
 	}
 	if (in_objs < t->nmisses) {
-		fprintf(f, "from no object (%" PRIu64 " calls; pinning would "
-		    "kill these too):\n", t->anon_calls);
+		fprintf(f, "from no object (%" PRIu64 " call%s; pinning would "
+		    "kill these too):\n", t->anon_calls, t->anon_calls == 1 ?
+		    "" : "s");
 		print_misses(f, t, false);
 	}
 }
@@ -122,7 +123,7 @@ miss_json(const struct trace *t, const struct trace_miss *m)
 		    t->objs[m->obj].name)) | add_hex(o, "addr", m->addr);
 	else
 		r |= add(o, "mapping", json_object_new_string(m->mapping)) |
-		    add_hex(o, "ip", m->addr);
+		    add_hex(o, "addr", m->addr);
 	r |= add(o, "number", json_object_new_int64(m->nr));
 	r |= add(o, "name", json_object_new_string(call_name(m, name,
 	    sizeof(name))));
