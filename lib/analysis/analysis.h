@@ -78,6 +78,8 @@ int unit_prepare(struct analysis *a, struct unit *u, bool solve);
 /* Reads jump tables of u's indirect jumps into u->code.jt, re-decoding
  * cases a linear sweep got wrong.  -1: out of memory. */
 int jt_recover(struct analysis *a, struct unit *u);
+/* Tables whose base only data flow knows; 1: new edges (solve again). */
+int jt_recover_flow(struct analysis *a, struct unit *u);
 /* True when some jump inside u lands on addr (a block boundary). */
 bool unit_is_target(struct unit *u, uint64_t addr);
 /* The file bytes of executable code at addr and how many follow, or NULL. */

@@ -508,26 +508,116 @@ is_padding(const struct flow_graph *g, size_t bi)
 	return true;
 }
 
+/* Does block bi set rsp other than by push/pop/add/sub (leave, a reload
+ * as in longjmp)?  Then its indirect jump leaves the function. */
+static bool
+rsp_reloaded(const struct flow_graph *g, size_t bi)
+{
+	for (size_t i = g->b[bi].first; i <= g->b[bi].last; i++) {
+		const struct effect *e = &g->code->v[i].eff;
+		if (e->op == EFF_LEAVE || (e->clobber & (1u << SP_REG_RSP)) ||
+		    ((e->op == EFF_COPY || e->op == EFF_LOAD ||
+		    e->op == EFF_POP) && e->dst == SP_REG_RSP))
+			return true;
+	}
+	return false;
+}
+
+static bool
+has_table(const struct insn_list *l, size_t idx)
+{
+	for (size_t e = 0; e < l->njt; e++)
+		if (l->jt[e].from == idx)
+			return true;
+	return false;
+}
+
+/* Does the indirect jump ending block bi leave the function (a tail call
+ * with the frame torn down, or after rsp was reloaded)? */
+static bool
+ijmp_leaves(const struct flow_graph *g, size_t bi, const struct state *out)
+{
+	const struct val *sp = &out->r[SP_REG_RSP];
+
+	return rsp_reloaded(g, bi) || (sp->kind == V_STACK && sp->c[0] == 0);
+}
+
+/*
+ * An unreadable indirect jump that does not leave the function (a switch
+ * whose table we could not read) may land on any instruction, the trap
+ * itself included.  It leaves when the frame is torn down (rsp back at
+ * the entry value: a tail call) or rsp was reloaded.  Unknown rsp, e.g.
+ * after alloca, counts as staying: the safe side.
+ */
+static void
+find_open_ijmps(struct flow_graph *g)
+{
+	struct state *st = malloc(sizeof(*st));
+
+	if (st == NULL) {
+		g->converged = false;
+		return;
+	}
+	for (size_t bi = 0; bi < g->nb; bi++) {
+		size_t li = g->b[bi].last;
+		if (g->code->v[li].flow != FLOW_IJMP || has_table(g->code, li) ||
+		    !g->b[bi].in.reached)
+			continue;
+		run_block(g, bi, st);
+		if (ijmp_leaves(g, bi, st))
+			continue;
+		/* `jmp *%rax`: rax holds the destination, a code address,
+		 * so a case must set the number itself before its trap. */
+		if (g->code->v[li].pat == PAT_JMP_REG &&
+		    g->code->v[li].pr1 == SP_REG_RAX)
+			continue;
+		if (!g->open_ijmp) {
+			g->open_ijmp = true;
+			g->open_ijmp_rax = st->r[SP_REG_RAX];
+		} else {
+			val_join(&g->open_ijmp_rax, &st->r[SP_REG_RAX]);
+		}
+	}
+	free(st);
+}
+
+/* A block that the previous instruction does not fall into. */
+static bool
+after_terminator(const struct flow_graph *g, size_t bi)
+{
+	const struct insn *prev;
+
+	if (bi == 0)
+		return false;
+	prev = &g->code->v[g->b[bi].first - 1];
+	return ends_block(prev) && prev->flow != FLOW_JCC;
+}
+
 /*
  * Blocks that no edge reaches (cases of a jump table we could not read,
  * code after a call that does not return) are seeded once the rest is
  * stable: with the join of every unresolved indirect jump, or unknown.
+ * A case label may also be reached by a direct jump or fall-through from
+ * the case before it; so, when an indirect jump stays unresolved, every
+ * block after a terminator receives that jump's state as well.
  */
 static int
 solve(struct flow_graph *g)
 {
 	bool *has_pred = calloc(g->nb, sizeof(bool));
 	struct state *out = malloc(sizeof(*out)), *ijmp = calloc(1,
-	    sizeof(*ijmp)), *unk = malloc(sizeof(*unk));
-	bool changed = true, dummy = false;
+	    sizeof(*ijmp)), *unk = malloc(sizeof(*unk)), *stay = calloc(1,
+	    sizeof(*stay));
+	bool changed = true, dummy = false, open_ijmps = false;
 	int pass;
 
-	if (has_pred == NULL || out == NULL || ijmp == NULL || unk == NULL) {
-		free(has_pred), free(out), free(ijmp), free(unk);
+	if (has_pred == NULL || out == NULL || ijmp == NULL || unk == NULL ||
+	    stay == NULL) {
+		free(has_pred), free(out), free(ijmp), free(unk), free(stay);
 		return -1;
 	}
 	for (size_t bi = 0; bi < g->nb; bi++)
-		for_each_edge(g, bi, mark_pred, has_pred, &dummy);
+		open_ijmps |= for_each_edge(g, bi, mark_pred, has_pred, &dummy);
 	state_unknown(unk);
 	state_entry(&g->b[0].in, g->code->v[0].addr);
 	has_pred[0] = true;
@@ -537,35 +627,46 @@ solve(struct flow_graph *g)
 			if (!g->b[bi].in.reached)
 				continue;
 			run_block(g, bi, out);
-			if (for_each_edge(g, bi, join_into, out, &changed))
-				changed |= state_join(ijmp, out);
+			if (!for_each_edge(g, bi, join_into, out, &changed))
+				continue;
+			changed |= state_join(ijmp, out);
+			if (!ijmp_leaves(g, bi, out))
+				changed |= state_join(stay, out);
 		}
 		if (changed)
 			continue;
 		for (size_t bi = 1; bi < g->nb; bi++) {
+			if (has_pred[bi] && stay->reached &&
+			    after_terminator(g, bi) && !is_padding(g, bi))
+				changed |= state_join(&g->b[bi].in, stay);
 			if (has_pred[bi] || is_padding(g, bi))
 				continue;
-			if (g->orphans_are_entries) {
+			if (g->code->v[g->b[bi].first].addr >=
+			    g->entries_from) {
 				state_entry(out, g->code->v[g->b[bi].first].addr);
 				changed |= state_join(&g->b[bi].in, out);
-			} else {
-				changed |= state_join(&g->b[bi].in,
-				    ijmp->reached ? ijmp : unk);
+			} else if (ijmp->reached) {
+				changed |= state_join(&g->b[bi].in, ijmp);
+			} else if (!open_ijmps) {
+				/* Nothing we know reaches it. */
+				changed |= state_join(&g->b[bi].in, unk);
 			}
+			/* else: an indirect jump not reached yet will bring
+			 * its state; unknown now would drown it. */
 		}
 	}
 	g->converged = !changed;
-	free(has_pred), free(out), free(ijmp), free(unk);
+	free(has_pred), free(out), free(ijmp), free(unk), free(stay);
 	return 0;
 }
 
 int
 flow_solve(const struct insn_list *code, flow_noreturn_fn noreturn, void *ctx,
-    bool orphans_are_entries, struct flow_graph *g)
+    uint64_t entries_from, struct flow_graph *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->code = code;
-	g->orphans_are_entries = orphans_are_entries;
+	g->entries_from = entries_from;
 	if (code->n == 0) {
 		g->converged = true;
 		return 0;
@@ -574,6 +675,8 @@ flow_solve(const struct insn_list *code, flow_noreturn_fn noreturn, void *ctx,
 		flow_free(g);
 		return -1;
 	}
+	if (g->converged)
+		find_open_ijmps(g);
 	return 0;
 }
 

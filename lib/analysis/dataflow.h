@@ -41,11 +41,19 @@ struct block {
 struct flow_graph {
 	const struct insn_list *code;
 	/* In a gap (no unwind info, no symbol), code after a terminator that
-	 * nothing jumps to starts a function of its own (musl's assembly). */
-	bool orphans_are_entries;
+	 * nothing jumps to starts a function of its own (musl's assembly):
+	 * so are orphan blocks at or above this address. */
+	uint64_t entries_from;
 	struct block *b;
 	size_t nb;
 	bool converged;		/* false: gave up, every query is unknown */
+	/*
+	 * rax at indirect jumps whose table we could not read and that are
+	 * not tail calls (the frame is still set up): such a jump may land
+	 * on any instruction, the trap itself included.
+	 */
+	bool open_ijmp;
+	struct val open_ijmp_rax;
 };
 
 /* Asked about calls whose fall-through would join another path: true when
@@ -54,7 +62,7 @@ typedef bool (*flow_noreturn_fn)(void *ctx, uint64_t target);
 
 /* Builds the CFG of `code` (entry = its first instruction) and solves it. */
 int flow_solve(const struct insn_list *code, flow_noreturn_fn noreturn,
-    void *ctx, bool orphans_are_entries, struct flow_graph *g);
+    void *ctx, uint64_t entries_from, struct flow_graph *g);
 void flow_free(struct flow_graph *g);
 
 /* The state just before instruction `idx` executes. */

@@ -472,6 +472,12 @@ fill_pattern(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
 		x->pat = PAT_MOVSXD_TABLE;
 		x->pr1 = (int8_t)gpr(op[0].reg.value);
 		x->pr2 = (int8_t)gpr(op[1].mem.base);
+	} else if (in->mnemonic == ZYDIS_MNEMONIC_CMP && is_reg(&op[0]) &&
+	    op[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+		x->pat = PAT_CMP_IMM;
+		x->pr1 = (int8_t)gpr(op[0].reg.value);
+		x->pimm = op[1].imm.is_signed ? op[1].imm.value.s :
+		    (int64_t)op[1].imm.value.u;
 	} else if (in->mnemonic == ZYDIS_MNEMONIC_ADD && is_reg(&op[0]) &&
 	    is_reg(&op[1]) && reg_width(op[0].reg.value) == 8) {
 		x->pat = PAT_ADD_RR;

@@ -61,6 +61,7 @@ enum pat {
 	PAT_JMP_TABLE8,		/* jmp *T(,%r1,8): T in `target` */
 	PAT_MOVSXD_TABLE,	/* movslq (%r2,%idx,4), %r1 */
 	PAT_ADD_RR,		/* add %r2, %r1 */
+	PAT_CMP_IMM,		/* cmp $pimm, %r1 (a switch's bound) */
 };
 
 /* Evidence that bytes are data, not code (see likely_data in sites.c). */
@@ -78,6 +79,7 @@ struct insn {
 	uint8_t odd;		/* ODD_*: how unlike compiled code it is */
 	bool noreturn;		/* FLOW_CALL to a function that never returns */
 	uint8_t pat;		/* enum pat */
+	int64_t pimm;		/* PAT_CMP_IMM's immediate */
 	bool mem_write;		/* writes memory */
 	bool is_lea;		/* computes an address (takes it) */
 	uint64_t riprel;	/* address of a rip-relative operand, or 0 */

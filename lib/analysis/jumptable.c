@@ -17,6 +17,8 @@
 #define MAX_CASES 4096
 /* How far back from the jump the table set-up may be. */
 #define LOOKBACK 12
+/* How far back a hoisted table base may be looked for. */
+#define FAR_LOOKBACK 2048
 
 static int
 add_edge(struct insn_list *l, size_t from, uint64_t to)
@@ -34,22 +36,31 @@ add_edge(struct insn_list *l, size_t from, uint64_t to)
 	return 0;
 }
 
-/* The PIC pattern: finds the table base T feeding `jmp *%z`. */
+/*
+ * The PIC pattern: finds the table base T feeding `jmp *%z`.  When the
+ * `lea T(%rip), %x` is not near (hoisted out of a loop), *add_idx and *x
+ * name the add, so that data flow can supply %x (jt_recover_flow).
+ */
 static bool
-pic_table(const struct insn_list *l, size_t ij, uint64_t *table)
+pic_table(const struct insn_list *l, size_t ij, uint64_t *table,
+    size_t *add_idx, size_t *load_idx, int *xreg)
 {
 	int z = l->v[ij].pr1, x = -1;
 	bool have_add = false, have_load = false;
 
+	*xreg = -1;
 	for (size_t i = ij; i-- > 0 && ij - i <= LOOKBACK;) {
 		const struct insn *in = &l->v[i];
 		if (!have_add && in->pat == PAT_ADD_RR && in->pr1 == z) {
 			x = in->pr2;
 			have_add = true;
+			*add_idx = i;
 		} else if (have_add && !have_load &&
 		    in->pat == PAT_MOVSXD_TABLE && in->pr1 == z &&
 		    in->pr2 == x) {
 			have_load = true;
+			*xreg = x;
+			*load_idx = i;
 		} else if (have_load && in->eff.op == EFF_CONST &&
 		    in->eff.dst == x && in->eff.width == 8) {
 			*table = (uint64_t)in->eff.imm;
@@ -62,15 +73,84 @@ pic_table(const struct insn_list *l, size_t ij, uint64_t *table)
 	return false;
 }
 
+/*
+ * The table base register of a PIC switch is often set once, at the top
+ * of a large function.  The nearest `lea T(%rip), %x` before the add, in
+ * address order, is then the candidate; read_table only accepts it when
+ * every entry up to the switch's bound lands inside the function.
+ */
+static bool
+far_base(const struct insn_list *l, size_t add_idx, int x, uint64_t *table)
+{
+	for (size_t i = add_idx; i-- > 0 && add_idx - i <= FAR_LOOKBACK;) {
+		const struct insn *in = &l->v[i];
+		if (in->eff.op == EFF_CONST && in->eff.dst == x &&
+		    in->eff.width == 8) {
+			*table = (uint64_t)in->eff.imm;
+			return true;
+		}
+		if (in->eff.dst == x && in->eff.op != EFF_STORE &&
+		    in->eff.op != EFF_STORE_IMM && in->eff.op != EFF_NONE)
+			return false;	/* x set some other way */
+	}
+	return false;
+}
+
+/* The bound of `cmp $N, %idx; ja default` just before the table load:
+ * N + 1 cases; 0 when there is none to see. */
+static unsigned
+switch_bound(const struct insn_list *l, size_t load_idx)
+{
+	for (size_t i = load_idx; i-- > 0 && load_idx - i <= 3;)
+		if (l->v[i].pat == PAT_CMP_IMM && l->v[i].pimm >= 0 &&
+		    l->v[i].pimm < MAX_CASES)
+			return (unsigned)l->v[i].pimm + 1;
+	return 0;
+}
+
+static int read_cases(struct analysis *a, struct unit *u, size_t ij,
+    uint64_t table, bool pic, unsigned exact);
+
+/* Do all n 32-bit PIC entries at table land inside the unit? */
+static bool
+table_fits(struct analysis *a, const struct unit *u, uint64_t table,
+    unsigned n)
+{
+	for (unsigned k = 0; k < n; k++) {
+		const uint8_t *p = sp_elf_vaddr_ptr(a->elf, table + 4ull * k, 4);
+		int32_t d;
+		if (p == NULL)
+			return false;
+		memcpy(&d, p, 4);
+		uint64_t to = table + (uint64_t)(int64_t)d;
+		if (to < u->start || to >= u->end)
+			return false;
+	}
+	return true;
+}
+
 /* Reads entries while they land inside the unit, and not on code we
  * already know is a case (a table in .text is followed by its cases). */
 static int
 read_table(struct analysis *a, struct unit *u, size_t ij, uint64_t table,
     bool pic)
 {
+	return read_cases(a, u, ij, table, pic, 0);
+}
+
+/*
+ * With `exact` > 0 the table is a guess: it is accepted only if all of
+ * its `exact` entries land inside the unit, and then all are edges.
+ */
+static int
+read_cases(struct analysis *a, struct unit *u, size_t ij, uint64_t table,
+    bool pic, unsigned exact)
+{
 	unsigned size = pic ? 4 : 8;
 
-	for (unsigned k = 0; k < MAX_CASES; k++) {
+	if (exact != 0 && !table_fits(a, u, table, exact))
+		return 0;
+	for (unsigned k = 0; k < (exact ? exact : MAX_CASES); k++) {
 		uint64_t at = table + (uint64_t)k * size, to;
 		const uint8_t *p = sp_elf_vaddr_ptr(a->elf, at, size);
 		if (p == NULL)
@@ -94,6 +174,15 @@ read_table(struct analysis *a, struct unit *u, size_t ij, uint64_t table,
 			return -1;
 	}
 	return 0;
+}
+
+static bool
+has_edges(const struct insn_list *l, size_t idx)
+{
+	for (size_t e = 0; e < l->njt; e++)
+		if (l->jt[e].from == idx)
+			return true;
+	return false;
 }
 
 static bool
@@ -185,13 +274,22 @@ jt_recover(struct analysis *a, struct unit *u)
 		size_t before = l->njt;
 		for (size_t i = 0; i < l->n; i++) {
 			uint64_t table;
+			size_t add_idx, load_idx;
+			int x;
 			const struct insn *in = &l->v[i];
 			int rc = 0;
-			if (in->pat == PAT_JMP_TABLE8)
+			if (in->pat == PAT_JMP_TABLE8) {
 				rc = read_table(a, u, i, in->target, false);
-			else if (in->pat == PAT_JMP_REG && pic_table(l, i,
-			    &table))
+			} else if (in->pat == PAT_JMP_REG && pic_table(l, i,
+			    &table, &add_idx, &load_idx, &x)) {
 				rc = read_table(a, u, i, table, true);
+			} else if (in->pat == PAT_JMP_REG && x >= 0 &&
+			    far_base(l, add_idx, x, &table)) {
+				unsigned n = switch_bound(l, load_idx);
+				if (n > 0)
+					rc = read_cases(a, u, i, table, true,
+					    n);
+			}
 			if (rc != 0)
 				return -1;
 		}
@@ -202,4 +300,39 @@ jt_recover(struct analysis *a, struct unit *u)
 				return -1;
 	}
 	return 0;
+}
+
+/*
+ * Second chance, once the unit is solved: a PIC table whose base register
+ * was loaded far from the jump.  Data flow knows the register's value at
+ * the add.  Returns 1 when new edges were found (the caller solves again),
+ * 0 when not, -1 when out of memory.
+ */
+int
+jt_recover_flow(struct analysis *a, struct unit *u)
+{
+	struct insn_list *l = &u->code;
+	size_t before = l->njt;
+	struct state st;
+
+	for (size_t i = 0; i < l->n; i++) {
+		uint64_t table;
+		size_t add_idx, load_idx;
+		int x;
+		if (l->v[i].pat != PAT_JMP_REG || has_edges(l, i) ||
+		    pic_table(l, i, &table, &add_idx, &load_idx, &x) || x < 0)
+			continue;
+		flow_state_at(&u->graph, add_idx, &st);
+		const struct val *v = &st.r[x];
+		if (v->kind != V_SET || v->param != PARAM_NONE || v->n != 1)
+			continue;
+		if (read_table(a, u, i, v->c[0], true) != 0)
+			return -1;
+	}
+	if (l->njt == before)
+		return 0;
+	for (size_t e = before; e < l->njt; e++)
+		if (resync(a, u, l->jt[e].to) != 0)
+			return -1;
+	return 1;
 }

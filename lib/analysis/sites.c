@@ -55,6 +55,21 @@ unresolved(struct raw_site *s, const char *reason)
 	s->reason = reason;
 }
 
+static bool
+has_open_ijmp(const struct insn_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->v[i].flow != FLOW_IJMP)
+			continue;
+		bool table = false;
+		for (size_t e = 0; e < l->njt && !table; e++)
+			table = l->jt[e].from == i;
+		if (!table)
+			return true;
+	}
+	return false;
+}
+
 /*
  * The common case, `mov $N, %eax` (possibly through another register)
  * in the trap's own basic block, needs no fixpoint: within one block the
@@ -64,6 +79,11 @@ static bool
 resolve_in_block(struct unit *u, size_t idx, struct val *v)
 {
 	int reg = SP_REG_RAX;
+
+	/* An indirect jump whose table we could not read may land anywhere
+	 * after a terminator: leave such units to the full data flow. */
+	if (has_open_ijmp(&u->code))
+		return false;
 
 	for (size_t i = idx; i-- > 0;) {
 		const struct insn *in = &u->code.v[i];
@@ -116,6 +136,8 @@ resolve_one(struct analysis *a, struct raw_site *s)
 	}
 	flow_state_at(&u->graph, (size_t)idx, &st);
 	v = st.r[SP_REG_RAX];
+	if (u->graph.open_ijmp)
+		val_join(&v, &u->graph.open_ijmp_rax);
 	resolve_global(a, &v);
 	struct presult modelled = { 0 };
 	if (v.kind != V_SET && model_numbers(a, u->start, &modelled)) {

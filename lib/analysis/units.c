@@ -316,6 +316,16 @@ code_at(const struct analysis *a, uint64_t addr, uint64_t *avail)
 	return NULL;
 }
 
+/* Where code without unwind info or a symbol begins in u (see
+ * flow_graph.entries_from): all of a gap, the merged tail of a function. */
+static uint64_t
+entries_from(const struct unit *u)
+{
+	if (!u->covered)
+		return 0;
+	return u->covered_end < u->end ? u->covered_end : UINT64_MAX;
+}
+
 int
 unit_prepare(struct analysis *a, struct unit *u, bool solve)
 {
@@ -335,9 +345,22 @@ unit_prepare(struct analysis *a, struct unit *u, bool solve)
 			return -1;
 	}
 	if (solve && !u->solved) {
-		if (flow_solve(&u->code, unit_noreturn, a, !u->covered,
+		if (flow_solve(&u->code, unit_noreturn, a, entries_from(u),
 		    &u->graph) != 0)
 			return -1;
+		int rc = jt_recover_flow(a, u);
+		if (rc < 0)
+			return -1;
+		if (rc > 0) {	/* new edges: solve again with them */
+			flow_free(&u->graph);
+			free(u->targets);
+			u->targets = NULL;
+			u->have_targets = false;
+			u->ntargets = 0;
+			if (flow_solve(&u->code, unit_noreturn, a,
+			    entries_from(u), &u->graph) != 0)
+				return -1;
+		}
 		u->solved = true;
 	}
 	return 0;
@@ -398,7 +421,9 @@ unit_is_target(struct unit *u, uint64_t addr)
 	size_t i;
 
 	if (!u->have_targets) {
-		u->targets = malloc((u->code.n + 1) * sizeof(uint64_t));
+		/* Direct jumps and jump-table cases: both start blocks. */
+		u->targets = malloc((u->code.n + u->code.njt + 1) *
+		    sizeof(uint64_t));
 		if (u->targets == NULL)
 			return true;	/* unknown: callers take the slow path */
 		for (size_t i = 0; i < u->code.n; i++) {
@@ -407,6 +432,8 @@ unit_is_target(struct unit *u, uint64_t addr)
 			    in->target >= u->start && in->target < u->end)
 				u->targets[u->ntargets++] = in->target;
 		}
+		for (size_t e = 0; e < u->code.njt; e++)
+			u->targets[u->ntargets++] = u->code.jt[e].to;
 		qsort(u->targets, u->ntargets, sizeof(uint64_t), target_cmp);
 		u->have_targets = true;
 	}
