@@ -275,6 +275,28 @@ wait_child(const char *prog, const char *reportdir, int kfd)
 	return rc;
 }
 
+/* The supervisor's filters stop at violations (SYSPIN_FLAGS 't'). */
+static int
+supervised(const struct run_args *a, const char *path, const char *dir,
+    const char *reportdir, const char *flags, bool *fallback)
+{
+	struct run_sup r = { a->argv, path, dir, reportdir, 0, a->audit,
+	    a->verbose };
+	char tflags[16];
+	int rc;
+
+	if (a->strict)
+		r.bpf_flags |= SP_BPF_STRICT;
+	if (a->allow_jit)
+		r.bpf_flags |= SP_BPF_ALLOW_JIT;
+	snprintf(tflags, sizeof(tflags), "%st", flags);
+	setenv("SYSPIN_FLAGS", tflags, 1);
+	rc = run_supervised(&r, fallback);
+	if (*fallback)
+		setenv("SYSPIN_FLAGS", flags, 1);
+	return rc;
+}
+
 static int
 exec_child(const struct run_args *a, const char *path, const char *dir,
     const char *rt, const char *reportdir)
@@ -305,6 +327,17 @@ exec_child(const struct run_args *a, const char *path, const char *dir,
 	unsetenv("SYSPIN_FILLING");
 	if (a->verbose)
 		setenv("SYSPIN_VERBOSE", "1", 1);
+	if (run_want_supervise()) {
+		bool fallback;
+		rc = supervised(a, path, dir, reportdir, flags, &fallback);
+		if (!fallback)
+			return rc;
+	}
+	if (run_is_static(path)) {
+		cli_error("%s: statically linked: pinning it needs ptrace",
+		    path);
+		return EXIT_TROUBLE;
+	}
 	catch_signals();
 	kfd = sp_kmsg_open_end();
 	if ((child = fork()) == -1) {
@@ -348,7 +381,9 @@ cmd_run(int argc, char **argv)
 		sp_cache_close(&c);
 		return EXIT_TROUBLE;
 	}
-	if (!run_warm(&c, elf, rt)) {
+	if (run_is_static(elf))
+		run_fill_static(&c, elf, a.verbose);
+	else if (!run_warm(&c, elf, rt)) {
 		if (run_objects(elf, rt, &objs, &nobjs) == -1) {
 			sp_cache_close(&c);
 			return EXIT_TROUBLE;

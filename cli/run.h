@@ -39,4 +39,31 @@ void run_remember(const struct sp_cache *c, const char *elf, const char *rt,
 /* Removes the report directory and the files in it. */
 void run_remove_dir(const char *dir);
 
+/* ---- run_supervise.c: syspin run as the supervisor of the tree ---- */
+
+/* PT_INTERP-less ELF: no LD_PRELOAD, pinned from outside. */
+bool run_is_static(const char *path);
+
+/* Analyses a static program and the vDSO into the cache. */
+int run_fill_static(const struct sp_cache *c, const char *elf, bool verbose);
+
+/* Supervision is on unless SYSPIN_SUPERVISE=0. */
+bool run_want_supervise(void);
+
+struct run_sup {
+	char **argv;		/* PROG ARG... */
+	const char *path;	/* PROG as found */
+	const char *cache_dir;
+	const char *reportdir;
+	unsigned bpf_flags;	/* SP_BPF_STRICT, SP_BPF_ALLOW_JIT */
+	bool audit, verbose;
+};
+
+/*
+ * Runs PROG supervised (lib/supervise) and returns its status.  *fallback:
+ * ptrace is not permitted here and PROG has not run; the caller may run it
+ * with the runtime alone.
+ */
+int run_supervised(const struct run_sup *r, bool *fallback);
+
 #endif

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * syspin run as the supervisor of the program's whole tree (lib/supervise):
+ * static programs are pinned from outside, every exec'd image is pinned at
+ * its entry, violations are diagnosed from the registers (or, with --audit,
+ * recorded once and let through).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/seccomp.h>
+
+#include <syspin/elf.h>
+#include <syspin/supervise.h>
+
+#include "cli.h"
+#include "run.h"
+
+bool
+run_is_static(const char *path)
+{
+	struct sp_error err;
+	struct sp_elf elf;
+	bool st;
+
+	if (sp_elf_open(&elf, path, &err) == -1)
+		return false;
+	st = elf.interp == NULL;
+	sp_elf_close(&elf);
+	return st;
+}
+
+int
+run_fill_static(const struct sp_cache *c, const char *elf, bool verbose)
+{
+	const char *objs[] = { elf, "[vdso]" };
+	struct sp_error err;
+	size_t i;
+	int r, rc = 0;
+
+	for (i = 0; i < 2; i++) {
+		r = sp_cache_fill(c, objs[i], false, &err);
+		if (r == -1 || r == 2) {
+			cli_error("%s", err.msg);
+			rc = EXIT_TROUBLE;
+		} else if (verbose)
+			fprintf(stderr, "syspin: %s: %s\n", objs[i],
+			    r == 1 ? "analysed" : "cached");
+	}
+	return rc;
+}
+
+/* SYSPIN_SUPERVISE=0 turns supervision off (the runtime alone). */
+bool
+run_want_supervise(void)
+{
+	const char *e = getenv("SYSPIN_SUPERVISE");
+
+	return e == NULL || strcmp(e, "0") != 0;
+}
+
+int
+run_supervised(const struct run_sup *r, bool *fallback)
+{
+	struct sp_supervise_opts o;
+	struct sp_cache c;
+	struct sp_error err;
+	int rc;
+
+	*fallback = false;
+	if (sp_cache_open(&c, r->cache_dir, geteuid(), true, &err) == -1) {
+		cli_error("run: %s", err.msg);
+		return EXIT_TROUBLE;
+	}
+	memset(&o, 0, sizeof(o));
+	o.pin.cache = &c;
+	o.pin.flags = r->bpf_flags;
+	o.pin.action = SECCOMP_RET_TRACE;
+	o.pin.reportdir = r->reportdir;
+	o.pin.verbose = r->verbose;
+	o.audit = r->audit;
+	o.argv = r->argv;
+	o.path = r->path;
+	rc = sp_supervise(&o, &err);
+	sp_cache_close(&c);
+	if (rc == -1) {
+		if (r->verbose)
+			cli_error("run: cannot supervise (%s): the runtime "
+			    "alone pins the program", err.msg);
+		*fallback = true;
+	}
+	return rc;
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * System calls made by a stopped tracee on our behalf.  We point its
+ * instruction pointer at a `syscall` instruction it already has, load the
+ * registers and single-step: the call runs in the tracee, under its own
+ * credentials and filters, exactly as if its code had made it.  The tracee
+ * must be in a signal-delivery stop (not inside a system call: at an
+ * exec stop the kernel would still overwrite rax with execve's result).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <syspin/supervise.h>
+
+static int
+mem_fd(pid_t pid, int mode, struct sp_error *err)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/mem", (long)pid);
+	if ((fd = open(path, mode | O_CLOEXEC)) == -1)
+		sp_error_set(err, "%s: %s", path, strerror(errno));
+	return fd;
+}
+
+int
+sp_mem_read(pid_t pid, uint64_t addr, void *buf, size_t len,
+    struct sp_error *err)
+{
+	ssize_t n;
+	int fd;
+
+	if ((fd = mem_fd(pid, O_RDONLY, err)) == -1)
+		return -1;
+	n = pread(fd, buf, len, (off_t)addr);
+	close(fd);
+	if (n != (ssize_t)len)
+		return sp_error_set(err, "cannot read %zu bytes at 0x%llx of "
+		    "process %ld", len, (unsigned long long)addr, (long)pid);
+	return 0;
+}
+
+int
+sp_mem_write(pid_t pid, uint64_t addr, const void *buf, size_t len,
+    struct sp_error *err)
+{
+	ssize_t n;
+	int fd;
+
+	if ((fd = mem_fd(pid, O_WRONLY, err)) == -1)
+		return -1;
+	n = pwrite(fd, buf, len, (off_t)addr);
+	close(fd);
+	if (n != (ssize_t)len)
+		return sp_error_set(err, "cannot write %zu bytes at 0x%llx of "
+		    "process %ld", len, (unsigned long long)addr, (long)pid);
+	return 0;
+}
+
+static void
+load_args(struct user_regs_struct *r, const uint64_t *a, size_t n)
+{
+	uint64_t v[6] = { 0 };
+
+	memcpy(v, a, (n < 6 ? n : 6) * sizeof(*v));
+	r->rdi = v[0];
+	r->rsi = v[1];
+	r->rdx = v[2];
+	r->r10 = v[3];
+	r->r8 = v[4];
+	r->r9 = v[5];
+}
+
+/*
+ * Waits for the step to end.  Another signal may be reported first (it is
+ * kept for later, the step repeated), or a seccomp event (an inherited
+ * filter refuses the call: the caller decides).
+ */
+static int
+step(struct sp_inject *in, struct sp_error *err)
+{
+	int st, sig, tries;
+
+	for (tries = 0; tries < 16; tries++) {
+		if (ptrace(PTRACE_SINGLESTEP, in->pid, 0, 0) == -1)
+			return sp_error_set(err, "ptrace step: %s",
+			    strerror(errno));
+		while (waitpid(in->pid, &st, __WALL) == -1)
+			if (errno != EINTR)
+				return sp_error_set(err, "waitpid: %s",
+				    strerror(errno));
+		if (!WIFSTOPPED(st))
+			return sp_error_set(err, "the process died");
+		sig = WSTOPSIG(st);
+		if (st >> 16 == PTRACE_EVENT_SECCOMP) {
+			in->seccomp_stop = true;
+			return sp_error_set(err, "an inherited filter refused "
+			    "a system call at 0x%llx",
+			    (unsigned long long)in->trap);
+		}
+		if (sig == SIGTRAP && st >> 16 == 0)
+			return 0;
+		if (st >> 16 == 0 && sig != SIGTRAP && sig != SIGSTOP)
+			in->pending_sig = sig;
+	}
+	return sp_error_set(err, "the process does not single-step");
+}
+
+int
+sp_inject_syscall(struct sp_inject *in, long nr, const uint64_t *args,
+    size_t nargs, long *ret, struct sp_error *err)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, in->pid, 0, &r) == -1)
+		return sp_error_set(err, "ptrace getregs: %s", strerror(errno));
+	r.rip = in->trap;
+	r.rax = nr;
+	r.orig_rax = -1;	/* no system call to restart */
+	load_args(&r, args, nargs);
+	if (ptrace(PTRACE_SETREGS, in->pid, 0, &r) == -1)
+		return sp_error_set(err, "ptrace setregs: %s", strerror(errno));
+	if (step(in, err) == -1)
+		return -1;
+	if (ptrace(PTRACE_GETREGS, in->pid, 0, &r) == -1)
+		return sp_error_set(err, "ptrace getregs: %s", strerror(errno));
+	if (r.rip != in->trap + 2)
+		return sp_error_set(err, "the injected system call did not "
+		    "return where expected");
+	*ret = (long)r.rax;
+	return 0;
+}

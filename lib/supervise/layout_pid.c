@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The layout of a traced process, seen from outside.  The runtime asks
+ * dl_iterate_phdr which object owns a mapping; we have only /proc/PID/maps,
+ * so each file mapping's load bias comes from the file's own program
+ * headers: the executable PT_LOAD whose file page is the mapping's offset.
+ * The file is the mapped one only when stat(2) finds the mapping's device
+ * and inode at its path; otherwise (or anonymous, or deleted) the mapping
+ * is a range with no table: nothing may trap there.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <syspin/supervise.h>
+
+#define PAGE_DOWN(a) ((a) & ~(uint64_t)4095)
+#define MAX_PHNUM 256
+
+struct elfinfo {
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[MAX_PHNUM];
+};
+
+static int
+read_elf(int fd, struct elfinfo *e)
+{
+	size_t n;
+
+	if (pread(fd, &e->eh, sizeof(e->eh), 0) != sizeof(e->eh) ||
+	    memcmp(e->eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    e->eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    e->eh.e_phentsize != sizeof(Elf64_Phdr) ||
+	    e->eh.e_phnum > MAX_PHNUM)
+		return -1;
+	n = e->eh.e_phnum * sizeof(Elf64_Phdr);
+	return pread(fd, e->ph, n, e->eh.e_phoff) == (ssize_t)n ? 0 : -1;
+}
+
+/* The GNU build-id from the file's PT_NOTEs, as the cache filler reads it. */
+static size_t
+file_build_id(int fd, const struct elfinfo *e, uint8_t *out, size_t max)
+{
+	uint8_t buf[4096];
+	size_t i, off, len;
+
+	for (i = 0; i < e->eh.e_phnum; i++) {
+		const Elf64_Phdr *ph = &e->ph[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		len = ph->p_filesz < sizeof(buf) ? ph->p_filesz : sizeof(buf);
+		if (pread(fd, buf, len, ph->p_offset) != (ssize_t)len)
+			continue;
+		for (off = 0; off + 12 <= len;) {
+			Elf64_Nhdr nh;
+			memcpy(&nh, buf + off, sizeof(nh));
+			size_t nsz = (nh.n_namesz + 3) & ~3u;
+			size_t dsz = (nh.n_descsz + 3) & ~3u;
+			if (nsz + dsz > len - off - 12)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    nh.n_descsz <= max &&
+			    memcmp(buf + off + 12, "GNU", 4) == 0) {
+				memcpy(out, buf + off + 12 + nsz, nh.n_descsz);
+				return nh.n_descsz;
+			}
+			off += 12 + nsz + dsz;
+		}
+	}
+	return 0;
+}
+
+/* Load bias of the file mapping m, from the PT_LOAD it maps. */
+static int
+file_bias(const struct elfinfo *e, const struct sp_map *m, uint64_t *bias)
+{
+	size_t i;
+
+	for (i = 0; i < e->eh.e_phnum; i++) {
+		const Elf64_Phdr *ph = &e->ph[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
+		    PAGE_DOWN(ph->p_offset) != m->offset)
+			continue;
+		*bias = m->start - PAGE_DOWN(ph->p_vaddr);
+		return 0;
+	}
+	return -1;
+}
+
+static long
+new_object(struct sp_layout *lo, const char *name, enum sp_obj_kind kind,
+    uint64_t base)
+{
+	struct sp_object *nv, *o;
+
+	if ((nv = realloc(lo->objs, (lo->nobjs + 1) * sizeof(*nv))) == NULL)
+		return -1;
+	lo->objs = nv;
+	o = &lo->objs[lo->nobjs];
+	memset(o, 0, sizeof(*o));
+	o->kind = kind;
+	o->base = base;
+	if ((o->name = strdup(name[0] ? name : "[anon]")) == NULL)
+		return -1;
+	return lo->nobjs++;
+}
+
+/* A file mapping: an object already seen (same file, same bias) or new. */
+static long
+file_object(struct sp_layout *lo, const struct sp_map *m)
+{
+	struct elfinfo *e;
+	struct stat st;
+	uint64_t bias;
+	long oi = -2;
+	size_t i;
+	int fd;
+
+	if ((fd = open(m->path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -2;
+	if ((e = malloc(sizeof(*e))) == NULL || fstat(fd, &st) == -1 ||
+	    st.st_dev != m->dev || st.st_ino != m->inode ||
+	    read_elf(fd, e) == -1 || file_bias(e, m, &bias) == -1)
+		goto out;
+	for (i = 0; i < lo->nobjs; i++)
+		if (lo->objs[i].kind == SP_OBJ_FILE &&
+		    lo->objs[i].id.dev == st.st_dev &&
+		    lo->objs[i].id.ino == st.st_ino &&
+		    lo->objs[i].base == bias) {
+			oi = i;
+			goto out;
+		}
+	if ((oi = new_object(lo, m->path, SP_OBJ_FILE, bias)) < 0)
+		goto out;
+	struct sp_object *o = &lo->objs[oi];
+	sp_file_id_from_stat(&o->id, &st);
+	o->have_id = true;
+	sp_cache_key_file(&o->id, o->key, sizeof(o->key));
+	o->build_id_len = file_build_id(fd, e, o->build_id,
+	    sizeof(o->build_id));
+out:
+	free(e);
+	close(fd);
+	return oi;
+}
+
+/* The vDSO, read from the tracee: the same image as ours, normally. */
+static long
+vdso_object(struct sp_layout *lo, pid_t pid, const struct sp_map *m)
+{
+	size_t len = m->end - m->start;
+	struct sp_object *o;
+	struct sp_error err;
+	void *img;
+	long oi;
+
+	if (len > (1u << 20) || (img = malloc(len)) == NULL)
+		return -2;
+	if (sp_mem_read(pid, m->start, img, len, &err) == -1 ||
+	    memcmp(img, ELFMAG, SELFMAG) != 0 ||
+	    (oi = new_object(lo, "[vdso]", SP_OBJ_VDSO, m->start)) < 0) {
+		free(img);
+		return -2;
+	}
+	o = &lo->objs[oi];
+	o->image = m->start;
+	o->image_size = sp_mem_image_size(img);
+	if (o->image_size > len)
+		o->image_size = len;
+	o->build_id_len = sp_mem_build_id(img, (uint64_t)img, o->build_id,
+	    sizeof(o->build_id));
+	sp_cache_key_vdso(o->build_id, o->build_id_len, img, o->image_size,
+	    o->key, sizeof(o->key));
+	free(img);
+	return oi;
+}
+
+static long
+object_for(struct sp_layout *lo, pid_t pid, const struct sp_map *m)
+{
+	long oi = -2;
+
+	if (m->kind == SP_MAP_VSYSCALL)
+		return new_object(lo, "[vsyscall]", SP_OBJ_VSYSCALL, 0);
+	if (m->kind == SP_MAP_VDSO)
+		oi = vdso_object(lo, pid, m);
+	else if (m->kind == SP_MAP_FILE && !m->deleted)
+		oi = file_object(lo, m);
+	if (oi == -2)	/* nothing we can analyse: an empty table */
+		oi = new_object(lo, m->path, SP_OBJ_UNKNOWN, 0);
+	return oi;
+}
+
+static int
+add_range(struct sp_layout *lo, const struct sp_map *m, size_t obj)
+{
+	struct sp_layout_range *nv;
+
+	nv = realloc(lo->ranges, (lo->nranges + 1) * sizeof(*nv));
+	if (nv == NULL)
+		return -1;
+	lo->ranges = nv;
+	lo->ranges[lo->nranges++] = (struct sp_layout_range){ m->start,
+	    m->end, obj };
+	return 0;
+}
+
+int
+sp_layout_pid(pid_t pid, struct sp_layout *lo, struct sp_error *err)
+{
+	char path[64];
+	struct sp_map *maps;
+	size_t nmaps, i;
+	long oi;
+	int ret = 0;
+
+	memset(lo, 0, sizeof(*lo));
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
+	if (sp_maps_read(path, &maps, &nmaps, err) == -1)
+		return -1;
+	for (i = 0; i < nmaps; i++) {
+		if (!(maps[i].prot & PROT_EXEC))
+			continue;
+		if ((oi = object_for(lo, pid, &maps[i])) < 0 ||
+		    add_range(lo, &maps[i], oi) == -1) {
+			ret = sp_error_set(err, "out of memory");
+			break;
+		}
+	}
+	sp_maps_free(maps, nmaps);
+	if (ret == -1)
+		sp_layout_free(lo);
+	return ret;
+}
+
+int
+sp_auxv_pid(pid_t pid, uint64_t *entry, bool *secure, struct sp_error *err)
+{
+	char path[64];
+	uint64_t av[2 * 64];
+	ssize_t n;
+	size_t i;
+	int fd;
+
+	*entry = 0;
+	*secure = false;
+	snprintf(path, sizeof(path), "/proc/%ld/auxv", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return sp_error_set(err, "%s: %s", path, strerror(errno));
+	n = read(fd, av, sizeof(av));
+	close(fd);
+	for (i = 0; n > 0 && i + 1 < (size_t)n / 8 && av[i] != AT_NULL;
+	    i += 2) {
+		if (av[i] == AT_ENTRY)
+			*entry = av[i + 1];
+		else if (av[i] == AT_SECURE)
+			*secure = av[i + 1] != 0;
+	}
+	if (*entry == 0)
+		return sp_error_set(err, "%s: no AT_ENTRY", path);
+	return 0;
+}
+
+long
+sp_filters_pid(pid_t pid)
+{
+	char path[64], buf[4096], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "Seccomp_filters:")) == NULL)
+		return -1;
+	return strtol(p + 16, NULL, 10);
+}

@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Pinning a stopped tracee from outside: the same layout, tables, placement
+ * and filter as the runtime builds from inside (lib/layout, lib/bpf), then
+ * the tracee installs the filter itself (inject.c).
+ *
+ * The calls are made at a `syscall` instruction of the tracee's vDSO: its
+ * address is random in every process, so the filters inherited from pinned
+ * ancestors (which allow everything outside their own images) let them
+ * through, even when a non-PIE image sits where an ancestor's did.  The
+ * filter program is written below the stack pointer (restored afterwards),
+ * else into a mapping we make (left behind, zeroed: unmapping it would be a
+ * system call the new filter does not pin there).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+#include <syspin/supervise.h>
+
+#define SYS_mseal_nr 462
+#define RED_ZONE 256
+#define STACK_MAX (96u << 10)	/* the initial stack has 128 KiB below */
+
+struct job {
+	pid_t pid;
+	const struct sp_pin_opts *o;
+	struct sp_layout lo;
+	struct sp_placement pl;
+	struct sp_bpf_prog *progs;
+	size_t nprogs;
+	struct sp_inject in;
+	struct user_regs_struct regs;	/* as stopped: restored at the end */
+	uint64_t area;			/* where the programs are written */
+	size_t area_len;
+	void *saved;			/* the stack bytes under them */
+};
+
+static int
+fill_missing(struct job *j, const size_t *missing, size_t n)
+{
+	struct sp_error err;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct sp_object *o = &j->lo.objs[missing[i]];
+		const char *what = o->kind == SP_OBJ_VDSO ? "[vdso]" : o->name;
+		int r = sp_cache_fill(j->o->cache, what, false, &err);
+		if ((r == -1 || r == 2) && j->o->verbose)
+			fprintf(stderr, "syspin: %s\n", err.msg);
+	}
+	return 0;
+}
+
+static int
+tables(struct job *j, struct sp_error *err)
+{
+	struct sp_error warn;
+	size_t *missing, nmissing;
+
+	warn.msg[0] = '\0';
+	if (sp_layout_load(&j->lo, j->o->cache, &missing, &nmissing,
+	    &warn) == -1)
+		return sp_error_set(err, "%s", warn.msg);
+	if (nmissing > 0) {
+		fill_missing(j, missing, nmissing);
+		free(missing);
+		if (sp_layout_load(&j->lo, j->o->cache, &missing, &nmissing,
+		    &warn) == -1)
+			return sp_error_set(err, "%s", warn.msg);
+	}
+	free(missing);
+	if (j->o->verbose && warn.msg[0] != '\0')
+		fprintf(stderr, "syspin: %s\n", warn.msg);
+	return 0;
+}
+
+/* A `syscall` instruction (0f 05) in the range, or 0. */
+static uint64_t
+trap_in(pid_t pid, const struct sp_layout_range *r)
+{
+	size_t len = r->end - r->start, i;
+	struct sp_error err;
+	uint8_t *buf;
+	uint64_t at = 0;
+
+	if (len > (16u << 20) || (buf = malloc(len)) == NULL)
+		return 0;
+	if (sp_mem_read(pid, r->start, buf, len, &err) == 0)
+		for (i = 0; i + 1 < len && at == 0; i++)
+			if (buf[i] == 0x0f && buf[i + 1] == 0x05)
+				at = r->start + i;
+	free(buf);
+	return at;
+}
+
+/* The vDSO's first, else any executable mapping's. */
+static int
+find_trap(struct job *j, struct sp_error *err)
+{
+	size_t i;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < j->lo.nranges; i++) {
+			const struct sp_layout_range *r = &j->lo.ranges[i];
+			enum sp_obj_kind k = j->lo.objs[r->obj].kind;
+			if ((pass == 0) != (k == SP_OBJ_VDSO) ||
+			    k == SP_OBJ_VSYSCALL)
+				continue;
+			if ((j->in.trap = trap_in(j->pid, r)) != 0)
+				return 0;
+		}
+	return sp_error_set(err, "no syscall instruction to inject at");
+}
+
+static int
+call(struct job *j, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
+    long *ret, struct sp_error *err)
+{
+	uint64_t args[6] = { a0, a1, a2, 0, 0, 0 };
+
+	return sp_inject_syscall(&j->in, nr, args, 6, ret, err);
+}
+
+static bool
+has_sys_admin(pid_t pid)
+{
+	char path[64], buf[4096], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "CapEff:")) == NULL)
+		return false;
+	return (strtoull(p + 7, NULL, 16) >> CAP_SYS_ADMIN) & 1;
+}
+
+/* Room for the programs and their sock_fprogs: the stack, else a mapping. */
+static int
+make_area(struct job *j, struct sp_error *err)
+{
+	size_t i, len = j->nprogs * 16;
+	long ret;
+
+	for (i = 0; i < j->nprogs; i++)
+		len += (j->progs[i].len * sizeof(struct sock_filter) + 15) &
+		    ~(size_t)15;
+	j->area_len = len;
+	j->area = ((j->regs.rsp - RED_ZONE) & ~(uint64_t)15) - len;
+	j->area &= ~(uint64_t)15;
+	if (len <= STACK_MAX && (j->saved = malloc(len)) != NULL &&
+	    sp_mem_read(j->pid, j->area, j->saved, len, err) == 0)
+		return 0;
+	free(j->saved);
+	j->saved = NULL;
+	uint64_t a[6] = { 0, len, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1, 0 };
+	if (sp_inject_syscall(&j->in, SYS_mmap, a, 6, &ret, err) == -1)
+		return -1;
+	if (ret < 0 && ret > -4096)
+		return sp_error_set(err, "mmap in the process: %s",
+		    strerror((int)-ret));
+	j->area = (uint64_t)ret;
+	return 0;
+}
+
+/* Writes the programs; fprog[i] is where sock_fprog i went. */
+static int
+write_progs(struct job *j, uint64_t *fprog, struct sp_error *err)
+{
+	uint64_t at = j->area;
+	size_t i, n;
+
+	for (i = 0; i < j->nprogs; i++) {
+		struct { uint16_t len; uint16_t pad[3]; uint64_t filter; } f;
+		n = j->progs[i].len * sizeof(struct sock_filter);
+		memset(&f, 0, sizeof(f));
+		f.len = j->progs[i].len;
+		f.filter = at + 16;
+		if (sp_mem_write(j->pid, at, &f, sizeof(f), err) == -1 ||
+		    sp_mem_write(j->pid, at + 16, j->progs[i].insns, n,
+		    err) == -1)
+			return -1;
+		fprog[i] = at;
+		at += 16 + ((n + 15) & ~(size_t)15);
+	}
+	return 0;
+}
+
+/*
+ * Each seccomp(2) call after the first runs under the programs already
+ * installed.  Split programs allow every number they do not own, so all of
+ * them but the owner of seccomp's own number let the next call through:
+ * that one goes last.  The others go in reverse, as sp_bpf_install does.
+ */
+static int
+install_order(struct job *j, size_t *order, struct sp_error *err)
+{
+	size_t i, n = 0, last = j->nprogs;
+	uint64_t args[6] = { SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_TSYNC, 0, 0, 0, 0 };
+	uint32_t r;
+
+	for (i = j->nprogs; i-- > 0;) {
+		r = sp_bpf_eval(j->progs[i].insns, j->progs[i].len,
+		    SYS_seccomp, AUDIT_ARCH_X86_64, j->in.trap + 2, args);
+		if (r == SECCOMP_RET_ALLOW) {
+			order[n++] = i;
+			continue;
+		}
+		if (last != j->nprogs)
+			return sp_error_set(err, "the filter cannot be "
+			    "installed in parts from one place");
+		last = i;
+	}
+	if (last != j->nprogs)
+		order[n++] = last;
+	return 0;
+}
+
+static int
+install(struct job *j, struct sp_error *err)
+{
+	uint64_t fprog[64];
+	size_t order[64], i;
+	long ret;
+
+	if (j->nprogs > 64)
+		return sp_error_set(err, "too many filter programs");
+	if (make_area(j, err) == -1 || write_progs(j, fprog, err) == -1 ||
+	    install_order(j, order, err) == -1)
+		return -1;
+	if (!has_sys_admin(j->pid) && (call(j, SYS_prctl,
+	    PR_SET_NO_NEW_PRIVS, 1, 0, &ret, err) == -1 || ret != 0))
+		return sp_error_set(err, "no_new_privs: %s", ret ?
+		    strerror((int)-ret) : err->msg);
+	for (i = 0; i < j->lo.nranges; i++) {
+		const struct sp_layout_range *r = &j->lo.ranges[i];
+		if (j->lo.objs[r->obj].kind != SP_OBJ_VSYSCALL &&
+		    call(j, SYS_mseal_nr, r->start, r->end - r->start, 0,
+		    &ret, err) == -1)
+			return -1;
+	}
+	for (i = 0; i < j->nprogs; i++) {
+		if (call(j, SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		    SECCOMP_FILTER_FLAG_TSYNC, fprog[order[i]], &ret,
+		    err) == -1)
+			return -1;
+		if (ret != 0)
+			return sp_error_set(err, "seccomp in the process: %s",
+			    ret < 0 ? strerror((int)-ret) :
+			    "a thread could not be synchronised");
+	}
+	return 0;
+}
+
+/* The stack as it was (or the mapping zeroed), the registers as they were. */
+static int
+restore(struct job *j, struct sp_error *err)
+{
+	void *zero;
+	int r = 0;
+
+	if (j->saved != NULL)
+		r = sp_mem_write(j->pid, j->area, j->saved, j->area_len, err);
+	else if (j->area != 0 && (zero = calloc(1, j->area_len)) != NULL) {
+		r = sp_mem_write(j->pid, j->area, zero, j->area_len, err);
+		free(zero);
+	}
+	if (ptrace(PTRACE_SETREGS, j->pid, 0, &j->regs) == -1)
+		r = sp_error_set(err, "ptrace setregs: %s", strerror(errno));
+	return r;
+}
+
+static void
+write_report(struct job *j)
+{
+	char path[4200];
+	int fd;
+
+	if (j->o->reportdir == NULL)
+		return;
+	snprintf(path, sizeof(path), "%s/%ld.layout", j->o->reportdir,
+	    (long)j->pid);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd == -1)
+		return;
+	sp_report_write(fd, &j->lo, &j->pl);
+	close(fd);
+}
+
+static int
+generate(struct job *j, struct sp_error *err)
+{
+	struct sp_bpf_input in;
+
+	memset(&in, 0, sizeof(in));
+	in.pins = j->pl.pins;
+	in.npins = j->pl.npins;
+	in.any_ips = j->pl.any_ips;
+	in.nany_ips = j->pl.nany_ips;
+	in.ranges = j->pl.ranges;
+	in.nranges = j->pl.nranges;
+	in.flags = j->o->flags;
+	in.action = j->o->action;
+	return sp_bpf_generate(&in, &j->progs, &j->nprogs, err);
+}
+
+int
+sp_pin_process(pid_t pid, const struct sp_pin_opts *o, int *sig,
+    struct sp_error *err)
+{
+	struct sp_error rerr;
+	struct job j;
+	int r = -1;
+
+	memset(&j, 0, sizeof(j));
+	j.pid = pid;
+	j.o = o;
+	j.in.pid = pid;
+	*sig = 0;
+	if (ptrace(PTRACE_GETREGS, pid, 0, &j.regs) == -1)
+		return sp_error_set(err, "ptrace getregs: %s", strerror(errno));
+	if (sp_layout_pid(pid, &j.lo, err) == -1)
+		return -1;
+	if (tables(&j, err) == 0 && sp_layout_place(&j.lo, &j.pl, err) == 0 &&
+	    generate(&j, err) == 0 && find_trap(&j, err) == 0) {
+		write_report(&j);
+		r = install(&j, err);
+	}
+	if (restore(&j, &rerr) == -1 && r == 0)
+		r = sp_error_set(err, "%s", rerr.msg);
+	if (r == 0 && o->verbose)
+		fprintf(stderr, "syspin: [%ld]: pinned from outside: %zu "
+		    "objects, %zu ranges, %zu pins, %zu any-number sites, "
+		    "%zu programs\n", (long)pid, j.lo.nobjs, j.lo.nranges,
+		    j.pl.npins, j.pl.nany_ips, j.nprogs);
+	*sig = j.in.pending_sig;
+	free(j.saved);
+	sp_bpf_free(j.progs, j.nprogs);
+	sp_placement_free(&j.pl);
+	sp_layout_free(&j.lo);
+	return r;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: ISC */
+/* lib/supervise internals: the supervisor's state and its event handlers. */
+#ifndef SYSPIN_SUPERVISE_INT_H
+#define SYSPIN_SUPERVISE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <syspin/supervise.h>
+
+/* What we know about one traced thread or process. */
+struct proc {
+	pid_t pid;
+	uint64_t bp;		/* entry breakpoint, 0 when none */
+	uint8_t bp_byte;	/* the byte the breakpoint replaced */
+	long filters0;		/* Seccomp_filters when the image was exec'd */
+	bool doomed;		/* killed at a violation: any stop kills it */
+};
+
+/* A violation already reported in audit mode. */
+struct seen {
+	char *key;		/* "EXE nr SITE" */
+};
+
+struct sup {
+	const struct sp_supervise_opts *o;
+	pid_t main;
+	struct proc *procs;
+	size_t nprocs, cap;
+	struct seen *seen;
+	size_t nseen, capseen;
+	uint64_t last_ip;	/* audit: the last (pid, nr, ip) reported */
+	uint32_t last_nr;
+	pid_t last_pid;
+};
+
+struct proc *sup_proc(struct sup *s, pid_t pid, bool create);
+void sup_forget(struct sup *s, pid_t pid);
+
+/* events.c: each returns the signal to resume the tracee with, or -1 when
+ * the tracee was killed (do not resume it). */
+int sup_on_exec(struct sup *s, pid_t pid);
+int sup_on_trap(struct sup *s, pid_t pid);
+int sup_on_violation(struct sup *s, pid_t pid);
+
+/* report.c: the diagnostic line of a violation stop. */
+void sup_report(struct sup *s, pid_t pid);
+
+#endif

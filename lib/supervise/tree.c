@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The supervisor: `syspin run` traces its child and, by the fork, vfork and
+ * clone events, every descendant from the moment it exists.  Stops are
+ * few: exec, entry breakpoint, fork/clone, violations, and signals (passed
+ * on unchanged).  Like `strace -f`, it returns once every traced process
+ * has gone (leaving earlier would kill them: PTRACE_O_EXITKILL), with the
+ * first program's status.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "supervise_int.h"
+
+#define TRACE_OPTS (PTRACE_O_TRACEEXEC | PTRACE_O_TRACEFORK | \
+	PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACESECCOMP | \
+	PTRACE_O_EXITKILL)
+
+static volatile pid_t main_pid;
+
+struct proc *
+sup_proc(struct sup *s, pid_t pid, bool create)
+{
+	struct proc *nv;
+	size_t i;
+
+	for (i = 0; i < s->nprocs; i++)
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+	if (!create)
+		return NULL;
+	if (s->nprocs == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		if ((nv = realloc(s->procs, s->cap * sizeof(*nv))) == NULL)
+			return NULL;
+		s->procs = nv;
+	}
+	memset(&s->procs[s->nprocs], 0, sizeof(*nv));
+	s->procs[s->nprocs].pid = pid;
+	s->procs[s->nprocs].filters0 = -1;
+	return &s->procs[s->nprocs++];
+}
+
+void
+sup_forget(struct sup *s, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nprocs; i++)
+		if (s->procs[i].pid == pid) {
+			s->procs[i] = s->procs[--s->nprocs];
+			return;
+		}
+}
+
+static void
+forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	/* Terminal signals reach the program's process group by themselves;
+	 * forward only what was sent to us in particular. */
+	if (main_pid > 0 && si->si_code <= 0)
+		kill(main_pid, sig);
+}
+
+static void
+catch_signals(void)
+{
+	static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM,
+	    SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH, SIGCONT };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/* The guard goes in before the first exec; every descendant inherits it. */
+static void
+child(const struct sp_supervise_opts *o, int fd)
+{
+	struct sock_fprog guard;
+	char go = 0;
+
+	if (read(fd, &go, 1) != 1 || go != 'y')
+		_exit(126);
+	close(fd);
+	sp_guard_program(&guard);
+	/* With CAP_SYS_ADMIN no no_new_privs: setuid programs in the tree
+	 * keep working, as with the runtime (docs/run.md).  Without it,
+	 * EACCES: set it and try again. */
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &guard) == -1 &&
+	    (errno != EACCES || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &guard) == -1)) {
+		fprintf(stderr, "syspin: run: guard filter: %s\n",
+		    strerror(errno));
+		_exit(126);
+	}
+	execv(o->path, o->argv);
+	fprintf(stderr, "syspin: %s: %s\n", o->path, strerror(errno));
+	_exit(errno == ENOENT ? 127 : 126);
+}
+
+static int
+start(const struct sp_supervise_opts *o, struct sp_error *err)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) == -1)
+		return sp_error_set(err, "pipe: %s", strerror(errno));
+	if ((pid = fork()) == -1)
+		return sp_error_set(err, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(p[1]);
+		child(o, p[0]);
+	}
+	close(p[0]);
+	if (ptrace(PTRACE_SEIZE, pid, 0, TRACE_OPTS) == -1) {
+		sp_error_set(err, "ptrace: %s", strerror(errno));
+		close(p[1]);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	main_pid = pid;
+	if (write(p[1], "y", 1) != 1) {
+		kill(pid, SIGKILL);
+		close(p[1]);
+		return sp_error_set(err, "cannot start the program");
+	}
+	close(p[1]);
+	return 0;
+}
+
+/* A new thread or process: it shares (or copies) the parent's memory,
+ * breakpoint included. */
+static void
+on_child(struct sup *s, pid_t parent)
+{
+	unsigned long msg;
+	struct proc *pp, *c;
+
+	if (ptrace(PTRACE_GETEVENTMSG, parent, 0, &msg) == -1)
+		return;
+	if ((c = sup_proc(s, (pid_t)msg, true)) == NULL)
+		return;
+	if ((pp = sup_proc(s, parent, false)) != NULL) {
+		c->bp = pp->bp;
+		c->bp_byte = pp->bp_byte;
+		c->filters0 = pp->filters0;
+	}
+}
+
+/* One stop: returns the signal to resume with, or -1 (do not resume). */
+static int
+on_stop(struct sup *s, pid_t pid, int st)
+{
+	int sig = WSTOPSIG(st);
+	struct proc *p;
+
+	switch (st >> 16) {
+	case PTRACE_EVENT_EXEC:
+		return sup_on_exec(s, pid);
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		on_child(s, pid);
+		return 0;
+	case PTRACE_EVENT_SECCOMP:
+		return sup_on_violation(s, pid);
+	case PTRACE_EVENT_STOP:
+		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+		    sig == SIGTTOU) {
+			ptrace(PTRACE_LISTEN, pid, 0, 0);
+			return -1;
+		}
+		return 0;
+	case 0:
+		if ((p = sup_proc(s, pid, false)) != NULL && p->doomed) {
+			kill(pid, SIGKILL);
+			return -1;
+		}
+		return sig == SIGTRAP ? sup_on_trap(s, pid) : sig;
+	default:
+		return 0;
+	}
+}
+
+static int
+loop(struct sup *s)
+{
+	int st, sig, status = -1;
+	pid_t pid;
+
+	for (;;) {
+		if ((pid = waitpid(-1, &st, __WALL)) == -1) {
+			if (errno == EINTR)
+				continue;
+			break;	/* ECHILD: every traced process is gone */
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			sup_forget(s, pid);
+			if (pid == s->main)
+				status = WIFEXITED(st) ? WEXITSTATUS(st) :
+				    128 + WTERMSIG(st);
+			continue;
+		}
+		if (!WIFSTOPPED(st) || (sig = on_stop(s, pid, st)) < 0)
+			continue;
+		ptrace(PTRACE_CONT, pid, 0, sig);
+	}
+	return status;
+}
+
+int
+sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
+{
+	struct sup s;
+	size_t i;
+	int status;
+
+	memset(&s, 0, sizeof(s));
+	s.o = o;
+	catch_signals();
+	if (start(o, err) == -1)
+		return -1;
+	s.main = main_pid;
+	status = loop(&s);
+	for (i = 0; i < s.nseen; i++)
+		free(s.seen[i].key);
+	free(s.seen);
+	free(s.procs);
+	return status < 0 ? 127 : status;
+}

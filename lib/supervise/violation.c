@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Violation stops.  The filter's action is SECCOMP_RET_TRACE, so a call
+ * that is not pinned stops its thread before it runs, and we see the
+ * number, the arch and the address from the kernel itself (no kernel log,
+ * no root, no rate limit).  We print the OpenBSD-style line with the
+ * layout the process was pinned with (its report), then:
+ * - enforcing: rewrite the number to SP_GUARD_KILL_NR and resume.  The
+ *   kernel runs the filters again, the guard answers KILL_PROCESS: the
+ *   process dies of SIGSYS (core, status 159) and the call never runs.
+ *   If we die first, PTRACE_O_EXITKILL kills it.
+ * - --audit: report each (program, number, site) once and let it run.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+#include <syspin/diag.h>
+
+#include "supervise_int.h"
+
+static void
+syscall_name(uint32_t arch, uint32_t nr, char *buf, size_t size)
+{
+	char *n = seccomp_syscall_resolve_num_arch(arch ==
+	    SP_AUDIT_ARCH_I386 ? SCMP_ARCH_X86 : SCMP_ARCH_X86_64, nr);
+
+	snprintf(buf, size, "%s%s", arch == SP_AUDIT_ARCH_I386 ? "i386 " : "",
+	    n != NULL ? n : "?");
+	free(n);
+}
+
+static int
+get_info(pid_t pid, struct sp_violation *v)
+{
+	struct __ptrace_syscall_info si;
+
+	memset(v, 0, sizeof(*v));
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(si), &si) <= 0 ||
+	    si.op != PTRACE_SYSCALL_INFO_SECCOMP)
+		return -1;
+	v->have = true;
+	v->arch = si.arch;
+	v->nr = (uint32_t)si.seccomp.nr;
+	v->ip = si.instruction_pointer;
+	v->pid = pid;
+	return 0;
+}
+
+static void
+read_link(pid_t pid, const char *what, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, what);
+	if ((n = readlink(path, buf, size - 1)) < 0)
+		n = snprintf(buf, size, "?");
+	buf[n] = '\0';
+}
+
+/* "object+0xoff" of addr in lo, or the raw address. */
+static void
+site_of(const struct sp_layout *lo, uint64_t addr, char *buf, size_t size)
+{
+	long r = lo != NULL ? sp_layout_find(lo, addr) : -1;
+	const struct sp_object *o;
+
+	if (r == -1) {
+		snprintf(buf, size, "0x%" PRIx64, addr);
+		return;
+	}
+	o = &lo->objs[lo->ranges[r].obj];
+	snprintf(buf, size, "%s+0x%" PRIx64, o->name, addr - o->base);
+}
+
+/* Audit: true the first time (program, number, site) is seen. */
+static bool
+first_time(struct sup *s, const char *key)
+{
+	struct seen *nv;
+	size_t i;
+
+	for (i = 0; i < s->nseen; i++)
+		if (strcmp(s->seen[i].key, key) == 0)
+			return false;
+	if (s->nseen == s->capseen) {
+		s->capseen = s->capseen ? 2 * s->capseen : 32;
+		if ((nv = realloc(s->seen, s->capseen * sizeof(*nv))) == NULL)
+			return true;
+		s->seen = nv;
+	}
+	if ((s->seen[s->nseen].key = strdup(key)) != NULL)
+		s->nseen++;
+	return true;
+}
+
+static void
+explain(struct sup *s, pid_t pid, const struct sp_violation *v)
+{
+	struct sp_layout lo;
+	struct sp_placement pl;
+	struct sp_error err;
+	char path[4200], comm[64], exe[4096], name[64], line[2048];
+	char site[4400], key[8600];
+	bool rep;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%ld.layout", s->o->pin.reportdir,
+	    (long)pid);
+	rep = s->o->pin.reportdir != NULL &&
+	    sp_report_read(path, &lo, &pl, &err) == 0;
+	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
+	comm[0] = '\0';
+	if ((f = fopen(path, "re")) != NULL) {
+		if (fgets(comm, sizeof(comm), f) == NULL)
+			comm[0] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	syscall_name(v->arch, v->nr, name, sizeof(name));
+	sp_diag_format(line, sizeof(line), comm[0] ? comm : "?", pid, v,
+	    rep ? &lo : NULL, rep ? &pl : NULL, name);
+	if (!s->o->audit)
+		fprintf(stderr, "syspin: %s\n", line);
+	else {
+		read_link(pid, "exe", exe, sizeof(exe));
+		site_of(rep ? &lo : NULL, v->ip - 2, site, sizeof(site));
+		snprintf(key, sizeof(key), "%s %" PRIu32 " %s %s", exe,
+		    v->nr, v->arch == SP_AUDIT_ARCH_I386 ? "i386" : "", site);
+		if (first_time(s, key))
+			fprintf(stderr, "syspin: audit: %s (program %s)\n",
+			    line, exe);
+	}
+	if (rep) {
+		sp_layout_free(&lo);
+		sp_placement_free(&pl);
+	}
+}
+
+/* The kernel re-runs the filters on the new number: the guard kills. */
+static int
+doom(struct sup *s, pid_t pid)
+{
+	struct user_regs_struct r;
+	struct proc *p = sup_proc(s, pid, true);
+
+	if (p != NULL)
+		p->doomed = true;
+	if (ptrace(PTRACE_GETREGS, pid, 0, &r) == -1)
+		goto hard;
+	r.orig_rax = SP_GUARD_KILL_NR;
+	if (ptrace(PTRACE_SETREGS, pid, 0, &r) == -1)
+		goto hard;
+	return 0;
+hard:
+	kill(pid, SIGKILL);
+	return -1;
+}
+
+int
+sup_on_violation(struct sup *s, pid_t pid)
+{
+	struct sp_violation v;
+	struct proc *p = sup_proc(s, pid, false);
+
+	if (p != NULL && p->doomed) {
+		kill(pid, SIGKILL);
+		return -1;
+	}
+	if (get_info(pid, &v) == -1) {
+		if (!s->o->audit)
+			return doom(s, pid);
+		return 0;
+	}
+	/* Audit: a loop of the same call stops us every time; print once. */
+	if (s->o->audit && v.ip == s->last_ip && v.nr == s->last_nr &&
+	    pid == s->last_pid)
+		return 0;
+	explain(s, pid, &v);
+	s->last_ip = v.ip;
+	s->last_nr = v.nr;
+	s->last_pid = pid;
+	return s->o->audit ? 0 : doom(s, pid);
+}
