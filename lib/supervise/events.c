@@ -68,6 +68,7 @@ sup_on_exec(struct sup *s, pid_t pid)
 
 	if (p == NULL)
 		return refuse(pid, "out of memory");
+	p->inherited = true;
 	/* The report of the image before this one must not vouch for it. */
 	report_path(s, pid, path, sizeof(path));
 	unlink(path);

@@ -16,6 +16,9 @@ struct proc {
 	uint8_t bp_byte;	/* the byte the breakpoint replaced */
 	long filters0;		/* Seccomp_filters when the image was exec'd */
 	bool doomed;		/* killed at a violation: any stop kills it */
+	bool held;		/* new child stopped before its parent's
+				   fork event told us what it inherits */
+	bool inherited;		/* the parent's fork event was seen */
 };
 
 /* A violation already reported in audit mode. */

@@ -146,23 +146,47 @@ start(const struct sp_supervise_opts *o, struct sp_error *err)
 	return 0;
 }
 
-/* A new thread or process: it shares (or copies) the parent's memory,
- * breakpoint included. */
+/*
+ * A new thread or process shares (or copies) its parent's memory, entry
+ * breakpoint included.  Its first stop and its parent's fork event come
+ * in either order: a child seen first is held until we know what it
+ * inherited, so that it cannot run into a breakpoint we do not know of.
+ */
 static void
 on_child(struct sup *s, pid_t parent)
 {
 	unsigned long msg;
 	struct proc *pp, *c;
+	pid_t pid;
 
 	if (ptrace(PTRACE_GETEVENTMSG, parent, 0, &msg) == -1)
 		return;
-	if ((c = sup_proc(s, (pid_t)msg, true)) == NULL)
+	pid = (pid_t)msg;
+	if ((c = sup_proc(s, pid, true)) == NULL)
 		return;
-	if ((pp = sup_proc(s, parent, false)) != NULL) {
+	pp = sup_proc(s, parent, false);
+	if (pp != NULL && !c->inherited) {
 		c->bp = pp->bp;
 		c->bp_byte = pp->bp_byte;
 		c->filters0 = pp->filters0;
 	}
+	c->inherited = true;
+	if (c->held) {
+		c->held = false;
+		ptrace(PTRACE_CONT, pid, 0, 0);
+	}
+}
+
+/* The first stop of an automatically attached child. */
+static int
+on_new(struct sup *s, pid_t pid)
+{
+	struct proc *p = sup_proc(s, pid, true);
+
+	if (p == NULL || p->inherited)
+		return 0;
+	p->held = true;
+	return -1;
 }
 
 /* One stop: returns the signal to resume with, or -1 (do not resume). */
@@ -183,6 +207,9 @@ on_stop(struct sup *s, pid_t pid, int st)
 	case PTRACE_EVENT_SECCOMP:
 		return sup_on_violation(s, pid);
 	case PTRACE_EVENT_STOP:
+		if (sup_proc(s, pid, false) == NULL ||
+		    !sup_proc(s, pid, false)->inherited)
+			return on_new(s, pid);
 		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
 		    sig == SIGTTOU) {
 			ptrace(PTRACE_LISTEN, pid, 0, 0);
@@ -239,6 +266,8 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 	if (start(o, err) == -1)
 		return -1;
 	s.main = main_pid;
+	if (sup_proc(&s, s.main, true) != NULL)
+		sup_proc(&s, s.main, false)->inherited = true;
 	status = loop(&s);
 	for (i = 0; i < s.nseen; i++)
 		free(s.seen[i].key);

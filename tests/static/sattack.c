@@ -7,9 +7,13 @@
  *   attack   issues getppid (110) from its own getpid site (pinned for 39
  *            only), as a ROP chain would: killed when pinned; unpinned it
  *            prints "survived" and exits 0
- *   attack2  the same twice from two more sites... (audit: three lines)
+ *   attack2  three violations: (110, getpid site), (110, gettid site),
+ *            (102, getpid site): audit reports three lines
  *   loop     the attack 1000 times (audit: reported once)
  *   int80    a 32-bit getpid by int 0x80: always refused when pinned
+ *   mkdir SECONDS PATH
+ *            sleeps, then mkdir(PATH) from the getpid site: killed before
+ *            the directory exists when pinned
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +50,18 @@ jump(long (*fn)(void), long nr)
 	__asm__ volatile("call *%2"
 	    : "=a"(ret) : "a"(nr), "r"(at)
 	    : "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "memory");
+	return ret;
+}
+
+static long
+jump2(long (*fn)(void), long nr, long a0, long a1)
+{
+	const char *at = (const char *)fn + 5;
+	long ret;
+
+	__asm__ volatile("call *%2"
+	    : "=a"(ret) : "a"(nr), "r"(at), "D"(a0), "S"(a1)
+	    : "rcx", "rdx", "r8", "r9", "r10", "r11", "memory");
 	return ret;
 }
 
@@ -86,7 +102,10 @@ main(int argc, char **argv)
 	else if (strcmp(m, "loop") == 0)
 		for (i = 0; i < 1000; i++)
 			r = jump(sa_raw_getpid, 110);
-	else if (strcmp(m, "int80") == 0)
+	else if (strcmp(m, "mkdir") == 0 && argc == 4) {
+		sleep(atoi(argv[2]));
+		r = jump2(sa_raw_getpid, 83, (long)argv[3], 0700);
+	} else if (strcmp(m, "int80") == 0)
 		__asm__ volatile("int $0x80" : "=a"(r) : "a"(20) : "memory");
 	else
 		return 2;
