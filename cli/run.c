@@ -207,6 +207,9 @@ explain(const char *comm, pid_t pid, const struct sp_violation *v,
 	}
 }
 
+/* Opened at the end of the kernel log before the child starts. */
+static int kmsg_child = -1;
+
 static void
 diagnose(const char *prog, pid_t pid, const char *reportdir)
 {
@@ -214,7 +217,7 @@ diagnose(const char *prog, pid_t pid, const char *reportdir)
 	struct sp_violation v;
 	struct sp_error err;
 
-	if (sp_kmsg_find(pid, 500, &v, &err) == -1)
+	if (sp_kmsg_find(kmsg_child, pid, 500, &v, &err) == -1)
 		explain(comm, pid, NULL, err.msg, reportdir);
 	else
 		explain(comm, pid, &v, NULL, reportdir);
@@ -340,6 +343,7 @@ exec_child(const struct run_args *a, const char *path, const char *dir,
 	}
 	catch_signals();
 	kfd = sp_kmsg_open_end();
+	kmsg_child = sp_kmsg_open_end();
 	if ((child = fork()) == -1) {
 		cli_error("run: fork: %s", strerror(errno));
 		return EXIT_TROUBLE;
@@ -352,6 +356,8 @@ exec_child(const struct run_args *a, const char *path, const char *dir,
 	rc = wait_child(a->argv[0], reportdir, kfd);
 	if (kfd != -1)
 		close(kfd);
+	if (kmsg_child != -1)
+		close(kmsg_child);
 	return rc;
 }
 

@@ -30,7 +30,7 @@ struct sp_violation {
  * waiting up to wait_ms for kauditd to print it.  Needs root (or
  * dmesg_restrict=0); printk rate limits and a running auditd can hide it.
  */
-int sp_kmsg_find(long pid, int wait_ms, struct sp_violation *v,
+int sp_kmsg_find(int fd, long pid, int wait_ms, struct sp_violation *v,
     struct sp_error *err);
 
 /*

@@ -71,14 +71,18 @@ parse_record(const char *rec, long pid, struct sp_violation *v)
 	return 0;
 }
 
-/* One pass over the log; the last matching record wins. */
+/*
+ * Reads the records that arrived since the last call; the last one
+ * matching wins.  fd was opened at the end of the log before the process
+ * started (sp_kmsg_open_end): pids are reused, and an old record of the
+ * same pid must never be taken for this process's.
+ */
 static int
 scan_kmsg(int fd, long pid, struct sp_violation *v)
 {
 	char rec[8192];
 	ssize_t n;
 
-	lseek(fd, 0, SEEK_SET);
 	for (;;) {
 		n = read(fd, rec, sizeof(rec) - 1);
 		if (n == -1 && errno == EPIPE)
@@ -92,20 +96,19 @@ scan_kmsg(int fd, long pid, struct sp_violation *v)
 }
 
 int
-sp_kmsg_find(long pid, int wait_ms, struct sp_violation *v,
+sp_kmsg_find(int fd, long pid, int wait_ms, struct sp_violation *v,
     struct sp_error *err)
 {
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
-	int fd, waited;
+	int waited;
 
 	memset(v, 0, sizeof(*v));
-	if ((fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1)
-		return sp_error_set(err, "/dev/kmsg: %s", strerror(errno));
+	if (fd == -1)
+		return sp_error_set(err, "/dev/kmsg is not readable");
 	/* kauditd prints asynchronously: give it a moment. */
 	for (waited = 0; scan_kmsg(fd, pid, v) == -1 && waited < wait_ms;
 	    waited += 20)
 		nanosleep(&ts, NULL);
-	close(fd);
 	if (!v->have)
 		return sp_error_set(err, "no seccomp audit record for pid %ld "
 		    "in the kernel log", pid);
