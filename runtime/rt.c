@@ -341,8 +341,10 @@ install(struct rt *rt)
 	in.ranges = rt->pl.ranges;
 	in.nranges = rt->pl.nranges;
 	in.flags = rt->flags;
+	/* The data: filters below ours, for the supervisor (lib/supervise). */
 	if (rt->traced)
-		in.action = SECCOMP_RET_TRACE;
+		in.action = SECCOMP_RET_TRACE |
+		    (inherited_filters() & SECCOMP_RET_DATA);
 	if (sp_bpf_generate(&in, &progs, &nprogs, &err) == -1)
 		die("%s", err.msg);
 	rt->t[5] = usec();

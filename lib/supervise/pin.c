@@ -323,6 +323,10 @@ generate(struct job *j, struct sp_error *err)
 	in.nranges = j->pl.nranges;
 	in.flags = j->o->flags;
 	in.action = j->o->action;
+	/* TRACE's data: how many filters were there before ours, so that a
+	 * violation stop can tell our filter from an ancestor's. */
+	if (in.action == SECCOMP_RET_TRACE && sp_filters_pid(j->pid) > 0)
+		in.action |= sp_filters_pid(j->pid) & SECCOMP_RET_DATA;
 	return sp_bpf_generate(&in, &j->progs, &j->nprogs, err);
 }
 

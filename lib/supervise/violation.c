@@ -102,6 +102,23 @@ first_time(struct sup *s, const char *key)
 	return true;
 }
 
+/*
+ * Our TRACE data is the number of filters below the one that stopped the
+ * call: below those of the current image (counted at its exec), it is an
+ * ancestor's (the runtime and pin.c both put it there).
+ */
+static bool
+inherited_filter(struct sup *s, pid_t pid)
+{
+	struct proc *p = sup_proc(s, pid, false);
+	unsigned long data;
+
+	if (p == NULL || p->filters0 <= 0 ||
+	    ptrace(PTRACE_GETEVENTMSG, pid, 0, &data) == -1)
+		return false;
+	return (long)data < p->filters0;
+}
+
 static void
 explain(struct sup *s, pid_t pid, const struct sp_violation *v)
 {
@@ -128,6 +145,11 @@ explain(struct sup *s, pid_t pid, const struct sp_violation *v)
 	syscall_name(v->arch, v->nr, name, sizeof(name));
 	sp_diag_format(line, sizeof(line), comm[0] ? comm : "?", pid, v,
 	    rep ? &lo : NULL, rep ? &pl : NULL, name);
+	if (inherited_filter(s, pid))
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+		    " [refused by a filter of an earlier image of this "
+		    "process or an ancestor: a non-PIE image where that one "
+		    "was?]");
 	if (!s->o->audit)
 		fprintf(stderr, "syspin: %s\n", line);
 	else {
