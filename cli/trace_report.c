@@ -97,7 +97,23 @@ add(json_object *o, const char *key, json_object *v)
 {
 	if (v == NULL)
 		return -1;
-	return json_object_object_add(o, key, v) == 0 ? 0 : -1;
+	if (json_object_object_add(o, key, v) != 0) {
+		json_object_put(v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+push(json_object *a, json_object *v)
+{
+	if (v == NULL)
+		return -1;
+	if (json_object_array_add(a, v) != 0) {
+		json_object_put(v);
+		return -1;
+	}
+	return 0;
 }
 
 static int
@@ -170,11 +186,10 @@ lists_json(json_object *root, const struct trace *t)
 
 	for (size_t i = 0; r == 0 && i < t->nobjs; i++)
 		if (t->objs[i].calls > 0 || !t->objs[i].ok)
-			r = json_object_array_add(objs,
-			    obj_json(&t->objs[i])) == 0 ? 0 : -1;
+			r = push(objs, obj_json(&t->objs[i]));
 	for (size_t i = 0; r == 0 && i < t->nmisses; i++)
-		r = json_object_array_add(t->misses[i].obj != -1 ? miss : anon,
-		    miss_json(t, &t->misses[i])) == 0 ? 0 : -1;
+		r = push(t->misses[i].obj != -1 ? miss : anon,
+		    miss_json(t, &t->misses[i]));
 	return r;
 }
 
@@ -186,7 +201,7 @@ trace_print_json(FILE *f, const struct trace *t, char **argv)
 	int r = add(root, "command", cmd);
 
 	for (char **a = argv; r == 0 && *a != NULL; a++)
-		r = json_object_array_add(cmd, json_object_new_string(*a));
+		r = push(cmd, json_object_new_string(*a));
 	if (t->have_status && WIFEXITED(t->status))
 		r |= add(root, "exit_status", json_object_new_int(
 		    WEXITSTATUS(t->status)));

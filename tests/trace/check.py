@@ -6,6 +6,7 @@ usage:
   check.py SYSPIN cover [--in NAME]... -- COMMAND...
       exit 0 from trace, every call covered, the program itself exited 0,
       and each NAME (a substring) is an object that issued calls.
+      --root: skip unless run as root.
   check.py SYSPIN miss --where object|no_object --nr N --reason TEXT
            [--object NAME] -- COMMAND...
       exit 1 from trace, and exactly one distinct uncovered call: in an
@@ -51,7 +52,11 @@ def summary(report):
 
 
 def cover(a, d):
-    rc, r = trace(a.syspin, a.command, d)
+    if a.root and os.geteuid() != 0:
+        print('SKIP: needs root')
+        return 77
+    rc, r = trace(a.syspin, [os.path.join(d, 'addr') if c == '@ADDR@'
+                             else c for c in a.command], d)
     if r is None:
         return fail('no report (exit %d)' % rc)
     summary(r)
@@ -127,6 +132,7 @@ def main():
     p.add_argument('--nr', type=int)
     p.add_argument('--reason', default='')
     p.add_argument('--object')
+    p.add_argument('--root', action='store_true')
     a = p.parse_args(argv)
     a.command = command
     with tempfile.TemporaryDirectory() as d:

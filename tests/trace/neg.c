@@ -10,14 +10,21 @@
  *                    imports syscall() with that number, so its site
  *                    (an export completed by importers) must not allow it
  *   neg import FILE  syscall(SYS_getpid) through the PLT: covered (exit 0)
+ *   neg deleted FILE copies itself to FILE, runs the copy, which unlinks
+ *                    its own file and then issues getpid from its own text
+ *                    (a constant site): covered (exit 0) if trace reads
+ *                    the deleted object through /proc/PID/map_files
  * FILE receives the address trace must report, in hex: absolute for jit,
  * link-time (from the ELF header of this PIE) otherwise.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -25,6 +32,7 @@ extern const char __ehdr_start[];
 extern char int80_site[], gadget_host[];
 long i386_getpid(void);
 long via_gadget(void);
+long own_getpid(void);
 
 __asm__(
     ".text\n"
@@ -49,7 +57,14 @@ __asm__(
     "	movl $39, %eax\n"		/* getpid */
     "	leaq gadget_host+1(%rip), %rdx\n"
     "	jmp *%rdx\n"
-    ".size via_gadget, .-via_gadget\n");
+    ".size via_gadget, .-via_gadget\n"
+    ".globl own_getpid\n"
+    ".type own_getpid, @function\n"
+    "own_getpid:\n"
+    "	movl $39, %eax\n"
+    "	syscall\n"
+    "	ret\n"
+    ".size own_getpid, .-own_getpid\n");
 
 static const unsigned char jit_code[] = {
 	0xb8, 0x27, 0x00, 0x00, 0x00,	/* mov $39,%eax */
@@ -99,6 +114,25 @@ by_dlsym(void)
 	return fn(SYS_getppid) > 0 ? 0 : 1;
 }
 
+static int
+copy_and_run(const char *file)
+{
+	struct stat st;
+	int in = open("/proc/self/exe", O_RDONLY), out;
+
+	out = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (in == -1 || out == -1 || fstat(in, &st) == -1 ||
+	    sendfile(out, in, NULL, st.st_size) != st.st_size ||
+	    close(out) == -1) {
+		perror(file);
+		return 1;
+	}
+	close(in);
+	execl(file, file, "deleted-run", file, (char *)NULL);
+	perror(file);
+	return 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -118,6 +152,10 @@ main(int argc, char **argv)
 			return 1;
 		return via_gadget() > 0 ? 0 : 1;
 	}
+	if (strcmp(argv[1], "deleted") == 0)
+		return copy_and_run(argv[2]);
+	if (strcmp(argv[1], "deleted-run") == 0)
+		return unlink(argv[2]) == 0 && own_getpid() > 0 ? 0 : 1;
 	if (strcmp(argv[1], "dlsym") == 0)
 		return by_dlsym();
 	if (strcmp(argv[1], "import") == 0)
