@@ -428,7 +428,10 @@ oddity(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op)
 		return op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE ?
 		    ODD_STRONG : ODD_NONE;
 	case ZYDIS_MNEMONIC_INT:
-		return op[0].imm.value.u == 0x80 ? ODD_NONE : ODD_STRONG;
+		/* int $0x80 is a trap we report; int $3 (cd 03) is how Go's
+		 * runtime.abort and others break into a debugger. */
+		return op[0].imm.value.u == 0x80 || op[0].imm.value.u == 3 ?
+		    ODD_NONE : ODD_STRONG;
 	case ZYDIS_MNEMONIC_LOOP: case ZYDIS_MNEMONIC_LOOPE:
 	case ZYDIS_MNEMONIC_LOOPNE: case ZYDIS_MNEMONIC_JRCXZ:
 	case ZYDIS_MNEMONIC_FWAIT: case ZYDIS_MNEMONIC_LODSB:

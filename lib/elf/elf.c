@@ -222,6 +222,8 @@ parse(struct sp_elf *elf, struct sp_error *err)
 		goto out;
 	if (sp_elf_read_symbols(elf, &b, err) != 0)
 		goto out;
+	if (sp_elf_read_gopclntab(elf, &b, err) != 0)
+		goto out;
 	rc = 0;
 out:
 	elf_end(e);

@@ -36,6 +36,8 @@ struct sp_elf_build {
 	/* Symbol tables from section headers (file offsets). */
 	bool has_symtab;
 	uint64_t symtab_off, symtab_size, symtab_str_off, symtab_str_size;
+	bool has_gopclntab;		/* Go's function table */
+	uint64_t gopclntab_off, gopclntab_size;
 	bool has_dynsym_sec;
 	uint64_t dynsym_off, dynsym_size, dynstr_off, dynstr_size;
 };
@@ -49,6 +51,8 @@ int sp_elf_read_sections(Elf *e, struct sp_elf *elf, struct sp_elf_build *b,
 int sp_elf_read_eh_frame(struct sp_elf *elf, const struct sp_elf_build *b,
     struct sp_error *err);
 int sp_elf_read_symbols(struct sp_elf *elf, const struct sp_elf_build *b,
+    struct sp_error *err);
+int sp_elf_read_gopclntab(struct sp_elf *elf, const struct sp_elf_build *b,
     struct sp_error *err);
 
 /* Records a non-fatal problem (first one wins). */

@@ -212,6 +212,11 @@ note_section(Elf *e, struct sp_elf *elf, struct sp_elf_build *b,
 		b->has_eh_frame_sec = true;
 		b->eh_frame_vaddr = sh->sh_addr;
 		b->eh_frame_size = sh->sh_size;
+	} else if (strcmp(name, ".gopclntab") == 0 &&
+	    section_range(elf, sh, &off, &size)) {
+		b->has_gopclntab = true;
+		b->gopclntab_off = off;
+		b->gopclntab_size = size;
 	} else if (strcmp(name, ".openbsd.syscalls") == 0 &&
 	    !elf->has_pin_section && section_range(elf, sh, &off, &size)) {
 		elf->has_pin_section = true;
