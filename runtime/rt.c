@@ -248,18 +248,9 @@ static void
 report(struct rt *rt)
 {
 	const char *dir = env(rt, "SYSPIN_REPORT_DIR");
-	char path[4200];
-	int fd;
 
-	if (dir == NULL)
-		return;
-	snprintf(path, sizeof(path), "%s/%ld.layout", dir, (long)getpid());
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-	    0600);
-	if (fd == -1)
-		return;
-	sp_report_write(fd, &rt->lo, &rt->pl);
-	close(fd);
+	if (dir != NULL)
+		(void)sp_report_save(dir, (long)getpid(), &rt->lo, &rt->pl);
 }
 
 /* Objects present now are never unmapped: seal their text. */
@@ -288,24 +279,11 @@ usec(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-/* Filters this process inherited, from /proc/self/status; -1 unknown. */
+/* Filters this process inherited; -1 unknown. */
 static long
 inherited_filters(void)
 {
-	char buf[4096], *p;
-	ssize_t n;
-	int fd;
-
-	if ((fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if ((p = strstr(buf, "Seccomp_filters:")) == NULL)
-		return -1;
-	return strtol(p + 16, NULL, 10);
+	return sp_filters_pid(getpid());
 }
 
 /*

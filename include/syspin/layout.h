@@ -157,6 +157,11 @@ void sp_placement_free(struct sp_placement *pl);
  */
 int sp_report_write(int fd, const struct sp_layout *lo,
     const struct sp_placement *pl);
+/* Writes DIR/PID.layout (sp_report_write); -1 with errno on failure. */
+int sp_report_save(const char *dir, long pid, const struct sp_layout *lo,
+    const struct sp_placement *pl);
+/* Seccomp_filters of a process, from /proc/PID/status; -1 unknown. */
+long sp_filters_pid(pid_t pid);
 
 /* Reads a report back into a layout (names, bases, ranges only) + pins. */
 int sp_report_read(const char *path, struct sp_layout *lo,

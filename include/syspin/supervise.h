@@ -81,7 +81,7 @@ int sp_auxv_pid(pid_t pid, uint64_t *entry, bool *secure,
     struct sp_error *err);
 
 /* Seccomp_filters of /proc/PID/status; -1 when unknown. */
-long sp_filters_pid(pid_t pid);
+/* sp_filters_pid() is in <syspin/layout.h>. */
 
 /* ---- pinning a stopped tracee (pin.c) ---- */
 

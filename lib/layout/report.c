@@ -5,6 +5,7 @@
  * would have been allowed.  Plain text so that it can be read by a human.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -175,4 +176,42 @@ sp_report_read(const char *path, struct sp_layout *lo,
 		sp_placement_free(pl);
 	}
 	return ret;
+}
+
+/* Seccomp_filters of a process, from /proc/PID/status; -1 unknown. */
+long
+sp_filters_pid(pid_t pid)
+{
+	char path[64], buf[4096], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "Seccomp_filters:")) == NULL)
+		return -1;
+	return strtol(p + 16, NULL, 10);
+}
+
+int
+sp_report_save(const char *dir, long pid, const struct sp_layout *lo,
+    const struct sp_placement *pl)
+{
+	char path[4200];
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "%s/%ld.layout", dir, pid);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd == -1)
+		return -1;
+	rc = sp_report_write(fd, lo, pl);
+	close(fd);
+	return rc;
 }

@@ -267,22 +267,3 @@ sp_auxv_pid(pid_t pid, uint64_t *entry, bool *secure, struct sp_error *err)
 	return 0;
 }
 
-long
-sp_filters_pid(pid_t pid)
-{
-	char path[64], buf[4096], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if ((p = strstr(buf, "Seccomp_filters:")) == NULL)
-		return -1;
-	return strtol(p + 16, NULL, 10);
-}

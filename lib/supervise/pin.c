@@ -294,19 +294,9 @@ restore(struct job *j, struct sp_error *err)
 static void
 write_report(struct job *j)
 {
-	char path[4200];
-	int fd;
-
-	if (j->o->reportdir == NULL)
-		return;
-	snprintf(path, sizeof(path), "%s/%ld.layout", j->o->reportdir,
-	    (long)j->pid);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-	    0600);
-	if (fd == -1)
-		return;
-	sp_report_write(fd, &j->lo, &j->pl);
-	close(fd);
+	if (j->o->reportdir != NULL)
+		(void)sp_report_save(j->o->reportdir, (long)j->pid, &j->lo,
+		    &j->pl);
 }
 
 static int
