@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: ISC */
+/* Transfer functions of the data flow (transfer.c), used by dataflow.c. */
+#ifndef SYSPIN_ANALYSIS_TRANSFER_H
+#define SYSPIN_ANALYSIS_TRANSFER_H
+
+#include "dataflow.h"
+
+/* Every register holds its parameter; rsp is the entry stack pointer. */
+void state_entry(struct state *st, uint64_t origin);
+/* Every register unknown. */
+void state_unknown(struct state *st);
+/* Applies one instruction. */
+void transfer(struct state *st, const struct insn *in);
+/* Before a call: a pointer into our frame passed along invalidates it. */
+void call_escape(struct state *st, const struct insn *in);
+/* a := a joined with b; true when a changed. */
+bool state_join(struct state *a, const struct state *b);
+
+#endif
