@@ -47,6 +47,11 @@ enum { XREF_CALL, XREF_JMP, XREF_JCC, XREF_RIPREL, XREF_DATA };
 struct presult {
 	uint64_t func;
 	int param;
+	/* A query about *(param + doff) (dwidth bytes) rather than param:
+	 * the number sits in memory the caller points at. */
+	bool deref;
+	int64_t doff;
+	uint8_t dwidth;
 	bool done;
 	bool no_callers;	/* nothing calls it and it is not exported */
 	struct nrset nrs;
@@ -107,6 +112,13 @@ int xrefs_find(struct analysis *a, const uint64_t *targets, size_t n,
 /* Resolves the numbers passed in parameter `param` to function `func`. */
 const struct presult *resolve_param(struct analysis *a, uint64_t func,
     int param);
+/* Resolves the numbers callers store at *(param + off) (width bytes). */
+const struct presult *resolve_deref(struct analysis *a, uint64_t func,
+    int param, int64_t off, unsigned width);
+/* The numbers a value at a site or call can stand for (callers followed
+ * for parameters and pointed-to numbers), into r. */
+void resolve_value(struct analysis *a, uint64_t func, struct val v,
+    struct presult *r, uint64_t at);
 
 bool is_export(const struct sp_elf *elf, uint64_t addr, const char **name);
 

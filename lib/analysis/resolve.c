@@ -12,6 +12,7 @@
 
 #include "../util/search.h"
 #include "analysis.h"
+#include "transfer.h"
 
 /* Deeper wrapper chains than this are not real code. */
 #define MAX_DEPTH 24
@@ -99,6 +100,8 @@ branches_to(const struct insn *in, uint64_t func)
 }
 
 static void resolve_into(struct analysis *a, struct presult *r);
+static bool deref_at(const struct state *st, struct val *v, int64_t off,
+    unsigned width);
 
 void
 resolve_global(struct analysis *a, struct val *v)
@@ -145,31 +148,69 @@ one_caller(struct analysis *a, struct presult *r, const struct xref *x)
 	flow_state_at(&u->graph, (size_t)idx, &st);
 	if (!st.reached)
 		return;
+	uint64_t fn = st.origin ? st.origin : u->start;
 	v = arg_at(&st, &u->code.v[idx], r->param);
+	if (r->deref && !deref_at(&st, &v, r->doff, r->dwidth)) {
+		set_top(r, "a caller passes a pointer to the number that we "
+		    "cannot follow", x->from);
+		return;
+	}
+	/* A jump back to its own entry with the number unchanged (Go's
+	 * stack-growth retry, a loop) passes what came in: nothing new. */
+	if (fn == r->func && v.kind == V_SET && v.param == r->param &&
+	    !r->deref)
+		v.param = PARAM_NONE;
+	resolve_value(a, fn, v, r, x->from);
+}
+
+/*
+ * The number a caller keeps at *(ptr + off): ptr is the caller's stack
+ * (a struct it filled) or its own pointer parameter (passed along).
+ */
+static bool
+deref_at(const struct state *st, struct val *v, int64_t off, unsigned width)
+{
+	if (v->kind == V_STACK) {
+		*v = state_load(st, (int64_t)v->c[0] + off, width);
+		return true;
+	}
+	if (v->kind == V_SET && v->param != PARAM_NONE && v->n == 0) {
+		*v = val_deref(v->param, off, width);
+		return true;
+	}
+	return false;
+}
+
+void
+resolve_value(struct analysis *a, uint64_t func, struct val v,
+    struct presult *r, uint64_t at)
+{
+	struct presult sub = { 0 }, modelled = { 0 };
+	const struct presult *p = NULL;
+
 	resolve_global(a, &v);
-	struct presult modelled = { 0 };
-	if (v.kind != V_SET && model_numbers(a, u->start, &modelled)) {
+	/* A runtime's replay of a number kept in memory: its contract wins
+	 * over what data flow can follow (models.c). */
+	if (v.kind != V_SET && model_numbers(a, func, &modelled)) {
 		merge(r, &modelled);
 		return;
 	}
-	if (v.kind != V_SET) {
+	if (v.kind == V_DEREF) {
+		p = resolve_deref(a, func, v.param, (int64_t)v.c[0],
+		    (unsigned)v.c[1]);
+	} else if (v.kind != V_SET) {
 		set_top(r, "a caller passes a number that is not a constant",
-		    x->from);
+		    at);
 		return;
+	} else {
+		nrset_add_val(&sub.nrs, &v);
+		if (v.param != PARAM_NONE)
+			p = resolve_param(a, func, v.param);
 	}
-	struct presult sub = { 0 };
-	nrset_add_val(&sub.nrs, &v);
-	/* A jump back to its own entry with the number unchanged (Go's
-	 * stack-growth retry, a loop) passes what came in: nothing new. */
-	if ((st.origin ? st.origin : u->start) == r->func &&
-	    v.param == r->param)
-		v.param = PARAM_NONE;
-	if (v.param != PARAM_NONE) {
-		const struct presult *p = resolve_param(a, st.origin ?
-		    st.origin : u->start, v.param);
+	if (p != NULL) {
 		if (p->no_callers && !p->nrs.top) {
 			set_top(r, "a caller takes the number as a parameter "
-			    "and has no callers itself", x->from);
+			    "and has no callers itself", at);
 			return;
 		}
 		merge(&sub, p);
@@ -189,8 +230,16 @@ resolve_into(struct analysis *a, struct presult *r)
 		set_top(r, "number comes from the stack pointer", r->func);
 		return;
 	}
-	if (is_export(a->elf, r->func, NULL))
+	if (is_export(a->elf, r->func, NULL)) {
+		/* Importers record the numbers they pass, not what the
+		 * pointers they pass point at. */
+		if (r->deref) {
+			set_top(r, "number is read through a pointer an "
+			    "exported function receives", r->func);
+			return;
+		}
 		add_via(r, r->func, r->param);
+	}
 	if (xrefs_find(a, &t, 1, false, &xs, &nx) != 0) {
 		set_top(r, "out of memory", r->func);
 		return;
@@ -204,23 +253,45 @@ resolve_into(struct analysis *a, struct presult *r)
 }
 
 static long
-memo_find(const struct analysis *a, uint64_t func, int param)
+memo_find(const struct analysis *a, const struct presult *q)
 {
-	for (size_t i = 0; i < a->nmemo; i++)
-		if (a->memo[i].func == func && a->memo[i].param == param)
+	for (size_t i = 0; i < a->nmemo; i++) {
+		const struct presult *m = &a->memo[i];
+		if (m->func == q->func && m->param == q->param &&
+		    m->deref == q->deref && m->doff == q->doff &&
+		    m->dwidth == q->dwidth)
 			return (long)i;
+	}
 	return -1;
 }
 
+static const struct presult *resolve_query(struct analysis *a,
+    struct presult r);
+
 const struct presult *
 resolve_param(struct analysis *a, uint64_t func, int param)
+{
+	return resolve_query(a, (struct presult){ .func = func,
+	    .param = param });
+}
+
+const struct presult *
+resolve_deref(struct analysis *a, uint64_t func, int param, int64_t off,
+    unsigned width)
+{
+	return resolve_query(a, (struct presult){ .func = func,
+	    .param = param, .deref = true, .doff = off,
+	    .dwidth = (uint8_t)width });
+}
+
+static const struct presult *
+resolve_query(struct analysis *a, struct presult r)
 {
 	static const struct presult cycle = { .nrs = { .top = true },
 	    .reason = "number passes through recursive wrappers" };
 	static const struct presult deep = { .nrs = { .top = true },
 	    .reason = "wrapper chain too deep" };
-	struct presult r = { .func = func, .param = param };
-	long i = memo_find(a, func, param);
+	long i = memo_find(a, &r);
 
 	if (i >= 0)
 		return a->memo[i].done ? &a->memo[i] : &cycle;

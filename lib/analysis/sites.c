@@ -140,25 +140,31 @@ resolve_one(struct analysis *a, struct raw_site *s)
 		val_join(&v, &u->graph.open_ijmp_rax);
 	resolve_global(a, &v);
 	struct presult modelled = { 0 };
-	if (v.kind != V_SET && model_numbers(a, u->start, &modelled)) {
+	if (v.kind != V_SET && model_numbers(a, st.origin ? st.origin :
+	    u->start, &modelled)) {
 		s->nrs = modelled.nrs;
 		s->how = SP_HOW_CALLERS;
 		if (modelled.nrs.top)
 			unresolved(s, modelled.reason);
 		return;
 	}
-	if (v.kind != V_SET) {
+	if (v.kind != V_SET && v.kind != V_DEREF) {
 		unresolved(s, v.kind == V_STACK ? "number is a stack address" :
 		    "number is computed or loaded from memory");
 		return;
 	}
 	nrset_clear(&s->nrs);
-	nrset_add_val(&s->nrs, &v);
 	s->how = SP_HOW_CONSTANT;
+	if (v.kind == V_SET)
+		nrset_add_val(&s->nrs, &v);
 	if (v.param == PARAM_NONE)
 		return;
-	const struct presult *p = resolve_param(a, st.origin ? st.origin :
-	    u->start, v.param);
+	uint64_t fn = st.origin ? st.origin : u->start;
+	/* A parameter, or a number in memory a parameter points at (glibc's
+	 * __nptl_setxid(&cmd)): the callers tell. */
+	const struct presult *p = v.kind == V_DEREF ? resolve_deref(a, fn,
+	    v.param, (int64_t)v.c[0], (unsigned)v.c[1]) :
+	    resolve_param(a, fn, v.param);
 	if (p->nrs.top || p->no_callers) {
 		unresolved(s, p->nrs.top ? p->reason :
 		    "number is a parameter and no caller was found");

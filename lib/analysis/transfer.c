@@ -197,6 +197,12 @@ do_pop(struct state *st)
 	return v;
 }
 
+static bool
+is_pure_param(const struct val *v)
+{
+	return v->kind == V_SET && v->param != PARAM_NONE && v->n == 0;
+}
+
 static void
 apply_memory(struct state *st, const struct effect *e)
 {
@@ -217,6 +223,10 @@ apply_memory(struct state *st, const struct effect *e)
 		if (stack_off(st, e->src, &off))
 			write_reg(st, e->dst, slot_load(st, off + e->imm,
 			    e->width), e->width);
+		else if (is_pure_param(&st->r[e->src]) && e->width >= 4)
+			/* *(param + disp): callers may say what is there */
+			write_reg(st, e->dst, val_deref(st->r[e->src].param,
+			    e->imm, e->width), e->width);
 		else
 			write_reg(st, e->dst, val_top(), e->width);
 		break;
@@ -340,4 +350,12 @@ flow_arg_value(const struct state *st, int param)
 	/* At the call the k-th stack argument is at rsp + 8k. */
 	struct state copy = *st;
 	return slot_load(&copy, off + 8 * (param - PARAM_STACK0), 8);
+}
+
+struct val
+state_load(const struct state *st, int64_t off, unsigned width)
+{
+	struct state copy = *st;
+
+	return slot_load(&copy, off, width);
 }

@@ -13,6 +13,8 @@ void state_unknown(struct state *st);
 void transfer(struct state *st, const struct insn *in);
 /* Before a call: a pointer into our frame passed along invalidates it. */
 void call_escape(struct state *st, const struct insn *in);
+/* The stack slot at entry rsp + off, as read with `width` bytes. */
+struct val state_load(const struct state *st, int64_t off, unsigned width);
 /* a := a joined with b; true when a changed. */
 bool state_join(struct state *a, const struct state *b);
 

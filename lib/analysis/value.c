@@ -49,8 +49,9 @@ val_join(struct val *a, const struct val *b)
 		*a = val_top();
 		return true;
 	}
-	if (a->kind == V_STACK || a->kind == V_GLOBAL) {
-		if (a->c[0] != b->c[0] || a->c[1] != b->c[1]) {
+	if (a->kind == V_STACK || a->kind == V_GLOBAL || a->kind == V_DEREF) {
+		if (a->c[0] != b->c[0] || a->c[1] != b->c[1] ||
+		    a->param != b->param) {
 			*a = val_top();
 			return true;
 		}
@@ -79,7 +80,7 @@ val_truncate(struct val *v, unsigned width)
 		*v = val_top();
 		return;
 	}
-	if (v->kind == V_GLOBAL) {
+	if (v->kind == V_GLOBAL || v->kind == V_DEREF) {
 		/* The low bytes of a little-endian global are a smaller one. */
 		if (width < v->c[1])
 			v->c[1] = width;

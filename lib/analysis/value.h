@@ -25,6 +25,7 @@ enum val_kind {
 	V_SET,		/* consts c[0..n) plus optionally parameter `param` */
 	V_STACK,	/* entry rsp + c[0] */
 	V_GLOBAL,	/* the c[1]-byte contents of global memory at c[0] */
+	V_DEREF,	/* the c[1] bytes at (parameter `param`) + c[0] */
 	V_TOP,		/* unknown: keep last, see val_join */
 };
 
@@ -66,6 +67,13 @@ val_global(uint64_t addr, unsigned width)
 {
 	return (struct val){ .kind = V_GLOBAL, .param = PARAM_NONE, .n = 2,
 	    .c = { addr, width } };
+}
+
+static inline struct val
+val_deref(int param, int64_t off, unsigned width)
+{
+	return (struct val){ .kind = V_DEREF, .param = (int8_t)param, .n = 2,
+	    .c = { (uint64_t)off, width } };
 }
 
 /* a := a ∨ b; returns true when a changed. */
