@@ -27,6 +27,7 @@
 #include <syspin/diag.h>
 #include <syspin/elf.h>
 #include <syspin/layout.h>
+#include <syspin/supervise.h>
 
 #include "cli.h"
 #include "run.h"
@@ -141,31 +142,6 @@ fill(const struct sp_cache *c, char **files, size_t n, bool verbose)
 	return rc;
 }
 
-static void
-forward(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	/* Terminal signals reach the child's process group by themselves;
-	 * forward only what was sent to us in particular. */
-	if (child > 0 && si->si_code <= 0)
-		kill(child, sig);
-}
-
-static void
-catch_signals(void)
-{
-	static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM,
-	    SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH, SIGCONT };
-	struct sigaction sa;
-	size_t i;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = forward;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
-		sigaction(sigs[i], &sa, NULL);
-}
 
 static const char *
 syscall_name(uint32_t arch, uint32_t nr, char *buf, size_t size)
@@ -341,7 +317,7 @@ exec_child(const struct run_args *a, const char *path, const char *dir,
 		    path);
 		return EXIT_TROUBLE;
 	}
-	catch_signals();
+	sp_forward_signals(&child);
 	kfd = sp_kmsg_open_end();
 	kmsg_child = sp_kmsg_open_end();
 	if ((child = fork()) == -1) {

@@ -143,4 +143,7 @@ struct sp_supervise_opts {
  */
 int sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err);
 
+/* Forwards the signals sent to this process in particular to *to. */
+void sp_forward_signals(volatile pid_t *to);
+
 #endif

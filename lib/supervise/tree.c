@@ -63,32 +63,6 @@ sup_forget(struct sup *s, pid_t pid)
 		}
 }
 
-static void
-forward(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	/* Terminal signals reach the program's process group by themselves;
-	 * forward only what was sent to us in particular. */
-	if (main_pid > 0 && si->si_code <= 0)
-		kill(main_pid, sig);
-}
-
-static void
-catch_signals(void)
-{
-	static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM,
-	    SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH, SIGCONT };
-	struct sigaction sa;
-	size_t i;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = forward;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
-		sigaction(sigs[i], &sa, NULL);
-}
-
 /* The guard goes in before the first exec; every descendant inherits it. */
 static void
 child(const struct sp_supervise_opts *o, int fd)
@@ -262,7 +236,7 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 
 	memset(&s, 0, sizeof(s));
 	s.o = o;
-	catch_signals();
+	sp_forward_signals(&main_pid);
 	if (start(o, err) == -1)
 		return -1;
 	s.main = main_pid;

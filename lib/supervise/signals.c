@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * `syspin run` stands between the user and the program: signals sent to
+ * it in particular (kill PID) go on to the program.  Terminal signals
+ * reach the program's process group by themselves and are not doubled.
+ */
+#include <signal.h>
+#include <string.h>
+
+#include <syspin/supervise.h>
+
+static volatile pid_t *target;
+
+static void
+forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (target != NULL && *target > 0 && si->si_code <= 0)
+		kill(*target, sig);
+}
+
+void
+sp_forward_signals(volatile pid_t *to)
+{
+	static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM,
+	    SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH, SIGCONT };
+	struct sigaction sa;
+
+	target = to;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
