@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <seccomp.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -143,17 +142,6 @@ fill(const struct sp_cache *c, char **files, size_t n, bool verbose)
 }
 
 
-static const char *
-syscall_name(uint32_t arch, uint32_t nr, char *buf, size_t size)
-{
-	char *n = seccomp_syscall_resolve_num_arch(arch ==
-	    SP_AUDIT_ARCH_I386 ? SCMP_ARCH_X86 : SCMP_ARCH_X86_64, nr);
-
-	snprintf(buf, size, "%s%s", arch == SP_AUDIT_ARCH_I386 ? "i386 " : "",
-	    n != NULL ? n : "?");
-	free(n);
-	return buf;
-}
 
 /* The line for a pinned process killed by SIGSYS; v NULL: no record. */
 static void
@@ -175,7 +163,7 @@ explain(const char *comm, pid_t pid, const struct sp_violation *v,
 	have_report = sp_report_read(path, &lo, &pl, &rerr) == 0;
 	sp_diag_format(line, sizeof(line), comm, pid, v,
 	    have_report ? &lo : NULL, have_report ? &pl : NULL,
-	    syscall_name(v->arch, v->nr, name, sizeof(name)));
+	    sp_syscall_name(v->arch, v->nr, name, sizeof(name)));
 	cli_error("%s", line);
 	if (have_report) {
 		sp_layout_free(&lo);

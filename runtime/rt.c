@@ -311,18 +311,9 @@ install(struct rt *rt)
 	struct sp_error err;
 	size_t nprogs;
 
-	memset(&in, 0, sizeof(in));
-	in.pins = rt->pl.pins;
-	in.npins = rt->pl.npins;
-	in.any_ips = rt->pl.any_ips;
-	in.nany_ips = rt->pl.nany_ips;
-	in.ranges = rt->pl.ranges;
-	in.nranges = rt->pl.nranges;
-	in.flags = rt->flags;
-	/* The data: filters below ours, for the supervisor (lib/supervise). */
-	if (rt->traced)
-		in.action = SECCOMP_RET_TRACE |
-		    (inherited_filters() & SECCOMP_RET_DATA);
+	/* Under the supervisor a violation stops for it (lib/supervise). */
+	sp_placement_bpf_input(&rt->pl, rt->flags, rt->traced ?
+	    SECCOMP_RET_TRACE : 0, rt->traced ? inherited_filters() : 0, &in);
 	if (sp_bpf_generate(&in, &progs, &nprogs, &err) == -1)
 		die("%s", err.msg);
 	rt->t[5] = usec();

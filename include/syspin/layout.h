@@ -140,6 +140,15 @@ struct sp_placement {
 };
 
 /*
+ * The filter generator's input for a placement.  With SECCOMP_RET_TRACE
+ * the action's data carries how many filters the process had before this
+ * one (filters_below), so that a violation stop tells ours from an
+ * ancestor's (lib/supervise).
+ */
+void sp_placement_bpf_input(const struct sp_placement *pl, unsigned flags,
+    uint32_t action, long filters_below, struct sp_bpf_input *in);
+
+/*
  * Places every object's pins.  SP_PIN_EXPORT sites get the union of the
  * numbers that all objects' imports pass to that symbol; an import that
  * passes an unknown number turns the site into an any-number site.
@@ -162,6 +171,12 @@ int sp_report_save(const char *dir, long pid, const struct sp_layout *lo,
     const struct sp_placement *pl);
 /* Seccomp_filters of a process, from /proc/PID/status; -1 unknown. */
 long sp_filters_pid(pid_t pid);
+/* Building a layout (self.c, and the supervisor's for another process):
+ * append an object (name "" = "[anon]") or a range; -1 out of memory. */
+long sp_layout_add_object(struct sp_layout *lo, const char *name,
+    enum sp_obj_kind kind, uint64_t base);
+int sp_layout_add_range(struct sp_layout *lo, uint64_t start, uint64_t end,
+    size_t obj);
 
 /* Reads a report back into a layout (names, bases, ranges only) + pins. */
 int sp_report_read(const char *path, struct sp_layout *lo,

@@ -146,4 +146,9 @@ int sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err);
 /* Forwards the signals sent to this process in particular to *to. */
 void sp_forward_signals(volatile pid_t *to);
 
+/* "execve", "i386 getpid" (arch: AUDIT_ARCH_*; libseccomp's tables), or
+ * "?" when the number has no name. */
+const char *sp_syscall_name(uint32_t arch, uint32_t nr, char *buf,
+    size_t size);
+
 #endif

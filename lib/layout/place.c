@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/seccomp.h>
+
 #include <syspin/layout.h>
 #include <syspin/scan.h>
 
@@ -226,4 +228,21 @@ sp_layout_load(struct sp_layout *lo, const struct sp_cache *cache,
 			return sp_error_set(warn, "out of memory");
 	}
 	return 0;
+}
+
+void
+sp_placement_bpf_input(const struct sp_placement *pl, unsigned flags,
+    uint32_t action, long filters_below, struct sp_bpf_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->pins = pl->pins;
+	in->npins = pl->npins;
+	in->any_ips = pl->any_ips;
+	in->nany_ips = pl->nany_ips;
+	in->ranges = pl->ranges;
+	in->nranges = pl->nranges;
+	in->flags = flags;
+	in->action = action;
+	if (action == SECCOMP_RET_TRACE && filters_below > 0)
+		in->action |= (uint32_t)filters_below & SECCOMP_RET_DATA;
 }

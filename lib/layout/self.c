@@ -126,7 +126,6 @@ static long
 object_for(struct sp_layout *lo, const struct sp_map *m,
     const struct dlobj *d)
 {
-	struct sp_object *o, *nv;
 	size_t i;
 
 	for (i = 0; d != NULL && i < lo->nobjs; i++)
@@ -134,24 +133,34 @@ object_for(struct sp_layout *lo, const struct sp_map *m,
 		    lo->objs[i].kind != SP_OBJ_VSYSCALL &&
 		    lo->objs[i].base == d->base)
 			return i;
+	enum sp_obj_kind kind = SP_OBJ_UNKNOWN;
+
+	if (m->kind == SP_MAP_VSYSCALL)
+		kind = SP_OBJ_VSYSCALL;
+	else if (d != NULL && m->kind == SP_MAP_VDSO)
+		kind = SP_OBJ_VDSO;
+	else if (d != NULL && m->kind == SP_MAP_FILE && !m->deleted)
+		kind = SP_OBJ_FILE;
+	return sp_layout_add_object(lo, m->path, kind, d != NULL ? d->base :
+	    0);
+}
+
+long
+sp_layout_add_object(struct sp_layout *lo, const char *name,
+    enum sp_obj_kind kind, uint64_t base)
+{
+	struct sp_object *nv, *o;
+
 	if ((nv = realloc(lo->objs, (lo->nobjs + 1) * sizeof(*nv))) == NULL)
 		return -1;
 	lo->objs = nv;
 	o = &lo->objs[lo->nobjs];
 	memset(o, 0, sizeof(*o));
-	o->kind = SP_OBJ_UNKNOWN;
-	if (m->kind == SP_MAP_VSYSCALL)
-		o->kind = SP_OBJ_VSYSCALL;
-	else if (d != NULL && m->kind == SP_MAP_VDSO)
-		o->kind = SP_OBJ_VDSO;
-	else if (d != NULL && m->kind == SP_MAP_FILE && !m->deleted)
-		o->kind = SP_OBJ_FILE;
-	o->name = strdup(m->path[0] ? m->path : "[anon]");
-	if (o->name == NULL)
+	o->kind = kind;
+	o->base = base;
+	if ((o->name = strdup(name[0] ? name : "[anon]")) == NULL)
 		return -1;
-	if (d != NULL)
-		o->base = d->base;
-	return lo->nobjs++;
+	return (long)lo->nobjs++;
 }
 
 /* File identity, trusted only when it is the file that is mapped. */
@@ -200,8 +209,9 @@ identify(struct sp_object *o, const struct sp_map *m, const struct dlset *s,
 		}
 }
 
-static int
-add_range(struct sp_layout *lo, const struct sp_map *m, size_t obj)
+int
+sp_layout_add_range(struct sp_layout *lo, uint64_t start, uint64_t end,
+    size_t obj)
 {
 	struct sp_layout_range *nv;
 
@@ -209,10 +219,8 @@ add_range(struct sp_layout *lo, const struct sp_map *m, size_t obj)
 	if (nv == NULL)
 		return -1;
 	lo->ranges = nv;
-	lo->ranges[lo->nranges].start = m->start;
-	lo->ranges[lo->nranges].end = m->end;
-	lo->ranges[lo->nranges].obj = obj;
-	lo->nranges++;
+	lo->ranges[lo->nranges++] = (struct sp_layout_range){ start, end,
+	    obj };
 	return 0;
 }
 
@@ -237,7 +245,7 @@ sp_layout_self(struct sp_layout *lo, struct sp_error *err)
 		d = m->kind == SP_MAP_VSYSCALL ? NULL :
 		    owner(&s, m->start, m->end);
 		if ((oi = object_for(lo, m, d)) == -1 ||
-		    add_range(lo, m, oi) == -1) {
+		    sp_layout_add_range(lo, m->start, m->end, (size_t)oi) == -1) {
 			ret = sp_error_set(err, "out of memory");
 			break;
 		}

@@ -93,23 +93,6 @@ file_bias(const struct elfinfo *e, const struct sp_map *m, uint64_t *bias)
 	return -1;
 }
 
-static long
-new_object(struct sp_layout *lo, const char *name, enum sp_obj_kind kind,
-    uint64_t base)
-{
-	struct sp_object *nv, *o;
-
-	if ((nv = realloc(lo->objs, (lo->nobjs + 1) * sizeof(*nv))) == NULL)
-		return -1;
-	lo->objs = nv;
-	o = &lo->objs[lo->nobjs];
-	memset(o, 0, sizeof(*o));
-	o->kind = kind;
-	o->base = base;
-	if ((o->name = strdup(name[0] ? name : "[anon]")) == NULL)
-		return -1;
-	return lo->nobjs++;
-}
 
 /* A file mapping: an object already seen (same file, same bias) or new. */
 static long
@@ -136,7 +119,7 @@ file_object(struct sp_layout *lo, const struct sp_map *m)
 			oi = i;
 			goto out;
 		}
-	if ((oi = new_object(lo, m->path, SP_OBJ_FILE, bias)) < 0)
+	if ((oi = sp_layout_add_object(lo, m->path, SP_OBJ_FILE, bias)) < 0)
 		goto out;
 	struct sp_object *o = &lo->objs[oi];
 	sp_file_id_from_stat(&o->id, &st);
@@ -164,7 +147,7 @@ vdso_object(struct sp_layout *lo, pid_t pid, const struct sp_map *m)
 		return -2;
 	if (sp_mem_read(pid, m->start, img, len, &err) == -1 ||
 	    memcmp(img, ELFMAG, SELFMAG) != 0 ||
-	    (oi = new_object(lo, "[vdso]", SP_OBJ_VDSO, m->start)) < 0) {
+	    (oi = sp_layout_add_object(lo, "[vdso]", SP_OBJ_VDSO, m->start)) < 0) {
 		free(img);
 		return -2;
 	}
@@ -187,29 +170,16 @@ object_for(struct sp_layout *lo, pid_t pid, const struct sp_map *m)
 	long oi = -2;
 
 	if (m->kind == SP_MAP_VSYSCALL)
-		return new_object(lo, "[vsyscall]", SP_OBJ_VSYSCALL, 0);
+		return sp_layout_add_object(lo, "[vsyscall]", SP_OBJ_VSYSCALL, 0);
 	if (m->kind == SP_MAP_VDSO)
 		oi = vdso_object(lo, pid, m);
 	else if (m->kind == SP_MAP_FILE && !m->deleted)
 		oi = file_object(lo, m);
 	if (oi == -2)	/* nothing we can analyse: an empty table */
-		oi = new_object(lo, m->path, SP_OBJ_UNKNOWN, 0);
+		oi = sp_layout_add_object(lo, m->path, SP_OBJ_UNKNOWN, 0);
 	return oi;
 }
 
-static int
-add_range(struct sp_layout *lo, const struct sp_map *m, size_t obj)
-{
-	struct sp_layout_range *nv;
-
-	nv = realloc(lo->ranges, (lo->nranges + 1) * sizeof(*nv));
-	if (nv == NULL)
-		return -1;
-	lo->ranges = nv;
-	lo->ranges[lo->nranges++] = (struct sp_layout_range){ m->start,
-	    m->end, obj };
-	return 0;
-}
 
 int
 sp_layout_pid(pid_t pid, struct sp_layout *lo, struct sp_error *err)
@@ -228,7 +198,8 @@ sp_layout_pid(pid_t pid, struct sp_layout *lo, struct sp_error *err)
 		if (!(maps[i].prot & PROT_EXEC))
 			continue;
 		if ((oi = object_for(lo, pid, &maps[i])) < 0 ||
-		    add_range(lo, &maps[i], oi) == -1) {
+		    sp_layout_add_range(lo, maps[i].start, maps[i].end,
+		    (size_t)oi) == -1) {
 			ret = sp_error_set(err, "out of memory");
 			break;
 		}

@@ -304,19 +304,9 @@ generate(struct job *j, struct sp_error *err)
 {
 	struct sp_bpf_input in;
 
-	memset(&in, 0, sizeof(in));
-	in.pins = j->pl.pins;
-	in.npins = j->pl.npins;
-	in.any_ips = j->pl.any_ips;
-	in.nany_ips = j->pl.nany_ips;
-	in.ranges = j->pl.ranges;
-	in.nranges = j->pl.nranges;
-	in.flags = j->o->flags;
-	in.action = j->o->action;
-	/* TRACE's data: how many filters were there before ours, so that a
-	 * violation stop can tell our filter from an ancestor's. */
-	if (in.action == SECCOMP_RET_TRACE && sp_filters_pid(j->pid) > 0)
-		in.action |= sp_filters_pid(j->pid) & SECCOMP_RET_DATA;
+	sp_placement_bpf_input(&j->pl, j->o->flags, j->o->action,
+	    j->o->action == SECCOMP_RET_TRACE ? sp_filters_pid(j->pid) : 0,
+	    &in);
 	return sp_bpf_generate(&in, &j->progs, &j->nprogs, err);
 }
 

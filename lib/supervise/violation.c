@@ -26,8 +26,8 @@
 
 #include "supervise_int.h"
 
-static void
-syscall_name(uint32_t arch, uint32_t nr, char *buf, size_t size)
+const char *
+sp_syscall_name(uint32_t arch, uint32_t nr, char *buf, size_t size)
 {
 	char *n = seccomp_syscall_resolve_num_arch(arch ==
 	    SP_AUDIT_ARCH_I386 ? SCMP_ARCH_X86 : SCMP_ARCH_X86_64, nr);
@@ -35,6 +35,7 @@ syscall_name(uint32_t arch, uint32_t nr, char *buf, size_t size)
 	snprintf(buf, size, "%s%s", arch == SP_AUDIT_ARCH_I386 ? "i386 " : "",
 	    n != NULL ? n : "?");
 	free(n);
+	return buf;
 }
 
 static int
@@ -142,7 +143,7 @@ explain(struct sup *s, pid_t pid, const struct sp_violation *v)
 		comm[strcspn(comm, "\n")] = '\0';
 		fclose(f);
 	}
-	syscall_name(v->arch, v->nr, name, sizeof(name));
+	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
 	sp_diag_format(line, sizeof(line), comm[0] ? comm : "?", pid, v,
 	    rep ? &lo : NULL, rep ? &pl : NULL, name);
 	if (inherited_filter(s, pid))
