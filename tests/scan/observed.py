@@ -22,7 +22,9 @@ import tempfile
 
 # Calls whose reported instruction pointer is that of the new context.
 SKIP = {15, 59, 322}  # rt_sigreturn, execve, execveat
-LINE = re.compile(r'^(\d+)\s+\[\s*(\d+)\]\s+\[([0-9a-f]+)\]')
+# A call line; signal ("--- SIGURG ... ---") and exit ("+++ ...") lines also
+# carry a number (the thread's last call) and the interrupted IP: not calls.
+LINE = re.compile(r'^(\d+)\s+\[\s*(\d+)\]\s+\[([0-9a-f]+)\]\s+(?!---|\+\+\+)')
 
 
 def load_maps(d):
@@ -76,15 +78,8 @@ def attribute(rows, ip):
     return None, None
 
 
-def main():
-    argv = sys.argv[1:]
-    syspin, dumpmaps = argv[0], argv[1]
-    static = None
-    if argv[2] == '--static':
-        static = argv[3]
-        argv = argv[:2] + argv[4:]
-    cmd = argv[argv.index('--') + 1:]
-    tables = Tables(syspin)
+def observe(tables, dumpmaps, static, cmd):
+    """One run under strace: (exit status, covered, unattributed, misses)."""
     with tempfile.TemporaryDirectory() as d:
         env = dict(os.environ, DUMP_MAPS_DIR=d, LD_PRELOAD=dumpmaps)
         log = os.path.join(d, 'strace.log')
@@ -115,15 +110,51 @@ def main():
                     ok += 1
                 else:
                     key = (path, hex(rel - 2), nr, why)
-                    bad[key] = bad.get(key, 0) + 1
+                    n, first = bad.get(key, (0, line.rstrip()))
+                    bad[key] = (n + 1, first)
+    return run.returncode, ok, unattributed, bad
+
+
+# strace 6.1 now and then loses a thread's entry/exit toggle (seen with Go's
+# preemption signals): it then prints an exit stop as an entry, whose
+# PTRACE_GET_SYSCALL_INFO union reads as nr = return value, e.g.
+# "read(0," at a nanosleep that returned 0.  Such a record names a call that
+# never ran, and does not repeat.  A miss therefore counts when two of three
+# runs show it; every workload here takes the same paths on each run.
+RUNS, NEEDED = 3, 2
+
+
+def main():
+    argv = sys.argv[1:]
+    syspin, dumpmaps = argv[0], argv[1]
+    static = None
+    if argv[2] == '--static':
+        static = argv[3]
+        argv = argv[:2] + argv[4:]
+    cmd = argv[argv.index('--') + 1:]
+    tables = Tables(syspin)
+    status, ok, unattributed, bad = observe(tables, dumpmaps, static, cmd)
     print('%s: exit %d; %d calls covered, %d before the map was known, %d not covered'
-          % (' '.join(cmd), run.returncode, ok, unattributed, sum(bad.values())))
-    for (path, addr, nr, why), n in sorted(bad.items()):
-        print('  NOT COVERED: %s+%s number %d (%s), %d times' % (path, addr, nr, why, n))
+          % (' '.join(cmd), status, ok, unattributed,
+             sum(n for n, _ in bad.values())))
     if ok == 0:
         print('  no call was attributed: the check itself failed')
         return 1
-    return 1 if bad else 0
+    seen = {key: 1 for key in bad}
+    for _ in range(RUNS - 1 if bad else 0):
+        for key in observe(tables, dumpmaps, static, cmd)[3]:
+            seen[key] = seen.get(key, 0) + 1
+    failed = False
+    for key in sorted(bad):
+        path, addr, nr, why = key
+        n, first = bad[key]
+        confirmed = seen[key] >= NEEDED
+        failed = failed or confirmed
+        print('  %s: %s+%s number %d (%s), %d times; in %d of %d runs'
+              % ('NOT COVERED' if confirmed else 'not repeated (strace record)',
+                 path, addr, nr, why, n, seen[key], RUNS))
+        print('    strace: %s' % first)
+    return 1 if failed else 0
 
 
 if __name__ == '__main__':
