@@ -289,8 +289,22 @@ inherited_filters(void)
 /*
  * ENOMEM: our filter and those inherited from pinned ancestors would pass
  * seccomp's limit on all of a task's filters together.  Filters cannot be
- * removed, so this image cannot be pinned: it must not run.
+ * removed.  Under the supervisor the image is not lost: without our report
+ * it pins the image at its entry point, checking its calls itself against
+ * the same program (lib/supervise/pin.c).  Untraced, it must not run.
  */
+static void
+unreport(struct rt *rt)
+{
+	const char *dir = env(rt, "SYSPIN_REPORT_DIR");
+	char path[4200];
+
+	if (dir == NULL)
+		return;
+	snprintf(path, sizeof(path), "%s/%ld.layout", dir, (long)getpid());
+	(void)unlink(path);
+}
+
 static void
 die_nested(size_t nprogs)
 {
@@ -323,6 +337,17 @@ install(struct rt *rt)
 	    SP_BPF_INSTALL_NO_NNP : 0, &err) == -1) {
 		/* ENOMEM: the stack of filters inherited from pinned
 		 * ancestors would pass seccomp's 32768-instruction limit. */
+		if (errno == ENOMEM && rt->traced) {
+			unreport(rt);
+			if (rt->verbose)
+				fprintf(stderr, "syspin-rt: %s[%ld]: the "
+				    "filter does not fit under those "
+				    "inherited: left to the supervisor\n",
+				    program_invocation_short_name,
+				    (long)getpid());
+			sp_bpf_free(progs, nprogs);
+			return;
+		}
 		if (errno == ENOMEM)
 			die_nested(nprogs);
 		die("%s", err.msg);

@@ -47,6 +47,8 @@ struct sp_inject {
 	uint64_t trap;		/* address of a `syscall` instruction */
 	int pending_sig;	/* arrived meanwhile: deliver it on resume */
 	bool seccomp_stop;	/* a filter answered SECCOMP_RET_TRACE */
+	long pass_trace;	/* a TRACE stop with this data is let through
+				   (an all-TRACE filter); -1: none */
 };
 
 /*
@@ -94,15 +96,33 @@ struct sp_pin_opts {
 };
 
 /*
+ * How an image was pinned.  In the kernel (checked == NULL), or, when its
+ * filter does not fit under the filters inherited from pinned ancestors
+ * (seccomp allows 32768 instructions in all of a task's filters, and
+ * filters cannot be removed), by the supervisor: a one-instruction filter
+ * (SECCOMP_RET_TRACE for every call, its data trace_all) stops every call,
+ * and the supervisor evaluates the image's own programs on it
+ * (sp_bpf_eval_all): the same verdicts, each at the cost of a stop.
+ */
+struct sp_pin_result {
+	int sig;		/* arrived meanwhile: deliver on resume, or 0 */
+	struct sp_bpf_prog *checked;	/* to evaluate (caller frees), or NULL */
+	size_t nchecked;
+	long trace_all;		/* data of the all-TRACE filter, -1: none */
+};
+
+/*
  * Pins the tracee pid, stopped at its entry point (no thread of it may be
  * inside a system call that the filter must see): layout, tables, placement,
  * filter, then injects no_new_privs (unless it has CAP_SYS_ADMIN), mseal of
  * its executable mappings and the filter (TSYNC).  Its registers and the
- * stack bytes used are restored.  *sig: a signal that arrived meanwhile,
- * to deliver on resume (0: none).  -1 with err: the tracee must not run.
+ * stack bytes used are restored.  trace_all: the data of an all-TRACE
+ * filter the process already has (-1: none); with one, no filter is
+ * installed: every call already stops, the programs are returned to check.
+ * -1 with err: the tracee must not run.
  */
-int sp_pin_process(pid_t pid, const struct sp_pin_opts *o, int *sig,
-    struct sp_error *err);
+int sp_pin_process(pid_t pid, const struct sp_pin_opts *o, long trace_all,
+    struct sp_pin_result *res, struct sp_error *err);
 
 /* ---- the guard filter (guard.c) ---- */
 
@@ -124,6 +144,10 @@ void sp_guard_program(struct sock_fprog *prog);
 
 /* Evaluates a classic BPF program on seccomp data (tests, install order). */
 uint32_t sp_bpf_eval(const struct sock_filter *insns, size_t len,
+    uint32_t nr, uint32_t arch, uint64_t ip, const uint64_t *args);
+
+/* All of them, combined as the kernel does: the most restrictive action. */
+uint32_t sp_bpf_eval_all(const struct sp_bpf_prog *progs, size_t nprogs,
     uint32_t nr, uint32_t arch, uint64_t ip, const uint64_t *args);
 
 /* ---- the supervisor (tree.c) ---- */

@@ -9,7 +9,9 @@
  * and ran their constructors.  At the breakpoint, if the filter count grew
  * since the exec and the runtime left a fresh report, the preloaded runtime
  * pinned the image; otherwise (static, LD_PRELOAD gone from the
- * environment, secure mode, the runtime failed) we pin it from outside.
+ * environment, secure mode, the runtime failed or found no room for its
+ * filter) we pin it from outside, in the kernel or, when the filter does
+ * not fit, by checking each call ourselves (pin.c, image.c).
  * A process we cannot pin is killed: it never runs its own code unpinned.
  */
 #include <errno.h>
@@ -73,6 +75,7 @@ sup_on_exec(struct sup *s, pid_t pid)
 	report_path(s, pid, path, sizeof(path));
 	unlink(path);
 	p->bp = 0;
+	p->kpinned = false;	/* its checked programs stay: see image.c */
 	p->filters0 = sp_filters_pid(pid);
 	if (sp_auxv_pid(pid, &p->bp, &secure, &err) == -1 ||
 	    sp_mem_read(pid, p->bp, &p->bp_byte, 1, &err) == -1 ||
@@ -99,8 +102,8 @@ sup_on_trap(struct sup *s, pid_t pid)
 {
 	struct proc *p = sup_proc(s, pid, false);
 	struct user_regs_struct r;
+	struct sp_pin_result res;
 	struct sp_error err;
-	int sig = 0;
 
 	if (p == NULL || p->bp == 0 ||
 	    ptrace(PTRACE_GETREGS, pid, 0, &r) == -1 || r.rip != p->bp + 1)
@@ -111,9 +114,12 @@ sup_on_trap(struct sup *s, pid_t pid)
 	p->bp = 0;
 	if (ptrace(PTRACE_SETREGS, pid, 0, &r) == -1)
 		return refuse(pid, strerror(errno));
-	if (runtime_pinned(s, p))
+	if (runtime_pinned(s, p)) {
+		sup_pinned(s, pid, NULL);
 		return 0;
-	if (sp_pin_process(pid, &s->o->pin, &sig, &err) == -1)
+	}
+	if (sp_pin_process(pid, &s->o->pin, p->trace_all, &res, &err) == -1)
 		return refuse(pid, err.msg);
-	return sig;
+	sup_pinned(s, pid, &res);
+	return res.sig;
 }

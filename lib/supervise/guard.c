@@ -120,3 +120,21 @@ sp_bpf_eval(const struct sock_filter *insns, size_t len, uint32_t nr,
 	}
 	return SECCOMP_RET_KILL_PROCESS;
 }
+
+/* The kernel's order: KILL_PROCESS (negative as s32) < ... < ALLOW. */
+uint32_t
+sp_bpf_eval_all(const struct sp_bpf_prog *progs, size_t nprogs, uint32_t nr,
+    uint32_t arch, uint64_t ip, const uint64_t *args)
+{
+	uint32_t ret = SECCOMP_RET_ALLOW, r;
+	size_t i;
+
+	for (i = nprogs; i-- > 0;) {
+		r = sp_bpf_eval(progs[i].insns, progs[i].len, nr, arch, ip,
+		    args);
+		if ((int32_t)(r & SECCOMP_RET_ACTION_FULL) <
+		    (int32_t)(ret & SECCOMP_RET_ACTION_FULL))
+			ret = r;
+	}
+	return ret;
+}

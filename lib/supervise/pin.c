@@ -237,8 +237,52 @@ install_order(struct job *j, size_t *order, struct sp_error *err)
 	return 0;
 }
 
+/*
+ * The image's filter does not fit under the inherited ones: one
+ * instruction, SECCOMP_RET_TRACE for every call, with the number of filters
+ * below as its data like every TRACE filter of ours.  It goes where the
+ * programs were written.  Returns its data, or -1.
+ */
+static long
+install_trace_all(struct job *j, struct sp_error *err)
+{
+	long below = sp_filters_pid(j->pid), ret;
+	struct sock_filter all = BPF_STMT(BPF_RET | BPF_K, 0);
+	struct { uint16_t len; uint16_t pad[3]; uint64_t filter; } f;
+
+	if (below < 0 || below > (long)SECCOMP_RET_DATA)
+		return sp_error_set(err, "cannot count the process's filters");
+	all.k = SECCOMP_RET_TRACE | (uint32_t)below;
+	memset(&f, 0, sizeof(f));
+	f.len = 1;
+	f.filter = j->area + 16;
+	if (sp_mem_write(j->pid, j->area, &f, sizeof(f), err) == -1 ||
+	    sp_mem_write(j->pid, j->area + 16, &all, sizeof(all), err) == -1 ||
+	    call(j, SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_TSYNC, j->area, &ret, err) == -1)
+		return -1;
+	if (ret != 0)
+		return sp_error_set(err, "too many nested pinned programs: "
+		    "seccomp allows 32768 instructions in all of a process's "
+		    "filters (%s)", ret < 0 ? strerror((int)-ret) :
+		    "a thread could not be synchronised");
+	return below;
+}
+
+/* Checked by the supervisor from now on: it keeps the programs. */
+static void
+hand_over(struct job *j, long trace_all, struct sp_pin_result *res)
+{
+	res->trace_all = trace_all;
+	res->checked = j->progs;
+	res->nchecked = j->nprogs;
+	j->progs = NULL;
+	j->nprogs = 0;
+}
+
 static int
-install(struct job *j, struct sp_error *err)
+install(struct job *j, long trace_all, struct sp_pin_result *res,
+    struct sp_error *err)
 {
 	uint64_t fprog[64];
 	size_t order[64], i;
@@ -246,8 +290,9 @@ install(struct job *j, struct sp_error *err)
 
 	if (j->nprogs > 64)
 		return sp_error_set(err, "too many filter programs");
-	if (make_area(j, err) == -1 || write_progs(j, fprog, err) == -1 ||
-	    install_order(j, order, err) == -1)
+	if (trace_all < 0 && (make_area(j, err) == -1 ||
+	    write_progs(j, fprog, err) == -1 ||
+	    install_order(j, order, err) == -1))
 		return -1;
 	if (!has_sys_admin(j->pid) && (call(j, SYS_prctl,
 	    PR_SET_NO_NEW_PRIVS, 1, 0, &ret, err) == -1 || ret != 0))
@@ -260,11 +305,23 @@ install(struct job *j, struct sp_error *err)
 		    &ret, err) == -1)
 			return -1;
 	}
+	if (trace_all >= 0) {		/* every call stops already */
+		hand_over(j, trace_all, res);
+		return 0;
+	}
 	for (i = 0; i < j->nprogs; i++) {
 		if (call(j, SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 		    SECCOMP_FILTER_FLAG_TSYNC, fprog[order[i]], &ret,
 		    err) == -1)
 			return -1;
+		/* Programs installed so far pin a subset of the same
+		 * pins: harmless under the checked ones. */
+		if (ret == -ENOMEM) {
+			if ((trace_all = install_trace_all(j, err)) == -1)
+				return -1;
+			hand_over(j, trace_all, res);
+			return 0;
+		}
 		if (ret != 0)
 			return sp_error_set(err, "seccomp in the process: %s",
 			    ret < 0 ? strerror((int)-ret) :
@@ -311,18 +368,20 @@ generate(struct job *j, struct sp_error *err)
 }
 
 int
-sp_pin_process(pid_t pid, const struct sp_pin_opts *o, int *sig,
-    struct sp_error *err)
+sp_pin_process(pid_t pid, const struct sp_pin_opts *o, long trace_all,
+    struct sp_pin_result *res, struct sp_error *err)
 {
 	struct sp_error rerr;
 	struct job j;
 	int r = -1;
 
 	memset(&j, 0, sizeof(j));
+	memset(res, 0, sizeof(*res));
+	res->trace_all = trace_all;
 	j.pid = pid;
 	j.o = o;
 	j.in.pid = pid;
-	*sig = 0;
+	j.in.pass_trace = trace_all;
 	if (ptrace(PTRACE_GETREGS, pid, 0, &j.regs) == -1)
 		return sp_error_set(err, "ptrace getregs: %s", strerror(errno));
 	if (sp_layout_pid(pid, &j.lo, err) == -1)
@@ -330,16 +389,23 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, int *sig,
 	if (tables(&j, err) == 0 && sp_layout_place(&j.lo, &j.pl, err) == 0 &&
 	    generate(&j, err) == 0 && find_trap(&j, err) == 0) {
 		write_report(&j);
-		r = install(&j, err);
+		r = install(&j, trace_all, res, err);
 	}
 	if (restore(&j, &rerr) == -1 && r == 0)
 		r = sp_error_set(err, "%s", rerr.msg);
 	if (r == 0 && o->verbose)
 		fprintf(stderr, "syspin: [%ld]: pinned from outside: %zu "
 		    "objects, %zu ranges, %zu pins, %zu any-number sites, "
-		    "%zu programs\n", (long)pid, j.lo.nobjs, j.lo.nranges,
-		    j.pl.npins, j.pl.nany_ips, j.nprogs);
-	*sig = j.in.pending_sig;
+		    "%zu programs%s\n", (long)pid, j.lo.nobjs, j.lo.nranges,
+		    j.pl.npins, j.pl.nany_ips, j.nprogs + res->nchecked,
+		    res->checked != NULL ? ", checked by the supervisor at "
+		    "each call (no room for more filters)" : "");
+	if (r == -1 && res->checked != NULL) {
+		sp_bpf_free(res->checked, res->nchecked);
+		res->checked = NULL;
+		res->nchecked = 0;
+	}
+	res->sig = j.in.pending_sig;
 	free(j.saved);
 	sp_bpf_free(j.progs, j.nprogs);
 	sp_placement_free(&j.pl);

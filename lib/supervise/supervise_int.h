@@ -10,6 +10,17 @@
 #include <syspin/supervise.h>
 
 /* What we know about one traced thread or process. */
+/*
+ * The programs of an image checked by the supervisor at each call (its
+ * filter did not fit in the kernel): shared by the threads and forks that
+ * run that image.
+ */
+struct checked {
+	unsigned refs;
+	struct sp_bpf_prog *progs;
+	size_t nprogs;
+};
+
 struct proc {
 	pid_t pid;
 	uint64_t bp;		/* entry breakpoint, 0 when none */
@@ -19,6 +30,11 @@ struct proc {
 	bool held;		/* new child stopped before its parent's
 				   fork event told us what it inherits */
 	bool inherited;		/* the parent's fork event was seen */
+	bool kpinned;		/* the image has its own filter in the kernel */
+	long trace_all;		/* data of the all-TRACE filter, -1: none */
+	struct checked *chk;	/* checked at each stop of the all-TRACE
+				   filter: the image's programs, or until it
+				   is pinned its predecessor's; NULL: none */
 };
 
 /* A violation already reported in audit mode. */
@@ -40,6 +56,11 @@ struct sup {
 
 struct proc *sup_proc(struct sup *s, pid_t pid, bool create);
 void sup_forget(struct sup *s, pid_t pid);
+/* Copies what a new thread or process inherits from its parent. */
+void sup_inherit(struct proc *c, const struct proc *parent);
+/* Marks every thread of pid's process as running a pinned image. */
+void sup_pinned(struct sup *s, pid_t pid, const struct sp_pin_result *res);
+void sup_checked_drop(struct checked *c);
 
 /* events.c: each returns the signal to resume the tracee with, or -1 when
  * the tracee was killed (do not resume it). */

@@ -48,6 +48,7 @@ sup_proc(struct sup *s, pid_t pid, bool create)
 	memset(&s->procs[s->nprocs], 0, sizeof(*nv));
 	s->procs[s->nprocs].pid = pid;
 	s->procs[s->nprocs].filters0 = -1;
+	s->procs[s->nprocs].trace_all = -1;
 	return &s->procs[s->nprocs++];
 }
 
@@ -58,6 +59,7 @@ sup_forget(struct sup *s, pid_t pid)
 
 	for (i = 0; i < s->nprocs; i++)
 		if (s->procs[i].pid == pid) {
+			sup_checked_drop(s->procs[i].chk);
 			s->procs[i] = s->procs[--s->nprocs];
 			return;
 		}
@@ -139,11 +141,8 @@ on_child(struct sup *s, pid_t parent)
 	if ((c = sup_proc(s, pid, true)) == NULL)
 		return;
 	pp = sup_proc(s, parent, false);
-	if (pp != NULL && !c->inherited) {
-		c->bp = pp->bp;
-		c->bp_byte = pp->bp_byte;
-		c->filters0 = pp->filters0;
-	}
+	if (pp != NULL && !c->inherited)
+		sup_inherit(c, pp);
 	c->inherited = true;
 	if (c->held) {
 		c->held = false;
@@ -245,6 +244,8 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 	status = loop(&s);
 	for (i = 0; i < s.nseen; i++)
 		free(s.seen[i].key);
+	for (i = 0; i < s.nprocs; i++)
+		sup_checked_drop(s.procs[i].chk);
 	free(s.seen);
 	free(s.procs);
 	return status < 0 ? 127 : status;

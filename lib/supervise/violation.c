@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,20 +40,64 @@ sp_syscall_name(uint32_t arch, uint32_t nr, char *buf, size_t size)
 }
 
 static int
-get_info(pid_t pid, struct sp_violation *v)
+get_info(pid_t pid, struct __ptrace_syscall_info *si, struct sp_violation *v)
 {
-	struct __ptrace_syscall_info si;
-
 	memset(v, 0, sizeof(*v));
-	if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(si), &si) <= 0 ||
-	    si.op != PTRACE_SYSCALL_INFO_SECCOMP)
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(*si), si) <= 0 ||
+	    si->op != PTRACE_SYSCALL_INFO_SECCOMP)
 		return -1;
 	v->have = true;
-	v->arch = si.arch;
-	v->nr = (uint32_t)si.seccomp.nr;
-	v->ip = si.instruction_pointer;
+	v->arch = si->arch;
+	v->nr = (uint32_t)si->seccomp.nr;
+	v->ip = si->instruction_pointer;
 	v->pid = pid;
 	return 0;
+}
+
+/*
+ * Whose stop this is, by its filter's data (the number of filters below
+ * it; on a tie the kernel reports the newest filter's):
+ * - the all-TRACE filter, every newer one allowed the call: the image
+ *   decides, by its kernel filter (it passed) or by its checked programs;
+ * - an earlier image's filter, while this image has its own in the kernel
+ *   (which passed): that filter speaks for mappings that are gone, e.g. a
+ *   non-PIE image exec'd where another was;
+ * - otherwise the image's own filter: a violation.
+ * Returns the action the call gets.
+ */
+static uint32_t
+verdict(struct sup *s, pid_t pid, const struct __ptrace_syscall_info *si)
+{
+	struct proc *p = sup_proc(s, pid, false);
+	long data = (long)si->seccomp.ret_data;
+
+	if (p == NULL)
+		return SECCOMP_RET_TRACE;
+	if (p->trace_all >= 0 && data == p->trace_all) {
+		if (p->kpinned)
+			return SECCOMP_RET_ALLOW;
+		if (p->chk == NULL)
+			return SECCOMP_RET_TRACE;
+		return sp_bpf_eval_all(p->chk->progs, p->chk->nprogs,
+		    (uint32_t)si->seccomp.nr, si->arch,
+		    si->instruction_pointer, si->seccomp.args);
+	}
+	if (p->kpinned && p->filters0 > 0 && data < p->filters0)
+		return SECCOMP_RET_ALLOW;
+	return SECCOMP_RET_TRACE;
+}
+
+/* A checked program's SECCOMP_RET_ERRNO: skip the call, return -errno. */
+static int
+fail_call(pid_t pid, uint32_t action)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, pid, 0, &r) == -1)
+		return -1;
+	r.orig_rax = (uint64_t)-1;
+	r.rax = (uint64_t)-(long)(action & SECCOMP_RET_DATA);
+	return ptrace(PTRACE_SETREGS, pid, 0, &r) == -1 ? -1 : 0;
 }
 
 static void
@@ -120,8 +165,27 @@ inherited_filter(struct sup *s, pid_t pid)
 	return (long)data < p->filters0;
 }
 
+/* The process of thread tid: reports are per process. */
+static long
+tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	long tgid = tid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)tid);
+	if ((f = fopen(path, "re")) == NULL)
+		return tgid;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 static void
-explain(struct sup *s, pid_t pid, const struct sp_violation *v)
+explain(struct sup *s, pid_t pid, const struct sp_violation *v,
+    bool checked)
 {
 	struct sp_layout lo;
 	struct sp_placement pl;
@@ -132,7 +196,7 @@ explain(struct sup *s, pid_t pid, const struct sp_violation *v)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%ld.layout", s->o->pin.reportdir,
-	    (long)pid);
+	    tgid_of(pid));
 	rep = s->o->pin.reportdir != NULL &&
 	    sp_report_read(path, &lo, &pl, &err) == 0;
 	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
@@ -146,7 +210,10 @@ explain(struct sup *s, pid_t pid, const struct sp_violation *v)
 	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
 	sp_diag_format(line, sizeof(line), comm[0] ? comm : "?", pid, v,
 	    rep ? &lo : NULL, rep ? &pl : NULL, name);
-	if (inherited_filter(s, pid))
+	if (checked)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+		    " [checked by the supervisor: no room for more filters]");
+	else if (inherited_filter(s, pid))
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 		    " [refused by a filter of an earlier image of this "
 		    "process or an ancestor: a non-PIE image where that one "
@@ -191,23 +258,37 @@ hard:
 int
 sup_on_violation(struct sup *s, pid_t pid)
 {
+	struct __ptrace_syscall_info si;
 	struct sp_violation v;
 	struct proc *p = sup_proc(s, pid, false);
+	uint32_t action;
 
 	if (p != NULL && p->doomed) {
 		kill(pid, SIGKILL);
 		return -1;
 	}
-	if (get_info(pid, &v) == -1) {
+	if (get_info(pid, &si, &v) == -1) {
 		if (!s->o->audit)
 			return doom(s, pid);
 		return 0;
+	}
+	action = verdict(s, pid, &si);
+	switch (action & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_ALLOW:
+	case SECCOMP_RET_LOG:
+		return 0;
+	case SECCOMP_RET_ERRNO:
+		return fail_call(pid, action) == -1 ? doom(s, pid) : 0;
+	default:
+		break;
 	}
 	/* Audit: a loop of the same call stops us every time; print once. */
 	if (s->o->audit && v.ip == s->last_ip && v.nr == s->last_nr &&
 	    pid == s->last_pid)
 		return 0;
-	explain(s, pid, &v);
+	p = sup_proc(s, pid, false);
+	explain(s, pid, &v, p != NULL && p->trace_all >= 0 &&
+	    (long)si.seccomp.ret_data == p->trace_all);
 	s->last_ip = v.ip;
 	s->last_nr = v.nr;
 	s->last_pid = pid;
