@@ -48,7 +48,7 @@ struct sp_inject {
 	int pending_sig;	/* arrived meanwhile: deliver it on resume */
 	bool seccomp_stop;	/* a filter answered SECCOMP_RET_TRACE */
 	long pass_trace;	/* a TRACE stop with this data is let through
-				   (an all-TRACE filter); -1: none */
+				   (the all-TRACE filter); -1: none */
 };
 
 /*
@@ -96,33 +96,44 @@ struct sp_pin_opts {
 };
 
 /*
- * How an image was pinned.  In the kernel (checked == NULL), or, when its
- * filter does not fit under the filters inherited from pinned ancestors
- * (seccomp allows 32768 instructions in all of a task's filters, and
- * filters cannot be removed), by the supervisor: a one-instruction filter
- * (SECCOMP_RET_TRACE for every call, its data trace_all) stops every call,
- * and the supervisor evaluates the image's own programs on it
- * (sp_bpf_eval_all): the same verdicts, each at the cost of a stop.
+ * How an image was pinned: by its filter in the kernel, or, when that does
+ * not fit under the filters inherited from pinned ancestors (seccomp allows
+ * 32768 instructions in all of a task's filters, and filters cannot be
+ * removed), by a smaller filter plus the supervisor.  The smaller filter is
+ * the same program for a subset of the numbers (the calls most programs
+ * make most often, as many as fit, possibly none): it allows exactly what
+ * the whole program allows for those numbers, and answers
+ * SECCOMP_RET_TRACE, with data check_data, where the whole program might
+ * decide otherwise.  At such a stop the supervisor evaluates the whole
+ * program (sp_bpf_eval_all): the same verdicts, at the cost of a stop.
+ * When not even a program without pins fits, one instruction does:
+ * SECCOMP_RET_TRACE for every call, data trace_all.  From then on every
+ * call of the process and its descendants stops, and no image of theirs
+ * installs anything more: the supervisor checks each call.
  */
 struct sp_pin_result {
 	int sig;		/* arrived meanwhile: deliver on resume, or 0 */
-	struct sp_bpf_prog *checked;	/* to evaluate (caller frees), or NULL */
+	struct sp_bpf_prog *checked;	/* the whole program, or NULL */
 	size_t nchecked;
-	long trace_all;		/* data of the all-TRACE filter, -1: none */
+	long check_data;	/* the smaller filter's TRACE data, or -1 */
+	size_t nkept;		/* numbers it pins in the kernel */
+	long trace_all;		/* the all-TRACE filter's data, or -1 */
 };
+
+void sp_pin_result_free(struct sp_pin_result *res);
 
 /*
  * Pins the tracee pid, stopped at its entry point (no thread of it may be
  * inside a system call that the filter must see): layout, tables, placement,
  * filter, then injects no_new_privs (unless it has CAP_SYS_ADMIN), mseal of
  * its executable mappings and the filter (TSYNC).  Its registers and the
- * stack bytes used are restored.  trace_all: the data of an all-TRACE
- * filter the process already has (-1: none); with one, no filter is
- * installed: every call already stops, the programs are returned to check.
+ * stack bytes used are restored.  trace_all: the data of the all-TRACE
+ * filter the process has, or -1; with one, nothing more is installed.
  * -1 with err: the tracee must not run.
  */
 int sp_pin_process(pid_t pid, const struct sp_pin_opts *o, long trace_all,
     struct sp_pin_result *res, struct sp_error *err);
+
 
 /* ---- the guard filter (guard.c) ---- */
 

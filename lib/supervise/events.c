@@ -10,8 +10,8 @@
  * since the exec and the runtime left a fresh report, the preloaded runtime
  * pinned the image; otherwise (static, LD_PRELOAD gone from the
  * environment, secure mode, the runtime failed or found no room for its
- * filter) we pin it from outside, in the kernel or, when the filter does
- * not fit, by checking each call ourselves (pin.c, image.c).
+ * filter) we pin it from outside (pin.c; when its filter does not fit,
+ * a smaller one and the supervisor's checks: fallback.c).
  * A process we cannot pin is killed: it never runs its own code unpinned.
  */
 #include <errno.h>
@@ -75,7 +75,7 @@ sup_on_exec(struct sup *s, pid_t pid)
 	report_path(s, pid, path, sizeof(path));
 	unlink(path);
 	p->bp = 0;
-	p->kpinned = false;	/* its checked programs stay: see image.c */
+	sup_unpinned(p);
 	p->filters0 = sp_filters_pid(pid);
 	if (sp_auxv_pid(pid, &p->bp, &secure, &err) == -1 ||
 	    sp_mem_read(pid, p->bp, &p->bp_byte, 1, &err) == -1 ||
@@ -104,6 +104,7 @@ sup_on_trap(struct sup *s, pid_t pid)
 	struct user_regs_struct r;
 	struct sp_pin_result res;
 	struct sp_error err;
+	int sig;
 
 	if (p == NULL || p->bp == 0 ||
 	    ptrace(PTRACE_GETREGS, pid, 0, &r) == -1 || r.rip != p->bp + 1)
@@ -120,6 +121,7 @@ sup_on_trap(struct sup *s, pid_t pid)
 	}
 	if (sp_pin_process(pid, &s->o->pin, p->trace_all, &res, &err) == -1)
 		return refuse(pid, err.msg);
+	sig = res.sig;
 	sup_pinned(s, pid, &res);
-	return res.sig;
+	return sig;
 }

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * What each traced thread knows of the image it runs: whether that image
- * has its own filter in the kernel, or is checked by us at every call
- * (its filter did not fit: see sp_pin_result), and which all-TRACE filter
- * the process carries.  Threads and forks inherit it; an exec keeps the
- * checked programs until the new image is pinned, because until then they
- * judge its calls exactly like the kernel judges them with a predecessor's
- * filter (everything outside that image's mappings is allowed).
+ * has its own filter in the kernel yet, and, when that filter is a smaller
+ * one or the process's all-TRACE one (see sp_pin_result), the whole
+ * program the supervisor checks its stops with.  Threads and forks
+ * inherit it.  An exec makes the image's filter an earlier image's; under
+ * the all-TRACE filter, where every call stops, the earlier image's
+ * program goes on judging the new image's calls until it is pinned, just
+ * as that image's filter would in the kernel (it allows everything outside
+ * the earlier image's mappings): ld.so must be able to load the new image.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -43,23 +45,32 @@ sup_inherit(struct proc *c, const struct proc *parent)
 	set_checked(c, parent->chk);
 }
 
-static void
-mark(struct proc *p, const struct sp_pin_result *res, struct checked *c)
+void
+sup_unpinned(struct proc *p)
 {
-	p->kpinned = res == NULL || res->checked == NULL;
+	p->kpinned = false;
+	if (p->trace_all < 0)
+		set_checked(p, NULL);
+}
+
+static void
+mark(struct proc *p, struct checked *c, const struct sp_pin_result *res)
+{
+	p->kpinned = res == NULL || res->check_data >= 0 ||
+	    (res->checked == NULL && res->trace_all < 0);
 	if (res != NULL)
 		p->trace_all = res->trace_all;
-	if (c != NULL)
-		set_checked(p, c);
+	set_checked(p, c);
 }
 
 /*
  * TSYNC gave every thread the filter: each of them now runs a pinned image
  * (at the entry point there is normally one thread, but constructors may
- * have started more).  res NULL: the runtime pinned it in the kernel.
+ * have started more).  Takes res's programs.  Out of memory, the smaller
+ * filter's stops find nothing to check them by: they are refused.
  */
 void
-sup_pinned(struct sup *s, pid_t pid, const struct sp_pin_result *res)
+sup_pinned(struct sup *s, pid_t pid, struct sp_pin_result *res)
 {
 	struct checked *c = NULL;
 	struct dirent *e;
@@ -67,28 +78,28 @@ sup_pinned(struct sup *s, pid_t pid, const struct sp_pin_result *res)
 	char path[64];
 	DIR *d;
 
-	/* Out of memory: every call of the image stops with nothing to
-	 * check it by, and is refused (fail closed). */
-	if (res != NULL && res->checked != NULL) {
-		if ((c = calloc(1, sizeof(*c))) == NULL)
-			sp_bpf_free(res->checked, res->nchecked);
-		else {
-			c->progs = res->checked;
-			c->nprogs = res->nchecked;
-			c->refs = 1;	/* ours, until the end */
-		}
+	if (res != NULL && res->checked != NULL &&
+	    (c = calloc(1, sizeof(*c))) != NULL) {
+		c->progs = res->checked;
+		c->nprogs = res->nchecked;
+		c->data = res->check_data;
+		c->refs = 1;	/* ours, until the end */
+		res->checked = NULL;
+		res->nchecked = 0;
 	}
 	if ((p = sup_proc(s, pid, true)) != NULL)
-		mark(p, res, c);
+		mark(p, c, res);
 	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
 	if ((d = opendir(path)) != NULL) {
 		while ((e = readdir(d)) != NULL) {
 			pid_t tid = (pid_t)atol(e->d_name);
 			if (tid > 0 && tid != pid &&
 			    (p = sup_proc(s, tid, false)) != NULL)
-				mark(p, res, c);
+				mark(p, c, res);
 		}
 		closedir(d);
 	}
+	if (res != NULL)
+		sp_pin_result_free(res);
 	sup_checked_drop(c);
 }

@@ -29,23 +29,12 @@
 
 #include <syspin/supervise.h>
 
+#include "pin_int.h"
+
 #define SYS_mseal_nr 462
 #define RED_ZONE 256
 #define STACK_MAX (96u << 10)	/* the initial stack has 128 KiB below */
 
-struct job {
-	pid_t pid;
-	const struct sp_pin_opts *o;
-	struct sp_layout lo;
-	struct sp_placement pl;
-	struct sp_bpf_prog *progs;
-	size_t nprogs;
-	struct sp_inject in;
-	struct user_regs_struct regs;	/* as stopped: restored at the end */
-	uint64_t area;			/* where the programs are written */
-	size_t area_len;
-	void *saved;			/* the stack bytes under them */
-};
 
 static int
 fill_missing(struct job *j, const size_t *missing, size_t n)
@@ -125,8 +114,8 @@ find_trap(struct job *j, struct sp_error *err)
 	return sp_error_set(err, "no syscall instruction to inject at");
 }
 
-static int
-call(struct job *j, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
+int
+pin_call(struct job *j, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
     long *ret, struct sp_error *err)
 {
 	uint64_t args[6] = { a0, a1, a2, 0, 0, 0 };
@@ -183,21 +172,24 @@ make_area(struct job *j, struct sp_error *err)
 	return 0;
 }
 
-/* Writes the programs; fprog[i] is where sock_fprog i went. */
+/* Writes programs to the area; fprog[i] is where sock_fprog i went. */
 static int
-write_progs(struct job *j, uint64_t *fprog, struct sp_error *err)
+write_progs(struct job *j, const struct sp_bpf_prog *progs, size_t nprogs,
+    uint64_t *fprog, struct sp_error *err)
 {
 	uint64_t at = j->area;
 	size_t i, n;
 
-	for (i = 0; i < j->nprogs; i++) {
+	for (i = 0; i < nprogs; i++) {
 		struct { uint16_t len; uint16_t pad[3]; uint64_t filter; } f;
-		n = j->progs[i].len * sizeof(struct sock_filter);
+		n = progs[i].len * sizeof(struct sock_filter);
+		if (at + 16 + n > j->area + j->area_len)
+			return sp_error_set(err, "no room for the filter");
 		memset(&f, 0, sizeof(f));
-		f.len = j->progs[i].len;
+		f.len = progs[i].len;
 		f.filter = at + 16;
 		if (sp_mem_write(j->pid, at, &f, sizeof(f), err) == -1 ||
-		    sp_mem_write(j->pid, at + 16, j->progs[i].insns, n,
+		    sp_mem_write(j->pid, at + 16, progs[i].insns, n,
 		    err) == -1)
 			return -1;
 		fprog[i] = at;
@@ -213,120 +205,97 @@ write_progs(struct job *j, uint64_t *fprog, struct sp_error *err)
  * that one goes last.  The others go in reverse, as sp_bpf_install does.
  */
 static int
-install_order(struct job *j, size_t *order, struct sp_error *err)
+install_order(struct job *j, const struct sp_bpf_prog *progs, size_t nprogs,
+    size_t *order, struct sp_error *err)
 {
-	size_t i, n = 0, last = j->nprogs;
+	size_t i, n = 0, last = nprogs;
 	uint64_t args[6] = { SECCOMP_SET_MODE_FILTER,
 	    SECCOMP_FILTER_FLAG_TSYNC, 0, 0, 0, 0 };
 	uint32_t r;
 
-	for (i = j->nprogs; i-- > 0;) {
-		r = sp_bpf_eval(j->progs[i].insns, j->progs[i].len,
+	for (i = nprogs; i-- > 0;) {
+		r = sp_bpf_eval(progs[i].insns, progs[i].len,
 		    SYS_seccomp, AUDIT_ARCH_X86_64, j->in.trap + 2, args);
 		if (r == SECCOMP_RET_ALLOW) {
 			order[n++] = i;
 			continue;
 		}
-		if (last != j->nprogs)
+		if (last != nprogs)
 			return sp_error_set(err, "the filter cannot be "
 			    "installed in parts from one place");
 		last = i;
 	}
-	if (last != j->nprogs)
+	if (last != nprogs)
 		order[n++] = last;
 	return 0;
 }
 
 /*
- * The image's filter does not fit under the inherited ones: one
- * instruction, SECCOMP_RET_TRACE for every call, with the number of filters
- * below as its data like every TRACE filter of ours.  It goes where the
- * programs were written.  Returns its data, or -1.
+ * Makes the tracee install programs (TSYNC).  0 with *kret 0, or with
+ * *kret the kernel's -errno for the first program it refused (those before
+ * it stay installed); -1 when the injection itself failed.
  */
-static long
-install_trace_all(struct job *j, struct sp_error *err)
+int
+pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
+    size_t nprogs, long *kret, struct sp_error *err)
 {
-	long below = sp_filters_pid(j->pid), ret;
-	struct sock_filter all = BPF_STMT(BPF_RET | BPF_K, 0);
-	struct { uint16_t len; uint16_t pad[3]; uint64_t filter; } f;
+	uint64_t fprog[64];
+	size_t order[64], i;
+	long ret;
 
-	if (below < 0 || below > (long)SECCOMP_RET_DATA)
-		return sp_error_set(err, "cannot count the process's filters");
-	all.k = SECCOMP_RET_TRACE | (uint32_t)below;
-	memset(&f, 0, sizeof(f));
-	f.len = 1;
-	f.filter = j->area + 16;
-	if (sp_mem_write(j->pid, j->area, &f, sizeof(f), err) == -1 ||
-	    sp_mem_write(j->pid, j->area + 16, &all, sizeof(all), err) == -1 ||
-	    call(j, SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-	    SECCOMP_FILTER_FLAG_TSYNC, j->area, &ret, err) == -1)
+	*kret = 0;
+	if (nprogs > 64)
+		return sp_error_set(err, "too many filter programs");
+	if (write_progs(j, progs, nprogs, fprog, err) == -1 ||
+	    install_order(j, progs, nprogs, order, err) == -1)
 		return -1;
-	if (ret != 0)
-		return sp_error_set(err, "too many nested pinned programs: "
-		    "seccomp allows 32768 instructions in all of a process's "
-		    "filters (%s)", ret < 0 ? strerror((int)-ret) :
-		    "a thread could not be synchronised");
-	return below;
-}
-
-/* Checked by the supervisor from now on: it keeps the programs. */
-static void
-hand_over(struct job *j, long trace_all, struct sp_pin_result *res)
-{
-	res->trace_all = trace_all;
-	res->checked = j->progs;
-	res->nchecked = j->nprogs;
-	j->progs = NULL;
-	j->nprogs = 0;
+	for (i = 0; i < nprogs; i++) {
+		if (pin_call(j, SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		    SECCOMP_FILTER_FLAG_TSYNC, fprog[order[i]], &ret,
+		    err) == -1)
+			return -1;
+		if (ret > 0)
+			return sp_error_set(err, "seccomp in the process: a "
+			    "thread could not be synchronised");
+		if (ret < 0) {
+			*kret = ret;
+			return 0;
+		}
+	}
+	return 0;
 }
 
 static int
 install(struct job *j, long trace_all, struct sp_pin_result *res,
     struct sp_error *err)
 {
-	uint64_t fprog[64];
-	size_t order[64], i;
 	long ret;
+	size_t i;
 
-	if (j->nprogs > 64)
-		return sp_error_set(err, "too many filter programs");
-	if (trace_all < 0 && (make_area(j, err) == -1 ||
-	    write_progs(j, fprog, err) == -1 ||
-	    install_order(j, order, err) == -1))
+	if (trace_all < 0 && make_area(j, err) == -1)
 		return -1;
-	if (!has_sys_admin(j->pid) && (call(j, SYS_prctl,
+	if (!has_sys_admin(j->pid) && (pin_call(j, SYS_prctl,
 	    PR_SET_NO_NEW_PRIVS, 1, 0, &ret, err) == -1 || ret != 0))
 		return sp_error_set(err, "no_new_privs: %s", ret ?
 		    strerror((int)-ret) : err->msg);
 	for (i = 0; i < j->lo.nranges; i++) {
 		const struct sp_layout_range *r = &j->lo.ranges[i];
 		if (j->lo.objs[r->obj].kind != SP_OBJ_VSYSCALL &&
-		    call(j, SYS_mseal_nr, r->start, r->end - r->start, 0,
+		    pin_call(j, SYS_mseal_nr, r->start, r->end - r->start, 0,
 		    &ret, err) == -1)
 			return -1;
 	}
-	if (trace_all >= 0) {		/* every call stops already */
-		hand_over(j, trace_all, res);
-		return 0;
-	}
-	for (i = 0; i < j->nprogs; i++) {
-		if (call(j, SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-		    SECCOMP_FILTER_FLAG_TSYNC, fprog[order[i]], &ret,
-		    err) == -1)
-			return -1;
-		/* Programs installed so far pin a subset of the same
-		 * pins: harmless under the checked ones. */
-		if (ret == -ENOMEM) {
-			if ((trace_all = install_trace_all(j, err)) == -1)
-				return -1;
-			hand_over(j, trace_all, res);
-			return 0;
-		}
-		if (ret != 0)
-			return sp_error_set(err, "seccomp in the process: %s",
-			    ret < 0 ? strerror((int)-ret) :
-			    "a thread could not be synchronised");
-	}
+	if (trace_all >= 0)		/* every call stops already */
+		return pin_hand_over(j, res, -1, 0, trace_all);
+	if (pin_install_progs(j, j->progs, j->nprogs, &ret, err) == -1)
+		return -1;
+	/* Programs installed before the refusal pin a part of the same
+	 * pins exactly: harmless under what the fallback installs. */
+	if (ret == -ENOMEM)
+		return pin_fallback(j, res, err);
+	if (ret != 0)
+		return sp_error_set(err, "seccomp in the process: %s",
+		    strerror((int)-ret));
 	return 0;
 }
 
@@ -377,6 +346,7 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, long trace_all,
 
 	memset(&j, 0, sizeof(j));
 	memset(res, 0, sizeof(*res));
+	res->check_data = -1;
 	res->trace_all = trace_all;
 	j.pid = pid;
 	j.o = o;
@@ -396,15 +366,15 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, long trace_all,
 	if (r == 0 && o->verbose)
 		fprintf(stderr, "syspin: [%ld]: pinned from outside: %zu "
 		    "objects, %zu ranges, %zu pins, %zu any-number sites, "
-		    "%zu programs%s\n", (long)pid, j.lo.nobjs, j.lo.nranges,
-		    j.pl.npins, j.pl.nany_ips, j.nprogs + res->nchecked,
-		    res->checked != NULL ? ", checked by the supervisor at "
-		    "each call (no room for more filters)" : "");
-	if (r == -1 && res->checked != NULL) {
-		sp_bpf_free(res->checked, res->nchecked);
-		res->checked = NULL;
-		res->nchecked = 0;
-	}
+		    "%zu programs\n", (long)pid, j.lo.nobjs, j.lo.nranges,
+		    j.pl.npins, j.pl.nany_ips, j.nprogs);
+	if (r == 0 && o->verbose && res->checked != NULL)
+		fprintf(stderr, "syspin: [%ld]: no room for the whole filter "
+		    "under the inherited ones: %zu of its numbers pinned in "
+		    "the kernel, the others checked by the supervisor at each "
+		    "call\n", (long)pid, res->check_data < 0 ? 0 : res->nkept);
+	if (r == -1)
+		sp_pin_result_free(res);
 	res->sig = j.in.pending_sig;
 	free(j.saved);
 	sp_bpf_free(j.progs, j.nprogs);

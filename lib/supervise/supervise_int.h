@@ -11,14 +11,14 @@
 
 /* What we know about one traced thread or process. */
 /*
- * The programs of an image checked by the supervisor at each call (its
- * filter did not fit in the kernel): shared by the threads and forks that
- * run that image.
+ * The whole program of an image whose kernel filter is a smaller one (see
+ * sp_pin_result): shared by the threads and forks that run that image.
  */
 struct checked {
 	unsigned refs;
 	struct sp_bpf_prog *progs;
 	size_t nprogs;
+	long data;		/* the smaller filter's TRACE data, or -1 */
 };
 
 struct proc {
@@ -32,9 +32,9 @@ struct proc {
 	bool inherited;		/* the parent's fork event was seen */
 	bool kpinned;		/* the image has its own filter in the kernel */
 	long trace_all;		/* data of the all-TRACE filter, -1: none */
-	struct checked *chk;	/* checked at each stop of the all-TRACE
-				   filter: the image's programs, or until it
-				   is pinned its predecessor's; NULL: none */
+	struct checked *chk;	/* the image's whole program, when its filter
+				   is a smaller one or the all-TRACE one;
+				   NULL: none */
 };
 
 /* A violation already reported in audit mode. */
@@ -58,8 +58,11 @@ struct proc *sup_proc(struct sup *s, pid_t pid, bool create);
 void sup_forget(struct sup *s, pid_t pid);
 /* Copies what a new thread or process inherits from its parent. */
 void sup_inherit(struct proc *c, const struct proc *parent);
-/* Marks every thread of pid's process as running a pinned image. */
-void sup_pinned(struct sup *s, pid_t pid, const struct sp_pin_result *res);
+/* Marks every thread of pid's process as running a pinned image; res:
+ * how the supervisor pinned it (NULL: the runtime did). */
+void sup_pinned(struct sup *s, pid_t pid, struct sp_pin_result *res);
+/* An exec: the image's own filter is now an earlier image's. */
+void sup_unpinned(struct proc *p);
 void sup_checked_drop(struct checked *c);
 
 /* events.c: each returns the signal to resume the tracee with, or -1 when

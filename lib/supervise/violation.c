@@ -57,11 +57,14 @@ get_info(pid_t pid, struct __ptrace_syscall_info *si, struct sp_violation *v)
 /*
  * Whose stop this is, by its filter's data (the number of filters below
  * it; on a tie the kernel reports the newest filter's):
- * - the all-TRACE filter, every newer one allowed the call: the image
- *   decides, by its kernel filter (it passed) or by its checked programs;
+ * - the all-TRACE filter, every newer filter having allowed the call: the
+ *   image's own filter in the kernel if it has one (it passed), else its
+ *   whole program (or, until it is pinned, its predecessor's), here;
+ * - the image's smaller filter (fallback.c): the image's whole program
+ *   decides, evaluated here;
  * - an earlier image's filter, while this image has its own in the kernel
- *   (which passed): that filter speaks for mappings that are gone, e.g. a
- *   non-PIE image exec'd where another was;
+ *   (which passed the call, being newer): that filter speaks for mappings
+ *   that are gone, e.g. a non-PIE image exec'd where another was;
  * - otherwise the image's own filter: a violation.
  * Returns the action the call gets.
  */
@@ -73,15 +76,13 @@ verdict(struct sup *s, pid_t pid, const struct __ptrace_syscall_info *si)
 
 	if (p == NULL)
 		return SECCOMP_RET_TRACE;
-	if (p->trace_all >= 0 && data == p->trace_all) {
-		if (p->kpinned)
-			return SECCOMP_RET_ALLOW;
-		if (p->chk == NULL)
-			return SECCOMP_RET_TRACE;
+	if (p->trace_all >= 0 && data == p->trace_all && p->kpinned)
+		return SECCOMP_RET_ALLOW;
+	if (p->chk != NULL && (data == p->chk->data ||
+	    (p->trace_all >= 0 && data == p->trace_all)))
 		return sp_bpf_eval_all(p->chk->progs, p->chk->nprogs,
 		    (uint32_t)si->seccomp.nr, si->arch,
 		    si->instruction_pointer, si->seccomp.args);
-	}
 	if (p->kpinned && p->filters0 > 0 && data < p->filters0)
 		return SECCOMP_RET_ALLOW;
 	return SECCOMP_RET_TRACE;
@@ -212,7 +213,7 @@ explain(struct sup *s, pid_t pid, const struct sp_violation *v,
 	    rep ? &lo : NULL, rep ? &pl : NULL, name);
 	if (checked)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-		    " [checked by the supervisor: no room for more filters]");
+		    " [checked by the supervisor: no room for the whole filter]");
 	else if (inherited_filter(s, pid))
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 		    " [refused by a filter of an earlier image of this "
@@ -287,8 +288,9 @@ sup_on_violation(struct sup *s, pid_t pid)
 	    pid == s->last_pid)
 		return 0;
 	p = sup_proc(s, pid, false);
-	explain(s, pid, &v, p != NULL && p->trace_all >= 0 &&
-	    (long)si.seccomp.ret_data == p->trace_all);
+	explain(s, pid, &v, p != NULL && p->chk != NULL &&
+	    ((long)si.seccomp.ret_data == p->chk->data ||
+	    (long)si.seccomp.ret_data == p->trace_all));
 	s->last_ip = v.ip;
 	s->last_nr = v.nr;
 	s->last_pid = pid;

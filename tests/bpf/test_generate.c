@@ -329,6 +329,79 @@ test_bad_input(void **state)
 	free(many);
 }
 
+/* Evaluates a set of programs as the kernel does: the lowest action. */
+static uint32_t
+run_set(const struct progset *s, const struct seccomp_data *d)
+{
+	uint32_t ret = SECCOMP_RET_ALLOW, r;
+	size_t i, steps;
+
+	for (i = 0; i < s->n; i++) {
+		r = sp_interp_run(s->p[i].insns, s->p[i].len, d, &steps);
+		if (sp_interp_cmp_action(r, ret) < 0)
+			ret = r;
+	}
+	return ret;
+}
+
+/*
+ * The supervisor's smaller filter (lib/supervise/fallback.c): the same
+ * table with only some numbers' pins.  Whatever it does not answer with
+ * its own stop, it must answer exactly as the whole program; above all it
+ * must never allow what the whole program refuses.
+ */
+static void
+test_subset(void **state)
+{
+	static const size_t sizes[] = { 3, 20, 150, 900 };
+	struct progset whole, part;
+	struct seccomp_data d;
+	struct table t;
+	struct sp_bpf_pin *kept;
+	uint64_t r = 0x50b5e7;
+	size_t i, k, q, n, stops;
+	uint32_t vw, vp;
+
+	(void)state;
+	for (i = 0; i < 4 * 8; i++) {
+		table_random(&t, &r, sizes[i % 4]);
+		t.in.action = SECCOMP_RET_TRACE | 1;
+		t.in.flags &= ~SP_BPF_AUDIT;
+		progset_make(&whole, &t.in);
+		assert_non_null(kept = calloc(t.npins + 1, sizeof(*kept)));
+		/* keep the pins of about half the numbers, or none */
+		for (k = n = 0; k < t.npins; k++)
+			if (i % 8 != 0 && (t.pins[k].nr * 2654435761u >> 7) & 1)
+				kept[n++] = t.pins[k];
+		struct sp_bpf_input in = t.in;
+		in.pins = kept;
+		in.npins = n;
+		in.action = SECCOMP_RET_TRACE | 2;
+		progset_make(&part, &in);
+		for (q = stops = 0; q < 3000; q++) {
+			query_random(&t, &r, &d);
+			vw = run_set(&whole, &d);
+			vp = run_set(&part, &d);
+			if (vp == (SECCOMP_RET_TRACE | 2)) {
+				stops++;
+				continue;
+			}
+			if (vp != vw)
+				fail_msg("table %zu (%zu of %zu pins kept, flags "
+				    "%#x): nr %#x ip %#llx: the smaller filter "
+				    "says %#x, the whole %#x", i, n, t.npins,
+				    t.in.flags, d.nr,
+				    (unsigned long long)d.instruction_pointer,
+				    vp, vw);
+		}
+		assert_true(stops > 0);
+		free(kept);
+		progset_free(&part);
+		progset_free(&whole);
+		table_free(&t);
+	}
+}
+
 int
 main(void)
 {
@@ -341,6 +414,7 @@ main(void)
 		cmocka_unit_test(test_random_small),
 		cmocka_unit_test(test_random_medium),
 		cmocka_unit_test(test_random_split),
+		cmocka_unit_test(test_subset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * When an image's filter does not fit under the filters it inherited
+ * (seccomp's 32768-instruction total; wrapper scripts, pyenv shims and
+ * build trees exec more than ten images deep), the image is still pinned,
+ * exactly: we install the same program for fewer numbers and check the
+ * rest ourselves.
+ *
+ * The smaller program is generated from the same placement with only the
+ * pins of the kept numbers, and SECCOMP_RET_TRACE as its violation.  For a
+ * kept number it decides exactly as the whole program.  For any other
+ * number the generator's "not pinned" path applies: allowed outside the
+ * image's ranges and at any-number sites (as the whole program does), a
+ * stop inside them, and the argument rules (no executable memory) checked
+ * for every number that has one, kept or not.  So whatever it allows, the
+ * whole program allows, and its stops are where the whole program must be
+ * asked (sp_bpf_eval_all, lib/supervise/violation.c).
+ *
+ * Kept first: the numbers most programs call most often, so that a deep
+ * image pays a ptrace stop only for its rarer calls.  As many as fit:
+ * halved after each refusal, down to none (a program of the argument rules
+ * and the ranges only, a few dozen instructions).  When not even that
+ * fits: one instruction, SECCOMP_RET_TRACE for every call (its data the
+ * number of filters below, like all of ours), and the process and its
+ * descendants are checked call by call from then on.
+ */
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <syspin/layout.h>
+
+#include "pin_int.h"
+
+/* x86-64 numbers, the most frequent first (strace -c of shells, coreutils,
+ * compilers, python, git). */
+static const uint32_t hot[] = {
+	0, 1, 3, 257, 262, 5, 9, 11, 10, 12, 202, 13, 14, 8, 16, 17, 72,
+	39, 61, 56, 217, 89, 79, 21, 20, 19, 7, 232, 281, 228, 230, 35, 24,
+	44, 45, 46, 47, 318, 332, 4, 6, 28, 302, 15, 231, 33, 292, 293,
+};
+
+#define NHOT (sizeof(hot) / sizeof(*hot))
+
+static bool
+kept(uint32_t nr, size_t nkeep)
+{
+	for (size_t i = 0; i < nkeep; i++)
+		if (hot[i] == nr)
+			return true;
+	return false;
+}
+
+/* The program for the first nkeep hot numbers; its TRACE data in *data. */
+static int
+generate_kept(struct job *j, size_t nkeep, struct sp_bpf_prog **progs,
+    size_t *nprogs, long *data, struct sp_error *err)
+{
+	struct sp_bpf_input in;
+	struct sp_bpf_pin *pins;
+	size_t i, n = 0;
+	int r;
+
+	if ((*data = sp_filters_pid(j->pid)) < 1 ||
+	    *data > (long)SECCOMP_RET_DATA)
+		return sp_error_set(err, "cannot count the process's filters");
+	sp_placement_bpf_input(&j->pl, j->o->flags, SECCOMP_RET_TRACE, *data,
+	    &in);
+	if ((pins = calloc(in.npins + 1, sizeof(*pins))) == NULL)
+		return sp_error_set(err, "out of memory");
+	for (i = 0; i < in.npins; i++)
+		if (in.pins[i].abi == SP_ABI_X86_64 &&
+		    kept(in.pins[i].nr, nkeep))
+			pins[n++] = in.pins[i];
+	in.pins = pins;
+	in.npins = n;
+	r = sp_bpf_generate(&in, progs, nprogs, err);
+	free(pins);
+	return r;
+}
+
+int
+pin_hand_over(struct job *j, struct sp_pin_result *res, long check_data,
+    size_t nkept, long trace_all)
+{
+	res->checked = j->progs;
+	res->nchecked = j->nprogs;
+	res->check_data = check_data;
+	res->nkept = nkept;
+	res->trace_all = trace_all;
+	j->progs = NULL;
+	j->nprogs = 0;
+	return 0;
+}
+
+/* One instruction: every call stops.  Its data, or -1. */
+static long
+install_trace_all(struct job *j, struct sp_error *err)
+{
+	struct sp_bpf_prog all;
+	struct sock_filter insn = BPF_STMT(BPF_RET | BPF_K, 0);
+	long below = sp_filters_pid(j->pid), kret;
+
+	if (below < 1 || below > (long)SECCOMP_RET_DATA)
+		return sp_error_set(err, "cannot count the process's filters");
+	insn.k = SECCOMP_RET_TRACE | (uint32_t)below;
+	all.insns = &insn;
+	all.len = 1;
+	if (pin_install_progs(j, &all, 1, &kret, err) == -1)
+		return -1;
+	if (kret != 0)
+		return sp_error_set(err, "too many nested pinned programs: "
+		    "no room left for even one instruction (seccomp allows "
+		    "32768 in all of a process's filters): %s",
+		    strerror((int)-kret));
+	return below;
+}
+
+int
+pin_fallback(struct job *j, struct sp_pin_result *res, struct sp_error *err)
+{
+	struct sp_bpf_prog *progs;
+	size_t nprogs, nkeep = NHOT;
+	long data, kret;
+
+	for (;;) {
+		if (generate_kept(j, nkeep, &progs, &nprogs, &data, err) == -1)
+			return -1;
+		if (pin_install_progs(j, progs, nprogs, &kret, err) == -1) {
+			sp_bpf_free(progs, nprogs);
+			return -1;
+		}
+		sp_bpf_free(progs, nprogs);
+		if (kret == 0)
+			return pin_hand_over(j, res, data, nkeep, -1);
+		if (kret != -ENOMEM)
+			return sp_error_set(err, "seccomp in the process: %s",
+			    strerror((int)-kret));
+		if (nkeep == 0)
+			break;
+		nkeep /= 2;
+	}
+	if ((data = install_trace_all(j, err)) == -1)
+		return -1;
+	return pin_hand_over(j, res, -1, 0, data);
+}
+
+void
+sp_pin_result_free(struct sp_pin_result *res)
+{
+	sp_bpf_free(res->checked, res->nchecked);
+	res->checked = NULL;
+	res->nchecked = 0;
+}
