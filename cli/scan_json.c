@@ -172,6 +172,8 @@ file_json(const struct scanned *s)
 	    json_object_new_string(sp_elf_kind_name(s->elf.kind)));
 	json_object_object_add(o, "build_id", id[0] ?
 	    json_object_new_string(id) : NULL);
+	json_object_object_add(o, "debug_file", s->elf.debug_path ?
+	    json_object_new_string(s->elf.debug_path) : NULL);
 	json_object_object_add(o, "segments", segments_json(&s->elf));
 	sites = json_object_new_array();
 	for (size_t i = 0; i < s->scan.nsites; i++)

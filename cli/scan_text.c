@@ -98,6 +98,8 @@ print_header(FILE *f, const struct scanned *s)
 	sp_build_id_hex(e->build_id, e->build_id_len, id);
 	fprintf(f, "%s: x86-64 %s, build-id %s\n", s->path,
 	    sp_elf_kind_name(e->kind), id[0] ? id : "(none)");
+	if (e->debug_path != NULL)
+		fprintf(f, "  symbols from %s\n", e->debug_path);
 	for (size_t i = 0; i < e->nsegs; i++) {
 		const struct sp_segment *g = &e->segs[i];
 		if (!(g->flags & PF_X))

@@ -2,10 +2,12 @@
 # Installs the Debian 12 packages syspin needs to build and test, only when
 # something is missing (so `make check` is quick on a prepared machine).
 set -eu
+# libc6-dbg: libc's symbol table, apart (lib/elf/debugfile.c); with it the
+# analysis pins the setxid signal handler's call, else it may issue any.
 PKGS="gcc clang meson ninja-build pkg-config binutils elfutils
 libzydis-dev libzycore-dev libelf-dev libseccomp-dev libcmocka-dev
 libjson-c-dev libclang-rt-14-dev musl-tools golang-go python3 sqlite3 git
-strace"
+strace libc6-dbg"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -105,6 +105,12 @@ struct sp_elf {
 	uint64_t pin_offset;	/* file offset */
 	uint64_t pin_size;
 
+	/* The separate debug file whose .symtab gave syms and objects (a
+	 * stripped file's, found by build-id), mapped; NULL when none. */
+	const uint8_t *debug_data;
+	size_t debug_size;
+	char *debug_path;
+
 	/* Warnings that did not stop parsing (bad FDE, odd symbol table). */
 	char warning[SP_ERROR_MAX];
 };

@@ -126,6 +126,21 @@ bool is_export(const struct sp_elf *elf, uint64_t addr, const char **name);
 bool global_value(struct analysis *a, uint64_t addr, unsigned width,
     uint64_t *value);
 
+/* Who publishes the pointer an 8-byte global holds: each store's function
+ * and the pointer parameter it stores (globals.c).  -1 and *why when the
+ * global may be written in any other way. */
+struct published {
+	uint64_t func;
+	int param;
+};
+int published_sources(struct analysis *a, uint64_t g, int64_t off,
+    unsigned width, struct published *srcs, size_t max, size_t *n,
+    const char **why);
+
+/* The numbers at *(*g + off), through published_sources (resolve.c). */
+void resolve_published(struct analysis *a, const struct val *v,
+    struct presult *r, uint64_t at);
+
 /* A V_GLOBAL value whose global nothing writes becomes its constant. */
 void resolve_global(struct analysis *a, struct val *v);
 

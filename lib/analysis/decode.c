@@ -149,6 +149,14 @@ effect_mov(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
 		e->imm = (int64_t)(addr + in->length +
 		    (uint64_t)op[1].mem.disp.value);
 		e->width = (uint8_t)reg_width(op[0].reg.value);
+	} else if (is_reg(&op[1]) && op[0].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+	    op[0].mem.base == ZYDIS_REGISTER_RIP &&
+	    op[0].mem.index == ZYDIS_REGISTER_NONE) {
+		e->op = EFF_STORE_GLOBAL;
+		e->dst = (int8_t)gpr(op[1].reg.value);
+		e->imm = (int64_t)(addr + in->length +
+		    (uint64_t)op[0].mem.disp.value);
+		e->width = (uint8_t)(op[0].size / 8);
 	} else if (is_reg(&op[0]) && simple_mem(&op[1])) {
 		e->op = EFF_LOAD;
 		e->dst = (int8_t)gpr(op[0].reg.value);
@@ -308,7 +316,8 @@ fill_effect(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
 	    e->op == EFF_LEAVE)
 		written &= (uint16_t)~((1u << SP_REG_RSP) | (1u << SP_REG_RBP));
 	if (e->op != EFF_NONE && e->op != EFF_STORE && e->op != EFF_STORE_IMM &&
-	    e->op != EFF_PUSH && e->op != EFF_PUSH_IMM && e->dst >= 0)
+	    e->op != EFF_STORE_GLOBAL && e->op != EFF_PUSH &&
+	    e->op != EFF_PUSH_IMM && e->dst >= 0)
 		written &= (uint16_t)~(1u << e->dst);
 	if (e->op == EFF_LEAVE)
 		written &= (uint16_t)~(1u << SP_REG_RBP);

@@ -38,6 +38,8 @@ enum eff_op {
 	EFF_POP,	/* dst = stack[rsp]; rsp += 8 */
 	EFF_LEAVE,	/* rsp = rbp; rbp = pop */
 	EFF_LOAD_GLOBAL,	/* dst = global memory at imm (rip-relative) */
+	EFF_STORE_GLOBAL,	/* global memory at imm = reg dst (width);
+				   not tracked, read by published.c */
 };
 
 enum alu { ALU_ADD, ALU_SUB, ALU_AND, ALU_OR, ALU_XOR, ALU_SHL, ALU_SHR };

@@ -15,6 +15,7 @@
 
 #include "../util/search.h"
 #include "analysis.h"
+#include "dataflow.h"
 
 /* Objects larger than this are arrays or structs: not a lone number. */
 #define MAX_OBJECT 64
@@ -152,4 +153,118 @@ global_value(struct analysis *a, uint64_t addr, unsigned width,
 		return false;	/* straddles the end of the file part */
 	/* else: all in .bss, zero */
 	return true;
+}
+
+/*
+ * A pointer published through a global (glibc: __nptl_setxid(cmdp) does
+ * `xidcmd = cmdp`, and every thread's signal handler then issues
+ * xidcmd->syscall_no).  The global holds, at any moment, one of the values
+ * stored into it, so when every store stores a pointer parameter of the
+ * function that makes it, the number at *(global + off) is what those
+ * functions' callers put at *(param + off) (resolve_deref).  Shown, not
+ * assumed, as for a read-only global: an 8-byte data object of the symbol
+ * table, not exported, every reference a rip-relative 8-byte load or
+ * store of a register, no address taken, no pointer in data or
+ * relocations.  The publishing function must not itself store into that
+ * field through the parameter (what it calls with the pointer is not
+ * followed, as for numbers behind a parameter).
+ */
+
+/* fn stores through parameter param at [off, off + width)? */
+static bool
+writes_field(struct unit *u, uint64_t fn, int param, int64_t off,
+    unsigned width)
+{
+	struct state st;
+
+	for (size_t i = 0; i < u->code.n; i++) {
+		const struct effect *e = &u->code.v[i].eff;
+		unsigned w = e->width ? e->width : 8;
+		if ((e->op != EFF_STORE && e->op != EFF_STORE_IMM &&
+		    !e->mem_unknown) || e->src < 0)
+			continue;
+		flow_state_at(&u->graph, i, &st);
+		if (!st.reached || (st.origin ? st.origin : u->start) != fn)
+			continue;
+		const struct val *b = &st.r[e->src];
+		if (b->kind != V_SET || b->param != param || b->n != 0)
+			continue;
+		if (e->op != EFF_STORE && e->op != EFF_STORE_IMM &&
+		    e->width == 0)
+			return true;	/* a store we cannot size */
+		if (e->imm < off + (int64_t)width && off < e->imm + (int64_t)w)
+			return true;
+	}
+	return false;
+}
+
+/* The store at `in`: its function and the parameter it stores, or false. */
+static bool
+store_source(struct analysis *a, const struct insn *in,
+    struct published *src, int64_t off, unsigned width)
+{
+	struct unit *u = unit_at(a, in->addr);
+	struct state st;
+	long idx;
+
+	if (u == NULL || unit_prepare(a, u, true) != 0 || !u->graph.converged)
+		return false;
+	idx = insn_index(&u->code, in->addr);
+	if (idx < 0)
+		return false;
+	flow_state_at(&u->graph, (size_t)idx, &st);
+	const struct val *v = &st.r[in->eff.dst];
+	if (!st.reached || v->kind != V_SET || v->param == PARAM_NONE ||
+	    v->n != 0)
+		return false;
+	src->func = st.origin ? st.origin : u->start;
+	src->param = v->param;
+	return !writes_field(u, src->func, src->param, off, width);
+}
+
+int
+published_sources(struct analysis *a, uint64_t g, int64_t off,
+    unsigned width, struct published *srcs, size_t max, size_t *n,
+    const char **why)
+{
+	const struct sp_symbol *o = object_at(a->elf, g, 8);
+	uint64_t t[8];
+	struct xref *xs;
+	size_t nx;
+	int ok = 0;
+
+	*n = 0;
+	*why = "number is read through a pointer kept in a variable we "
+	    "cannot follow";
+	if (o == NULL || o->addr != g || o->size != 8 ||
+	    exported_object(a->elf, o) || absolute_mention(a->elf, o))
+		return -1;
+	for (unsigned i = 0; i < 8; i++)
+		t[i] = g + i;
+	if (xrefs_find(a, t, 8, true, &xs, &nx) != 0)
+		return -1;
+	for (size_t i = 0; i < nx && ok == 0; i++) {
+		const struct insn *in;
+		if (xs[i].kind != XREF_RIPREL ||
+		    (in = insn_holding(a, xs[i].from)) == NULL) {
+			ok = -1;	/* a pointer to it, or unreadable code */
+			break;
+		}
+		if (in->riprel < g || in->riprel >= g + 8)
+			continue;	/* another address, matched by chance */
+		if (in->eff.op == EFF_LOAD_GLOBAL && in->eff.width == 8 &&
+		    in->riprel == g && !in->mem_write)
+			continue;
+		if (in->eff.op != EFF_STORE_GLOBAL || in->eff.width != 8 ||
+		    (uint64_t)in->eff.imm != g || *n == max ||
+		    !store_source(a, in, &srcs[*n], off, width)) {
+			ok = -1;
+			break;
+		}
+		(*n)++;
+	}
+	free(xs);
+	if (ok == 0 && *n == 0)
+		*why = "number is read through a pointer nothing stores";
+	return ok == 0 && *n > 0 ? 0 : -1;
 }

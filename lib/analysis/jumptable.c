@@ -90,7 +90,8 @@ far_base(const struct insn_list *l, size_t add_idx, int x, uint64_t *table)
 			return true;
 		}
 		if (in->eff.dst == x && in->eff.op != EFF_STORE &&
-		    in->eff.op != EFF_STORE_IMM && in->eff.op != EFF_NONE)
+		    in->eff.op != EFF_STORE_IMM &&
+		    in->eff.op != EFF_STORE_GLOBAL && in->eff.op != EFF_NONE)
 			return false;	/* x set some other way */
 	}
 	return false;

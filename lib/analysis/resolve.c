@@ -182,6 +182,32 @@ deref_at(const struct state *st, struct val *v, int64_t off, unsigned width)
 }
 
 void
+resolve_published(struct analysis *a, const struct val *v,
+    struct presult *r, uint64_t at)
+{
+	struct published srcs[8];
+	const struct presult *p;
+	const char *why;
+	size_t n;
+
+	if (published_sources(a, v->c[0], (int64_t)v->c[2],
+	    (unsigned)v->c[1], srcs, 8, &n, &why) == -1) {
+		set_top(r, why, at);
+		return;
+	}
+	for (size_t i = 0; i < n && !r->nrs.top; i++) {
+		p = resolve_deref(a, srcs[i].func, srcs[i].param,
+		    (int64_t)v->c[2], (unsigned)v->c[1]);
+		if (p->no_callers && !p->nrs.top) {
+			set_top(r, "a function that publishes the pointer "
+			    "has no callers we can see", srcs[i].func);
+			return;
+		}
+		merge(r, p);
+	}
+}
+
+void
 resolve_value(struct analysis *a, uint64_t func, struct val v,
     struct presult *r, uint64_t at)
 {
@@ -193,6 +219,10 @@ resolve_value(struct analysis *a, uint64_t func, struct val v,
 	 * over what data flow can follow (models.c). */
 	if (v.kind != V_SET && model_numbers(a, func, &modelled)) {
 		merge(r, &modelled);
+		return;
+	}
+	if (v.kind == V_GDEREF) {
+		resolve_published(a, &v, r, at);
 		return;
 	}
 	if (v.kind == V_DEREF) {

@@ -55,6 +55,28 @@ unresolved(struct raw_site *s, const char *reason)
 	s->reason = reason;
 }
 
+/* A number read through a pointer a global holds (globals.c). */
+static void
+published(struct analysis *a, struct raw_site *s, const struct val *v)
+{
+	struct presult r = { 0 };
+
+	nrset_clear(&r.nrs);
+	resolve_published(a, v, &r, s->addr);
+	if (r.nrs.top) {
+		unresolved(s, r.reason);
+		s->reason_addr = r.reason_addr;
+		return;
+	}
+	s->nrs = r.nrs;
+	s->how = r.nvia ? SP_HOW_EXPORT : SP_HOW_CALLERS;
+	s->nvia = r.nvia;
+	memcpy(s->via_addr, r.via_addr, sizeof(s->via_addr));
+	memcpy(s->via_param, r.via_param, sizeof(s->via_param));
+	if (r.nvia)
+		s->param_reg = r.via_param[0];
+}
+
 static bool
 has_open_ijmp(const struct insn_list *l)
 {
@@ -104,8 +126,9 @@ resolve_in_block(struct unit *u, size_t idx, struct val *v)
 			continue;
 		}
 		if (e->dst == reg && e->op != EFF_STORE &&
-		    e->op != EFF_STORE_IMM && e->op != EFF_PUSH &&
-		    e->op != EFF_PUSH_IMM && e->op != EFF_NONE)
+		    e->op != EFF_STORE_IMM && e->op != EFF_STORE_GLOBAL &&
+		    e->op != EFF_PUSH && e->op != EFF_PUSH_IMM &&
+		    e->op != EFF_NONE)
 			return false;
 		if (e->op == EFF_LEAVE || e->op == EFF_POP)
 			return false;	/* writes rbp/rsp or a register */
@@ -146,6 +169,10 @@ resolve_one(struct analysis *a, struct raw_site *s)
 		s->how = SP_HOW_CALLERS;
 		if (modelled.nrs.top)
 			unresolved(s, modelled.reason);
+		return;
+	}
+	if (v.kind == V_GDEREF) {
+		published(a, s, &v);
 		return;
 	}
 	if (v.kind != V_SET && v.kind != V_DEREF) {

@@ -227,6 +227,12 @@ apply_memory(struct state *st, const struct effect *e)
 			/* *(param + disp): callers may say what is there */
 			write_reg(st, e->dst, val_deref(st->r[e->src].param,
 			    e->imm, e->width), e->width);
+		else if (st->r[e->src].kind == V_GLOBAL &&
+		    st->r[e->src].c[1] == 8 && e->width >= 4)
+			/* *(global pointer + disp): what was published there
+			 * may say (published.c) */
+			write_reg(st, e->dst, val_gderef(st->r[e->src].c[0],
+			    e->imm, e->width), e->width);
 		else
 			write_reg(st, e->dst, val_top(), e->width);
 		break;

@@ -23,6 +23,9 @@ val_equal(const struct val *a, const struct val *b)
 {
 	if (a->kind != b->kind || a->param != b->param || a->n != b->n)
 		return false;
+	/* Addresses, offsets and widths are positional. */
+	if (a->kind != V_SET)
+		return memcmp(a->c, b->c, a->n * sizeof(*a->c)) == 0;
 	/* Sets are built in join order; compare as sets. */
 	for (unsigned i = 0; i < a->n; i++) {
 		bool found = false;
@@ -49,9 +52,10 @@ val_join(struct val *a, const struct val *b)
 		*a = val_top();
 		return true;
 	}
-	if (a->kind == V_STACK || a->kind == V_GLOBAL || a->kind == V_DEREF) {
+	if (a->kind == V_STACK || a->kind == V_GLOBAL || a->kind == V_DEREF ||
+	    a->kind == V_GDEREF) {
 		if (a->c[0] != b->c[0] || a->c[1] != b->c[1] ||
-		    a->param != b->param) {
+		    a->c[2] != b->c[2] || a->param != b->param) {
 			*a = val_top();
 			return true;
 		}
@@ -80,7 +84,7 @@ val_truncate(struct val *v, unsigned width)
 		*v = val_top();
 		return;
 	}
-	if (v->kind == V_GLOBAL || v->kind == V_DEREF) {
+	if (v->kind == V_GLOBAL || v->kind == V_DEREF || v->kind == V_GDEREF) {
 		/* The low bytes of a little-endian global are a smaller one. */
 		if (width < v->c[1])
 			v->c[1] = width;

@@ -26,6 +26,8 @@ enum val_kind {
 	V_STACK,	/* entry rsp + c[0] */
 	V_GLOBAL,	/* the c[1]-byte contents of global memory at c[0] */
 	V_DEREF,	/* the c[1] bytes at (parameter `param`) + c[0] */
+	V_GDEREF,	/* the c[1] bytes at c[2] past the pointer held by
+			   the 8-byte global at c[0] */
 	V_TOP,		/* unknown: keep last, see val_join */
 };
 
@@ -74,6 +76,13 @@ val_deref(int param, int64_t off, unsigned width)
 {
 	return (struct val){ .kind = V_DEREF, .param = (int8_t)param, .n = 2,
 	    .c = { (uint64_t)off, width } };
+}
+
+static inline struct val
+val_gderef(uint64_t global, int64_t off, unsigned width)
+{
+	return (struct val){ .kind = V_GDEREF, .param = PARAM_NONE, .n = 3,
+	    .c = { global, width, (uint64_t)off } };
 }
 
 /* a := a ∨ b; returns true when a changed. */

@@ -20,7 +20,7 @@
 #include "elf_internal.h"
 
 /* Larger than any real object; keeps arithmetic far from overflow. */
-#define SP_ELF_MAX_SIZE (1ull << 40)
+
 #define SP_ELF_MAX_PHDRS 4096
 
 const char *
@@ -324,6 +324,9 @@ sp_elf_close(struct sp_elf *elf)
 		munmap((void *)elf->data, elf->size);
 	else if (elf->owned)
 		free((void *)elf->data);
+	if (elf->debug_data != NULL)
+		munmap((void *)elf->debug_data, elf->debug_size);
+	free(elf->debug_path);
 	free(elf->name);
 	free(elf->interp);
 	free(elf->segs);

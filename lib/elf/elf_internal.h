@@ -9,6 +9,9 @@
 
 #include <syspin/elf.h>
 
+/* Larger files are not real objects. */
+#define SP_ELF_MAX_SIZE (1ull << 40)
+
 /* x86-64 user space ends at 2^47; a PT_LOAD beyond it is corrupt. */
 #define SP_ELF_MAX_VADDR (1ull << 47)
 
@@ -41,6 +44,21 @@ struct sp_elf_build {
 	bool has_dynsym_sec;
 	uint64_t dynsym_off, dynsym_size, dynstr_off, dynstr_size;
 };
+
+/* A symbol table and its string table, in memory we may read. */
+struct symtab {
+	const Elf64_Sym *syms;	/* unaligned-safe: read with memcpy */
+	uint64_t nsyms;
+	const char *str;
+	uint64_t strsz;
+};
+
+/*
+ * The .symtab of elf's separate debug file, when elf has a build-id and
+ * DIR/.build-id/xx/yyyy.debug (DIR: $SYSPIN_DEBUG_DIR, else /usr/lib/debug;
+ * empty: none) carries the same one.  The file stays mapped in elf.
+ */
+bool sp_elf_debug_symtab(struct sp_elf *elf, struct symtab *t);
 
 int sp_elf_note_phdr(struct sp_elf *elf, struct sp_elf_build *b,
     const GElf_Phdr *ph, size_t idx, struct sp_error *err);

@@ -13,13 +13,6 @@
 /* No real object comes near this; it bounds work on corrupt counts. */
 #define MAX_SYMS (1u << 24)
 
-/* A symbol table and its string table, as file ranges. */
-struct symtab {
-	const Elf64_Sym *syms;	/* unaligned-safe: read with memcpy */
-	uint64_t nsyms;
-	const char *str;
-	uint64_t strsz;
-};
 
 /* .eh_frame and symbol tables are usually in address order already. */
 void
@@ -365,6 +358,12 @@ sp_elf_read_symbols(struct sp_elf *elf, const struct sp_elf_build *b,
 	    b->dynstr_size, &dyn) : table_from_dynamic(elf, b, &dyn);
 	if (b->has_symtab && table_from_file(elf, b->symtab_off,
 	    b->symtab_size, b->symtab_str_off, b->symtab_str_size, &stab)) {
+		if (collect(elf, &stab, false, &elf->syms, &elf->nsyms) != 0 ||
+		    collect_objects(elf, &stab, &elf->objects,
+		    &elf->nobjects) != 0)
+			return sp_error_set(err, "out of memory");
+	} else if (sp_elf_debug_symtab(elf, &stab)) {
+		/* Stripped, with its symbols installed apart (-dbg). */
 		if (collect(elf, &stab, false, &elf->syms, &elf->nsyms) != 0 ||
 		    collect_objects(elf, &stab, &elf->objects,
 		    &elf->nobjects) != 0)

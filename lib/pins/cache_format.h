@@ -9,7 +9,10 @@
 #include <syspin/cache.h>
 
 #define SP_CACHE_MAGIC "SYSPINPT"
-#define SP_CACHE_VERSION 1u
+/* Also raised when the analysis gives different tables for the same file
+ * (2: numbers read through a published pointer, debug-file symbols), so
+ * that tables made by an older syspin are made again. */
+#define SP_CACHE_VERSION 2u
 #define SP_CACHE_ALIGN(n) (((n) + 7) & ~(size_t)7)
 
 struct sp_cache_hdr {

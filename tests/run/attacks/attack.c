@@ -131,6 +131,42 @@ libc_site(long nr)
 	return survived(jump(site, nr));
 }
 
+/*
+ * glibc's setxid signal handler issues the number it reads through the
+ * global xidcmd pointer (`mov (%rax),%eax; syscall`).  Unless the analysis
+ * can show what is published there (lib/analysis/globals.c, with libc's
+ * symbols), that `syscall` may issue any number: the one gadget a ROP
+ * chain would need.  Here: exit_group(0) from it, the process then exits
+ * 0.  77: no such instruction (another libc).
+ */
+static int
+setxid_gadget(void)
+{
+	static const uint8_t pat[] = { 0x8b, 0x00, 0x0f, 0x05 };
+	const uint8_t *hit = NULL;
+	unsigned long lo, hi;
+	char line[512], perm[8];
+	int n = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) != 3 ||
+		    perm[2] != 'x' || strstr(line, "/libc.so.6") == NULL)
+			continue;
+		for (const uint8_t *p = (const uint8_t *)lo;
+		    p + sizeof(pat) <= (const uint8_t *)hi; p++)
+			if (memcmp(p, pat, sizeof(pat)) == 0) {
+				hit = p + 2;
+				n++;
+			}
+	}
+	if (f != NULL)
+		fclose(f);
+	if (n != 1)
+		return 77;
+	return survived(jump(hit, 231));
+}
+
 static int
 int80(void)
 {
@@ -283,6 +319,7 @@ main(int argc, char **argv)
 	if (strcmp(m, "mid-insn-ok") == 0) return mid_insn_ok();
 	if (strcmp(m, "libc-wrong-nr") == 0) return libc_site(59);
 	if (strcmp(m, "libc-right-nr") == 0) return libc_site(39);
+	if (strcmp(m, "setxid-gadget") == 0) return setxid_gadget();
 	if (strcmp(m, "int80") == 0) return int80();
 	if (strcmp(m, "int80-ok") == 0) return getpid() > 0 ? 0 : 1;
 	if (strcmp(m, "filter") == 0) return second_filter() || own_nr();
