@@ -14,6 +14,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/time.h>
+#include <sys/ucontext.h>
 #include <unistd.h>
 
 /*
@@ -165,6 +167,59 @@ setxid_gadget(void)
 	if (n != 1)
 		return 77;
 	return survived(jump(hit, 231));
+}
+
+/*
+ * Sigreturn-oriented programming: a forged signal frame handed to libc's
+ * own rt_sigreturn stub (pinned for 15: that call is allowed) sets every
+ * register, rip included.  Here rip is libc's getpid `syscall` and rax
+ * exit_group (231), rdi 0: the process exits 0 if that call runs.  The
+ * kernel checks (231, getpid's site): not pinned there.  The control
+ * makes getpid's own call from there, whose `ret` lands in srop_landing.
+ */
+static uint8_t srop_stack[4096] __attribute__((aligned(16)));
+static ucontext_t srop_frame __attribute__((aligned(16)));
+
+static void
+srop_noop(int sig)
+{
+	(void)sig;
+}
+
+static void __attribute__((noreturn, used))
+srop_landing(void)
+{
+	_exit(0);
+}
+
+static int
+srop(long nr)
+{
+	const uint8_t *site = find_trap(dlsym(RTLD_DEFAULT, "getpid"));
+	struct sigaction sa = { .sa_handler = srop_noop }, old;
+	void (*restorer)(void);
+	uint64_t *sp;
+
+	/* glibc fills in its restorer; the kernel tells us where it is */
+	if (site == NULL || sigaction(SIGUSR1, &sa, NULL) == -1 ||
+	    sigaction(SIGUSR1, NULL, &old) == -1 ||
+	    (restorer = old.sa_restorer) == NULL)
+		return 77;
+	/* at entry to srop_landing, as after a call: rsp = 8 mod 16 */
+	sp = (uint64_t *)(srop_stack + sizeof(srop_stack) - 64);
+	sp[0] = (uint64_t)(uintptr_t)srop_landing;
+	memset(&srop_frame, 0, sizeof(srop_frame));
+	greg_t *g = srop_frame.uc_mcontext.gregs;
+	g[REG_RIP] = (greg_t)(uintptr_t)site;
+	g[REG_RAX] = nr;
+	g[REG_RDI] = 0;
+	g[REG_RSP] = (greg_t)(uintptr_t)sp;
+	g[REG_EFL] = 0x202;
+	g[REG_CSGSFS] = 0x33 | (0x2bll << 48);	/* user cs, ss */
+	/* rt_sigreturn reads the frame at rsp (its pretcode was popped) */
+	__asm__ volatile("mov %0, %%rsp\n\tjmp *%1"
+	    :: "r"(&srop_frame), "r"(restorer) : "memory");
+	__builtin_unreachable();
 }
 
 static int
@@ -320,6 +375,8 @@ main(int argc, char **argv)
 	if (strcmp(m, "libc-wrong-nr") == 0) return libc_site(59);
 	if (strcmp(m, "libc-right-nr") == 0) return libc_site(39);
 	if (strcmp(m, "setxid-gadget") == 0) return setxid_gadget();
+	if (strcmp(m, "srop") == 0) return srop(231);
+	if (strcmp(m, "srop-ok") == 0) return srop(39);
 	if (strcmp(m, "int80") == 0) return int80();
 	if (strcmp(m, "int80-ok") == 0) return getpid() > 0 ? 0 : 1;
 	if (strcmp(m, "filter") == 0) return second_filter() || own_nr();

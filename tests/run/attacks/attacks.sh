@@ -70,6 +70,8 @@ case $? in
 		echo "skip setxid-gadget: no debug file for libc (libc6-dbg): the handler may issue any number"
 	fi ;;
 esac
+attack srop 0 159
+control srop-ok
 attack int80 0 159
 control int80-ok
 attack filter 0 159
