@@ -136,8 +136,9 @@ void sp_cache_close(struct sp_cache *c);
 
 /*
  * Loads the table stored under key.  Returns 1 and *tab, 0 when there is
- * none, -1 with err set when it exists but is untrusted or malformed (the
- * caller treats that as "no table": nothing allowed).
+ * none (or only one an older or newer syspin made: it is made again), -1
+ * with err set when it exists but is untrusted or malformed (the caller
+ * treats that as "no table": nothing allowed).
  */
 int sp_cache_load(const struct sp_cache *c, const char *key,
     struct sp_pintab *tab, struct sp_error *err);

@@ -113,6 +113,16 @@ check_tables(const struct sp_pintab *t, struct sp_error *err)
 	return 0;
 }
 
+/* A table of ours in another format or from another analysis version. */
+static bool
+stale(const void *buf, size_t len)
+{
+	const struct sp_cache_hdr *h = buf;
+
+	return len >= sizeof(*h) && memcmp(h->magic, SP_CACHE_MAGIC, 8) == 0 &&
+	    h->version != SP_CACHE_VERSION;
+}
+
 int
 sp_pintab_decode(void *buf, size_t len, struct sp_pintab *tab,
     struct sp_error *err)
@@ -221,6 +231,10 @@ sp_cache_load(const struct sp_cache *c, const char *key,
 		return sp_error_set(err, "%s/%s: cannot read", c->path, key);
 	}
 	close(fd);
+	if (stale(buf, (size_t)st.st_size)) {
+		free(buf);
+		return 0;	/* made by another syspin: analyse again */
+	}
 	if (sp_pintab_decode(buf, st.st_size, tab, err) == -1)
 		return -1;
 	return 1;

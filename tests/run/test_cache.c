@@ -81,6 +81,38 @@ test_round_trip(void **state)
 	sp_cache_close(&c);
 }
 
+/* A table another syspin version made is no table: it is made again. */
+static void
+test_stale_version(void **state)
+{
+	struct sp_cache c;
+	struct sp_pintab t, u;
+	struct sp_error err;
+	char key[SP_CACHE_KEY_MAX], path[4200];
+	uint32_t version;
+	FILE *f;
+
+	(void)state;
+	sample(&t);
+	sp_cache_key_file(&t.id, key, sizeof(key));
+	assert_int_equal(sp_cache_open(&c, dir, geteuid(), true, &err), 0);
+	assert_int_equal(sp_cache_store(&c, key, &t, &err), 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, key);
+	assert_non_null(f = fopen(path, "r+"));
+	assert_int_equal(fseek(f, 8, SEEK_SET), 0);	/* after the magic */
+	assert_int_equal(fread(&version, 4, 1, f), 1);
+	version--;
+	assert_int_equal(fseek(f, 8, SEEK_SET), 0);
+	assert_int_equal(fwrite(&version, 4, 1, f), 1);
+	fclose(f);
+	assert_int_equal(sp_cache_load(&c, key, &u, &err), 0);
+	/* Written again: current. */
+	assert_int_equal(sp_cache_store(&c, key, &t, &err), 0);
+	assert_int_equal(sp_cache_load(&c, key, &u, &err), 1);
+	sp_pintab_free(&u);
+	sp_cache_close(&c);
+}
+
 /* Every truncation and a few corrupted indices must be refused. */
 static void
 test_hostile(void **state)
@@ -287,6 +319,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_stale_version),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_trust_rules),
 		cmocka_unit_test(test_trust_files),
