@@ -73,6 +73,9 @@ struct sp_bpf_range {
 				   PROT_EXEC mmap at all; no execve */
 #define SP_BPF_ALLOW_JIT  0x02u	/* lift the executable-memory rules */
 #define SP_BPF_AUDIT      0x04u	/* default action SECCOMP_RET_LOG */
+#define SP_BPF_OUTSIDE    0x08u	/* IP outside the ranges is a violation,
+				   nothing else changes (a smaller filter
+				   that must stop what it cannot judge) */
 
 struct sp_bpf_input {
 	const struct sp_bpf_pin *pins;	/* any order; duplicates allowed */

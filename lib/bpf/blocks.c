@@ -136,7 +136,7 @@ np_label(void *ctx, uint64_t ip)
 		return c->pass;
 	if (in_ranges(in, ip))
 		return c->viol;
-	return in->flags & SP_BPF_STRICT ? c->viol : c->pass;
+	return in->flags & (SP_BPF_STRICT | SP_BPF_OUTSIDE) ? c->viol : c->pass;
 }
 
 uint32_t

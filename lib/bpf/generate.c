@@ -137,7 +137,8 @@ normalize(const struct sp_bpf_input *in, struct norm *n, struct sp_error *err)
 	    (in->nany_ips > 0 && in->any_ips == NULL) ||
 	    (in->nranges > 0 && in->ranges == NULL))
 		return sp_error_set(err, "bpf: NULL table with a length");
-	if (in->flags & ~(SP_BPF_STRICT | SP_BPF_ALLOW_JIT | SP_BPF_AUDIT))
+	if (in->flags & ~(SP_BPF_STRICT | SP_BPF_ALLOW_JIT | SP_BPF_AUDIT |
+	    SP_BPF_OUTSIDE))
 		return sp_error_set(err, "bpf: unknown flags 0x%x", in->flags);
 	n->flags = in->flags;
 	n->action = in->action;

@@ -10,7 +10,8 @@
  *   not64    i386 -> i386 dispatch, else violation
  *   i386     load nr; tree; blocks (a miss is a violation)
  *   notpin   per argument rule: any_ips -> allowed, ranges -> violation,
- *            elsewhere -> allowed (or violation with SP_BPF_STRICT)
+ *            elsewhere -> allowed (or violation with SP_BPF_STRICT or
+ *            SP_BPF_OUTSIDE)
  *   returns
  *
  * A block loads the instruction pointer (only here: calls whose number

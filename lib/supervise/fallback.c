@@ -7,14 +7,16 @@
  * rest ourselves.
  *
  * The smaller program is generated from the same placement with only the
- * pins of the kept numbers, and SECCOMP_RET_TRACE as its violation.  For a
- * kept number it decides exactly as the whole program.  For any other
- * number the generator's "not pinned" path applies: allowed outside the
- * image's ranges and at any-number sites (as the whole program does), a
- * stop inside them, and the argument rules (no executable memory) checked
- * for every number that has one, kept or not.  So whatever it allows, the
- * whole program allows, and its stops are where the whole program must be
- * asked (sp_bpf_eval_all, lib/supervise/violation.c).
+ * pins of the kept numbers, SECCOMP_RET_TRACE as its violation, and
+ * SP_BPF_OUTSIDE.  For a kept number at its sites it decides exactly as
+ * the whole program; any other call stops, but at any-number sites
+ * (allowed, as by the whole program), and the argument rules (no
+ * executable memory) are checked for every number that has one, kept or
+ * not.  So whatever it allows, the whole program allows, and its stops are
+ * where the whole program must be asked (sp_bpf_eval_all, violation.c).
+ * Stopping every call outside the image also makes it, once an exec has
+ * replaced the image, a filter that stops every call of the new one: the
+ * descendants need no room of their own, the supervisor checks them.
  *
  * Kept first: the numbers most programs call most often, so that a deep
  * image pays a ptrace stop only for its rarer calls.  As many as fit:
@@ -29,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <syspin/bpf.h>
 #include <syspin/layout.h>
 
 #include "pin_int.h"
@@ -65,8 +68,8 @@ generate_kept(struct job *j, size_t nkeep, struct sp_bpf_prog **progs,
 	if ((*data = sp_filters_pid(j->pid)) < 1 ||
 	    *data > (long)SECCOMP_RET_DATA)
 		return sp_error_set(err, "cannot count the process's filters");
-	sp_placement_bpf_input(&j->pl, j->o->flags, SECCOMP_RET_TRACE, *data,
-	    &in);
+	sp_placement_bpf_input(&j->pl, j->o->flags | SP_BPF_OUTSIDE,
+	    SECCOMP_RET_TRACE, *data, &in);
 	if ((pins = calloc(in.npins + 1, sizeof(*pins))) == NULL)
 		return sp_error_set(err, "out of memory");
 	for (i = 0; i < in.npins; i++)
@@ -132,8 +135,10 @@ pin_fallback(struct job *j, struct sp_pin_result *res, struct sp_error *err)
 			return -1;
 		}
 		sp_bpf_free(progs, nprogs);
+		/* It stops every call outside the image: once the image
+		 * is gone, every call of the next ones (see image.c). */
 		if (kret == 0)
-			return pin_hand_over(j, res, data, nkeep, -1);
+			return pin_hand_over(j, res, data, nkeep, data);
 		if (kret != -ENOMEM)
 			return sp_error_set(err, "seccomp in the process: %s",
 			    strerror((int)-kret));

@@ -54,12 +54,10 @@ sup_unpinned(struct proc *p)
 }
 
 static void
-mark(struct proc *p, struct checked *c, const struct sp_pin_result *res)
+mark(struct proc *p, struct checked *c, bool kernel, long trace_all)
 {
-	p->kpinned = res == NULL || res->check_data >= 0 ||
-	    (res->checked == NULL && res->trace_all < 0);
-	if (res != NULL)
-		p->trace_all = res->trace_all;
+	p->kpinned = kernel;
+	p->trace_all = trace_all;
 	set_checked(p, c);
 }
 
@@ -77,7 +75,14 @@ sup_pinned(struct sup *s, pid_t pid, struct sp_pin_result *res)
 	struct proc *p;
 	char path[64];
 	DIR *d;
+	/* In the kernel: the whole program, or a smaller one that passes
+	 * nothing the whole program refuses. */
+	bool kernel = res == NULL || res->checked == NULL ||
+	    res->check_data >= 0;
+	long trace_all = res != NULL ? res->trace_all : -1;
 
+	if (res == NULL && (p = sup_proc(s, pid, false)) != NULL)
+		trace_all = p->trace_all;	/* the runtime's: unchanged */
 	if (res != NULL && res->checked != NULL &&
 	    (c = calloc(1, sizeof(*c))) != NULL) {
 		c->progs = res->checked;
@@ -88,14 +93,14 @@ sup_pinned(struct sup *s, pid_t pid, struct sp_pin_result *res)
 		res->nchecked = 0;
 	}
 	if ((p = sup_proc(s, pid, true)) != NULL)
-		mark(p, c, res);
+		mark(p, c, kernel, trace_all);
 	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
 	if ((d = opendir(path)) != NULL) {
 		while ((e = readdir(d)) != NULL) {
 			pid_t tid = (pid_t)atol(e->d_name);
 			if (tid > 0 && tid != pid &&
 			    (p = sup_proc(s, tid, false)) != NULL)
-				mark(p, c, res);
+				mark(p, c, kernel, trace_all);
 		}
 		closedir(d);
 	}

@@ -57,11 +57,13 @@ get_info(pid_t pid, struct __ptrace_syscall_info *si, struct sp_violation *v)
 /*
  * Whose stop this is, by its filter's data (the number of filters below
  * it; on a tie the kernel reports the newest filter's):
- * - the all-TRACE filter, every newer filter having allowed the call: the
- *   image's own filter in the kernel if it has one (it passed), else its
- *   whole program (or, until it is pinned, its predecessor's), here;
- * - the image's smaller filter (fallback.c): the image's whole program
+ * - the image's own smaller filter (fallback.c): its whole program
  *   decides, evaluated here;
+ * - the process's filter that stops every call of later images (a smaller
+ *   filter of an earlier image, or the one-instruction all-TRACE filter),
+ *   every newer filter having allowed the call: the image's own filter in
+ *   the kernel if it has one (it passed), else its whole program (or,
+ *   until it is pinned, its predecessor's), evaluated here;
  * - an earlier image's filter, while this image has its own in the kernel
  *   (which passed the call, being newer): that filter speaks for mappings
  *   that are gone, e.g. a non-PIE image exec'd where another was;
@@ -73,13 +75,17 @@ verdict(struct sup *s, pid_t pid, const struct __ptrace_syscall_info *si)
 {
 	struct proc *p = sup_proc(s, pid, false);
 	long data = (long)si->seccomp.ret_data;
+	bool checked;
 
 	if (p == NULL)
 		return SECCOMP_RET_TRACE;
-	if (p->trace_all >= 0 && data == p->trace_all && p->kpinned)
-		return SECCOMP_RET_ALLOW;
-	if (p->chk != NULL && (data == p->chk->data ||
-	    (p->trace_all >= 0 && data == p->trace_all)))
+	checked = p->chk != NULL && data == p->chk->data;
+	if (!checked && p->trace_all >= 0 && data == p->trace_all) {
+		if (p->kpinned)
+			return SECCOMP_RET_ALLOW;
+		checked = p->chk != NULL;
+	}
+	if (checked)
 		return sp_bpf_eval_all(p->chk->progs, p->chk->nprogs,
 		    (uint32_t)si->seccomp.nr, si->arch,
 		    si->instruction_pointer, si->seccomp.args);

@@ -140,7 +140,7 @@ model_verdict(const struct sp_bpf_input *in, const struct seccomp_data *d)
 		return bad;
 	if (any_site(in, ip))
 		return memory_rule(abi, d, in->flags);
-	if (in_image(in, ip) || (in->flags & SP_BPF_STRICT))
+	if (in_image(in, ip) || (in->flags & (SP_BPF_STRICT | SP_BPF_OUTSIDE)))
 		return bad;
 	return memory_rule(abi, d, in->flags);
 }
