@@ -123,11 +123,26 @@ parse_list_line(char *line, char ***v, size_t *n)
 	add(v, n, p);
 }
 
+/*
+ * ld.so expands $ORIGIN of the program it is given from the path as
+ * given, the kernel's exec from the real file (/proc/self/exe): through a
+ * symlink (/usr/bin/java -> /etc/alternatives/java -> .../bin/java) only
+ * the real path finds what the program will load.  Its complaints go
+ * nowhere: our caller says in one line that the list is incomplete, and
+ * "error while loading shared libraries" would read as PROG's own failure.
+ */
 static void
 list_child(const char *interp, const char *path, int fd)
 {
+	char real[PATH_MAX];
+	int null;
+
 	dup2(fd, 1);
+	if ((null = open("/dev/null", O_WRONLY | O_CLOEXEC)) != -1)
+		dup2(null, 2);
 	unsetenv("LD_PRELOAD");
+	if (realpath(path, real) != NULL)
+		path = real;
 	execl(interp, interp, "--list", path, (char *)NULL);
 	_exit(127);
 }
