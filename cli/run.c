@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * syspin run [--strict] [--allow-jit] [--audit] [--cache-dir DIR] [-v]
- *     PROG [ARG...]
+ * syspin run [--strict] [--allow-jit] [--audit] [--cache-dir DIR]
+ *     [--dlopen FILE]... [-v] PROG [ARG...]
  * syspin run --fill-cache [--cache-dir DIR] FILE...
  *
  * Analyses PROG's objects (interpreter, DT_NEEDED closure, the runtime, the
@@ -34,6 +34,8 @@
 struct run_args {
 	bool strict, allow_jit, audit, verbose, fill;
 	const char *cache_dir;
+	char *dlopen[16];	/* --dlopen FILE, real paths */
+	size_t ndlopen;
 	char **argv;		/* PROG ARG... or FILE... */
 	int argc;
 };
@@ -44,17 +46,67 @@ static void
 usage(FILE *f)
 {
 	fputs("usage: syspin run [--strict] [--allow-jit] [--audit] "
-	    "[--cache-dir DIR] [-v] PROG [ARG...]\n"
+	    "[--cache-dir DIR]\n"
+	    "                  [--dlopen FILE]... [-v] PROG [ARG...]\n"
 	    "       syspin run --fill-cache [--cache-dir DIR] FILE...\n"
 	    "      --strict        no syscalls from outside the pinned image, "
 	    "no execve\n"
 	    "      --allow-jit     allow anonymous or writable executable "
 	    "memory\n"
 	    "      --audit         log violations instead of killing\n"
+	    "      --dlopen FILE   FILE will be dlopen'ed: allow the numbers "
+	    "it passes to\n"
+	    "                      libc's syscall() (repeatable)\n"
 	    "      --cache-dir DIR pin table cache (default: /var/cache/syspin "
 	    "for root,\n"
 	    "                      else $XDG_CACHE_HOME/syspin)\n"
 	    "  -v, --verbose       say what is analysed and installed\n", f);
+}
+
+/* The runtime runs elsewhere and ld.so loads the real file: a real path. */
+static int
+add_dlopen(struct run_args *a, const char *file)
+{
+	char *real;
+
+	if (a->ndlopen == sizeof(a->dlopen) / sizeof(*a->dlopen)) {
+		cli_error("run: --dlopen: at most %zu files", a->ndlopen);
+		return -1;
+	}
+	if ((real = realpath(file, NULL)) == NULL) {
+		cli_error("run: --dlopen %s: %s", file, strerror(errno));
+		return -1;
+	}
+	if (strchr(real, ':') != NULL) {
+		cli_error("run: --dlopen %s: ':' in the path", real);
+		free(real);
+		return -1;
+	}
+	a->dlopen[a->ndlopen++] = real;
+	return 0;
+}
+
+/* SYSPIN_DLOPEN for the runtime (runtime/rt.c, add_later). */
+static int
+set_dlopen(const struct run_args *a)
+{
+	char *v = NULL, *nv;
+	size_t i;
+
+	if (a->ndlopen == 0)
+		return 0;
+	for (i = 0; i < a->ndlopen; i++) {
+		if (asprintf(&nv, "%s%s%s", v ? v : "", v ? ":" : "",
+		    a->dlopen[i]) == -1) {
+			free(v);
+			return -1;
+		}
+		free(v);
+		v = nv;
+	}
+	setenv("SYSPIN_DLOPEN", v, 1);
+	free(v);
+	return 0;
 }
 
 static int
@@ -65,6 +117,7 @@ parse(int argc, char **argv, struct run_args *a)
 		{ "allow-jit", no_argument, NULL, 'j' },
 		{ "audit", no_argument, NULL, 'a' },
 		{ "cache-dir", required_argument, NULL, 'c' },
+		{ "dlopen", required_argument, NULL, 'd' },
 		{ "fill-cache", no_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -80,6 +133,10 @@ parse(int argc, char **argv, struct run_args *a)
 		case 'j': a->allow_jit = true; break;
 		case 'a': a->audit = true; break;
 		case 'c': a->cache_dir = optarg; break;
+		case 'd':
+			if (add_dlopen(a, optarg) == -1)
+				return -1;
+			break;
 		case 'F': a->fill = true; break;
 		case 'v': a->verbose = true; break;
 		case 'h': usage(stdout); exit(0);
@@ -294,6 +351,8 @@ exec_child(const struct run_args *a, const char *path, const char *dir,
 	unsetenv("SYSPIN_FILLING");
 	if (a->verbose)
 		setenv("SYSPIN_VERBOSE", "1", 1);
+	if (set_dlopen(a) == -1)
+		return EXIT_TROUBLE;
 	if (run_want_supervise()) {
 		bool fallback;
 		rc = supervised(a, path, dir, reportdir, flags, &fallback);
@@ -363,6 +422,9 @@ cmd_run(int argc, char **argv)
 		run_free_objects(objs, nobjs);
 	} else if (a.verbose)
 		fprintf(stderr, "syspin: %s: every object is cached\n", elf);
+	/* The runtime would fill them too, at each start without a table. */
+	if (a.ndlopen > 0)
+		(void)fill(&c, a.dlopen, a.ndlopen, a.verbose);
 	sp_cache_close(&c);
 	if (mkdtemp(reportdir) == NULL) {
 		cli_error("run: mkdtemp: %s", strerror(errno));
@@ -370,5 +432,7 @@ cmd_run(int argc, char **argv)
 	}
 	rc = exec_child(&a, path, dir, rt, reportdir);
 	run_remove_dir(reportdir);
+	for (size_t i = 0; i < a.ndlopen; i++)
+		free(a.dlopen[i]);
 	return rc;
 }

@@ -232,6 +232,31 @@ load_tables(struct rt *rt)
 		fprintf(stderr, "syspin-rt: %s\n", warn.msg);
 }
 
+/*
+ * SYSPIN_DLOPEN (run --dlopen): objects that will be dlopen'ed after the
+ * filter is installed; what they pass to libc's syscall() must be allowed
+ * there now (lib/layout/later.c).  A path that cannot be read adds nothing.
+ */
+static void
+add_later(struct rt *rt)
+{
+	const char *v = env(rt, "SYSPIN_DLOPEN"), *e;
+	char path[4096];
+	struct sp_error err;
+	size_t n;
+
+	for (; v != NULL && *v != '\0'; v = *e ? e + 1 : e) {
+		e = v + strcspn(v, ":");
+		if ((n = (size_t)(e - v)) == 0 || n >= sizeof(path))
+			continue;
+		memcpy(path, v, n);
+		path[n] = '\0';
+		if (sp_layout_add_later(&rt->lo, path, &err) == -1 &&
+		    rt->verbose)
+			fprintf(stderr, "syspin-rt: --dlopen %s\n", err.msg);
+	}
+}
+
 /* CAP_SYS_ADMIN lets us install without no_new_privs (setuid works). */
 static bool
 have_sys_admin(void)
@@ -379,6 +404,7 @@ syspin_rt_init(void)
 	rt.t[1] = usec();
 	if (sp_layout_self(&rt.lo, &err) == -1)
 		die("%s", err.msg);
+	add_later(&rt);
 	rt.t[2] = usec();
 	load_tables(&rt);
 	rt.t[3] = usec();

@@ -178,6 +178,15 @@ long sp_layout_add_object(struct sp_layout *lo, const char *name,
 int sp_layout_add_range(struct sp_layout *lo, uint64_t start, uint64_t end,
     size_t obj);
 
+/*
+ * An object the program dlopens after the filter is installed (run
+ * --dlopen): added with its identity and build-id but no ranges, so that
+ * its imports (the numbers it passes to libc's syscall()) join the union
+ * at the export site.  Already mapped: nothing to do.  -1 with err.
+ */
+int sp_layout_add_later(struct sp_layout *lo, const char *path,
+    struct sp_error *err);
+
 /* Reads a report back into a layout (names, bases, ranges only) + pins. */
 int sp_report_read(const char *path, struct sp_layout *lo,
     struct sp_placement *pl, struct sp_error *err);

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -204,12 +206,77 @@ elsewhere(char *buf, size_t size, const struct sp_layout *lo,
 		snprintf(buf + len, size - len, " nowhere");
 }
 
+/* Whether an object's dynamic strings name `syscall` (an import of it, in
+ * practice): cheap enough for the once-per-violation path, and it keeps
+ * the advice to the objects that can have made the call. */
+static bool
+names_syscall(const char *path)
+{
+	static const char pat[] = "\0syscall\0";
+	struct stat st;
+	void *f;
+	bool yes = false;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return false;
+	if (fstat(fd, &st) == 0 && st.st_size > 0 && (f = mmap(NULL,
+	    st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) != MAP_FAILED) {
+		yes = memmem(f, st.st_size, pat, sizeof(pat) - 1) != NULL;
+		munmap(f, st.st_size);
+	}
+	close(fd);
+	return yes;
+}
+
+/*
+ * Objects mapped after the filter was installed (dlopen): executable file
+ * mappings of the live process outside every range of its report.  Their
+ * own code is allowed, but what they pass to libc's syscall() is not
+ * pinned there unless `syspin run --dlopen` named them (layout/later.c):
+ * the likeliest cause of a "not pinned here" while such objects exist.
+ * Appends the options that would name those that import syscall();
+ * nothing when the process is gone (the kernel already killed it).
+ */
+static void
+late_objects(char *buf, size_t size, long pid, const struct sp_layout *lo)
+{
+	struct sp_map *m;
+	struct sp_error err;
+	char path[64];
+	size_t n, i, j, len = 0, count = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
+	if (pid <= 0 || sp_maps_read(path, &m, &n, &err) == -1)
+		return;
+	for (i = 0; i < n && count < 4; i++) {
+		if (!(m[i].prot & PROT_EXEC) || m[i].kind != SP_MAP_FILE ||
+		    sp_layout_find(lo, m[i].start) != -1)
+			continue;
+		/* One object, several executable mappings: once. */
+		for (j = 0; j < i; j++)
+			if ((m[j].prot & PROT_EXEC) &&
+			    strcmp(m[j].path, m[i].path) == 0)
+				break;
+		if (j < i || !names_syscall(m[i].path))
+			continue;
+		if (count++ == 0)
+			len = snprintf(buf, size, "; objects dlopen'ed after "
+			    "the filter pass numbers to libc's syscall() that "
+			    "are pinned only if named: run with");
+		if (len < size)
+			len += snprintf(buf + len, size - len, " --dlopen %s",
+			    m[i].path);
+	}
+	sp_maps_free(m, n);
+}
+
 void
 sp_diag_format(char *buf, size_t size, const char *comm, long pid,
     const struct sp_violation *v, const struct sp_layout *lo,
     const struct sp_placement *pl, const char *name)
 {
-	char w[300], more[1024] = "";
+	char w[300], more[1024] = "", late[1200] = "";
 	/* Every x86 trap instruction is 2 bytes: the kernel reports the
 	 * address after it, OpenBSD the instruction itself. */
 	uint64_t addr = v->ip - 2;
@@ -233,7 +300,9 @@ sp_diag_format(char *buf, size_t size, const char *comm, long pid,
 	else {
 		size_t n = snprintf(more, sizeof(more), ": not pinned here");
 		elsewhere(more + n, sizeof(more) - n, lo, pl, v->nr, name);
+		late_objects(late, sizeof(late), pid, lo);
 	}
 	snprintf(buf, size, "%s[%ld]: pinsyscalls addr 0x%" PRIx64 "(%s) code "
-	    "%" PRIu32 " (%s)%s", comm, pid, addr, w, v->nr, name, more);
+	    "%" PRIu32 " (%s)%s%s", comm, pid, addr, w, v->nr, name, more,
+	    late);
 }
