@@ -27,8 +27,8 @@ mkdir "$T/report"
 "$SYSPIN" run --cache-dir "$C" "$B/bench/rt_phases" "$C" 1 >/dev/null
 
 # ---- per-syscall cost: getppid() from libc, in python3 ----
-percall() {	# mode -> ns per call
-	"$PY" - "$LOOP" "$1" "$CALLS" "$T/nrs" <<'EOF'
+percall() {	# mode -> ns per call ($PREFIX: a command to run python under)
+	${PREFIX:-} "$PY" - "$LOOP" "$1" "$CALLS" "$T/nrs" <<'EOF'
 import ctypes, sys
 lib = ctypes.CDLL(sys.argv[1])
 lib.sp_loop.restype = ctypes.c_double
@@ -52,9 +52,11 @@ nsites=$(grep -c '^pin\|^any' "$T"/report/*.layout | head -1 | cut -d: -f2)
 : >"$T/percall"
 r=0
 while [ $r -lt "$ROUNDS" ]; do
-	for m in bare allowlist minip syspin; do
+	for m in bare allowlist minip syspin supervised; do
 		if [ $m = syspin ]; then
 			v=$(SYSPIN_CACHE_DIR=$C LD_PRELOAD=$RT percall $m)
+		elif [ $m = supervised ]; then
+			v=$(PREFIX="$SYSPIN run --cache-dir $C" percall $m)
 		else
 			v=$(percall $m)
 		fi
@@ -68,16 +70,18 @@ bare=$(med bare "$T/percall")
 allow=$(med allowlist "$T/percall")
 minip=$(med minip "$T/percall")
 sp=$(med syspin "$T/percall")
+sup=$(med supervised "$T/percall")
 insns=$("$B/bench/rt_phases" "$C" 1 | sed 's/ instructions.*//; s/.* //')
 echo
 echo "syspin run: per-syscall cost (getppid from libc in python3, $CALLS calls,"
 echo "best of 3, median of $ROUNDS processes each)"
-awk -v b="$bare" -v a="$allow" -v m="$minip" -v s="$sp" \
+awk -v b="$bare" -v a="$allow" -v m="$minip" -v s="$sp" -v u="$sup" \
     -v n="$(wc -l <"$T/nrs")" -v p="$nsites" 'BEGIN {
 	printf "  bare                          %7.1f ns\n", b
 	printf "  libseccomp allow-list (%d nrs) %7.1f ns  %.2fx bare\n", n, a, a / b
 	printf "  minimal IP-reading filter     %7.1f ns  %.2fx bare\n", m, m / b
 	printf "  syspin (python3, %d pins)   %7.1f ns  %.2fx bare, %.2fx minimal IP filter (target <= 1.10)\n", p, s, s / b, s / m
+	printf "  the same under syspin run     %7.1f ns  %.2fx bare, %.2fx the runtime alone (+ the guard filter, traced)\n", u, u / b, u / s
 }'
 echo "  (filters over BPF_MAXINSNS are split by number ranges: tests/bpf"
 echo "   test_generate and test_kernel check the split programs' decisions)"
@@ -105,4 +109,29 @@ echo "$phases" | awk -v t="$1" '{
 		if ($i ~ /^(layout|tables|place|generate|install|seal)$/)
 			sum += $(i + 1)
 	printf "  constructor (sum of phases) %.0f us = %.0f%% of /bin/true (target <= 25%%)\n", sum, 100 * sum / t
+}'
+
+# ---- deep exec chains: calls the supervisor checks ----
+cat >"$T/deep.sh" <<'EOS'
+level=$1
+[ "$level" -lt "$DEPTH" ] && exec /bin/sh "$0" $((level + 1))
+best=
+for i in 1 2 3; do
+	s=$(date +%s%N)
+	dd if=/dev/zero of=/dev/null bs=1 count=20000 2>/dev/null
+	e=$(date +%s%N)
+	t=$(( (e - s) / 40000 ))
+	[ -z "$best" ] || [ "$t" -lt "$best" ] && best=$t
+done
+echo "$best"
+EOS
+d1=$(DEPTH=1 sh "$T/deep.sh" 1)
+p1=$(DEPTH=1 "$SYSPIN" run --cache-dir "$C" /bin/sh "$T/deep.sh" 1)
+p14=$(DEPTH=14 "$SYSPIN" run --cache-dir "$C" /bin/sh "$T/deep.sh" 1)
+echo
+echo "deep exec chains: dd bs=1 (read+write), ns per call, best of 3"
+awk -v d="$d1" -v a="$p1" -v b="$p14" 'BEGIN {
+	printf "  unpinned                      %7.0f ns\n", d
+	printf "  syspin run, depth 1           %7.0f ns  %.2fx unpinned\n", a, a / d
+	printf "  syspin run, depth 14          %7.0f ns  %.1fx depth 1 (past the kernel limit: checked by the supervisor)\n", b, b / a
 }'
