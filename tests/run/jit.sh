@@ -1,0 +1,63 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Programs that make code at run time or dlopen what they call syscall()
+# from: each case is skipped when its program is absent.
+# - node without --allow-jit: one line saying that --allow-jit allows it
+#   (the runtime sees the refused PROT_EXEC mprotect); with it: runs.
+# - java through /usr/bin/java -> /etc/alternatives -> jvm/bin/java: its
+#   libjli.so is found by $ORIGIN of the real path; libjvm.so, dlopen'ed
+#   after the filter, calls syscall(SYS_gettid): refused with a line that
+#   names the --dlopen options, which make it run.
+# - valgrind: its tool maps its translation cache RWX: --allow-jit.
+# usage: jit.sh SYSPIN
+set -u
+SYSPIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+T=$(mktemp -d /tmp/syspin-jit.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+R="$SYSPIN run --cache-dir $T/cache"
+fail=0 ran=0
+
+ok() { echo "ok   $1"; ran=$((ran + 1)); }
+bad() { echo "FAIL $1"; sed 's/^/     | /' "$T/err" | tail -5; fail=1; }
+
+if command -v node >/dev/null; then
+	$R -- node -e 'console.log(1)' >"$T/out" 2>"$T/err"
+	n=$(grep -c "^syspin: .*PROT_EXEC refused.*--allow-jit allows it" \
+	    "$T/err")
+	[ "$n" = 1 ] && ok "node refused, one line" || bad "node refused ($n)"
+	$R --allow-jit -- node -e 'console.log(1+1)' >"$T/out" 2>"$T/err"
+	[ $? = 0 ] && [ "$(cat "$T/out")" = 2 ] && ok "node --allow-jit" ||
+	    bad "node --allow-jit"
+else
+	echo "skip node: not installed"
+fi
+
+if command -v java >/dev/null; then
+	$R --allow-jit -- java -version >"$T/out" 2>"$T/err"
+	if grep -q "libjli.so\|--list failed" "$T/err"; then
+		bad "java: libjli.so by \$ORIGIN of the real path"
+	fi
+	opts=$(sed -n 's/^syspin: .*run with\(\( --dlopen [^ ]*\)*\)$/\1/p' \
+	    "$T/err")
+	case $opts in
+	*libjvm.so*) ok "java: refusal names --dlopen libjvm.so" ;;
+	*) bad "java: refusal names --dlopen libjvm.so" ;;
+	esac
+	# shellcheck disable=SC2086
+	$R --allow-jit $opts -- java -version >"$T/out" 2>"$T/err"
+	[ $? = 0 ] && grep -q "version" "$T/err" &&
+	    ! grep -q "^syspin:" "$T/err" && ok "java --dlopen" ||
+	    bad "java --dlopen"
+else
+	echo "skip java: not installed"
+fi
+
+if command -v valgrind >/dev/null; then
+	$R --allow-jit -- valgrind --version >"$T/out" 2>"$T/err"
+	[ $? = 0 ] && grep -q "^valgrind-" "$T/out" && ok "valgrind" ||
+	    bad "valgrind --allow-jit"
+else
+	echo "skip valgrind: not installed"
+fi
+[ $ran = 0 ] && [ $fail = 0 ] && exit 77
+exit $fail
