@@ -398,7 +398,7 @@ install(struct rt *rt)
  * their results are unchanged.  Raw system calls (static programs such as
  * valgrind's tools) pass by: lib/supervise would have to say it there.
  */
-static int jit_note;	/* 1: refusals are ours to explain */
+static _Atomic int jit_note;	/* 1: refusals are ours to explain */
 
 static void
 jit_refused(const char *call, int prot, int err)
