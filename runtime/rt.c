@@ -12,7 +12,6 @@
  * a pinned program that silently ran unpinned would be worse than one that
  * does not run.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -22,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -390,115 +388,6 @@ install(struct rt *rt)
 }
 
 
-/*
- * The filter refuses new executable memory with EACCES (lib/bpf/policy.c)
- * unless --allow-jit.  A JIT (V8, a JVM) then fails far from the cause
- * (V8: a fatal-error trace, exit 133).  The libc entry points a JIT calls
- * are interposed here only to say so, once per process; the calls and
- * their results are unchanged.  Raw system calls (static programs such as
- * valgrind's tools) pass by: lib/supervise would have to say it there.
- */
-static _Atomic int jit_note;	/* 1: refusals are ours to explain */
-
-static void
-jit_refused(const char *call, int prot, int err)
-{
-	char msg[512];
-	int n, one = 1;
-
-	if (err != EACCES || !(prot & PROT_EXEC) ||
-	    !__atomic_compare_exchange_n(&jit_note, &one, 2, false,
-	    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		return;
-	n = snprintf(msg, sizeof(msg), "syspin: %s[%ld]: %s with PROT_EXEC "
-	    "refused: the program makes executable memory at run time (a JIT "
-	    "compiler?); syspin run --allow-jit allows it\n",
-	    program_invocation_short_name, (long)getpid(), call);
-	if (n > 0 && (size_t)n < sizeof(msg))
-		(void)!write(2, msg, n);
-	errno = err;
-}
-
-static void *
-next_sym(void **slot, const char *name)
-{
-	void *f = __atomic_load_n(slot, __ATOMIC_RELAXED);
-
-	if (f == NULL) {
-		f = dlsym(RTLD_NEXT, name);
-		__atomic_store_n(slot, f, __ATOMIC_RELAXED);
-	}
-	return f;
-}
-
-#define EXPORT __attribute__((visibility("default")))
-
-/* <sys/mman.h> renames mmap to mmap64 (_FILE_OFFSET_BITS=64); both are
- * the same 64-bit call on x86-64, and programs bind either name. */
-EXPORT void *rt_mmap(void *, size_t, int, int, int, off_t) __asm__("mmap");
-EXPORT void *rt_mmap64(void *, size_t, int, int, int, off_t)
-    __asm__("mmap64");
-
-EXPORT void *
-rt_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-	static void *next;
-	void *(*f)(void *, size_t, int, int, int, off_t) =
-	    (void *(*)(void *, size_t, int, int, int, off_t))next_sym(&next,
-	    "mmap");
-	void *p;
-
-	if (f == NULL) {
-		errno = ENOSYS;
-		return MAP_FAILED;
-	}
-	if ((p = f(addr, len, prot, flags, fd, off)) == MAP_FAILED)
-		jit_refused("mmap", prot, errno);
-	return p;
-}
-
-EXPORT void *
-rt_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-	return rt_mmap(addr, len, prot, flags, fd, off);
-}
-
-EXPORT int
-mprotect(void *addr, size_t len, int prot)
-{
-	static void *next;
-	int (*f)(void *, size_t, int) = (int (*)(void *, size_t, int))
-	    next_sym(&next, "mprotect");
-
-	if (f == NULL) {
-		errno = ENOSYS;
-		return -1;
-	}
-	if (f(addr, len, prot) == -1) {
-		jit_refused("mprotect", prot, errno);
-		return -1;
-	}
-	return 0;
-}
-
-EXPORT int
-pkey_mprotect(void *addr, size_t len, int prot, int pkey)
-{
-	static void *next;
-	int (*f)(void *, size_t, int, int) = (int (*)(void *, size_t, int,
-	    int))next_sym(&next, "pkey_mprotect");
-
-	if (f == NULL) {
-		errno = ENOSYS;
-		return -1;
-	}
-	if (f(addr, len, prot, pkey) == -1) {
-		jit_refused("pkey_mprotect", prot, errno);
-		return -1;
-	}
-	return 0;
-}
-
 __attribute__((constructor)) static void
 syspin_rt_init(void)
 {
@@ -523,8 +412,6 @@ syspin_rt_init(void)
 		die("%s", err.msg);
 	rt.t[4] = usec();
 	install(&rt);
-	if (!(rt.flags & SP_BPF_ALLOW_JIT))
-		__atomic_store_n(&jit_note, 1, __ATOMIC_RELAXED);
 	if (rt.verbose)
 		fprintf(stderr, "syspin-rt: time (us): cache %.0f, layout %.0f, "
 		    "tables %.0f, place %.0f, generate %.0f, install %.0f\n",
