@@ -94,7 +94,17 @@ struct sp_bpf_input {
 	 * per filter chain).
 	 */
 	uint32_t action;
+	/*
+	 * What a call the memory rules refuse gets: 0 means
+	 * SECCOMP_RET_ERRNO | EACCES.  The supervisor asks for
+	 * SECCOMP_RET_TRACE | SP_BPF_REFUSE_DATA, to say why once and fail
+	 * the call with EACCES itself.
+	 */
+	uint32_t refuse;
 };
+
+/* TRACE data of a memory-rule refusal (filter data counts filters). */
+#define SP_BPF_REFUSE_DATA 0xffffu
 
 /* A program ready for seccomp: at most BPF_MAXINSNS instructions. */
 struct sp_bpf_prog {

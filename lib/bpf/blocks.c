@@ -76,7 +76,7 @@ exits_emit(struct pgen *g, struct exits *x, uint32_t frag)
 		else if (e->target == g->allow)
 			asm_ret(&g->a, frag, SECCOMP_RET_ALLOW);
 		else if (e->target == g->eacces)
-			asm_ret(&g->a, frag, SECCOMP_RET_ERRNO | EACCES);
+			asm_ret(&g->a, frag, g->in->refuse);
 		else
 			asm_emit(&g->a, frag, BPF_JMP | BPF_JA, 0, e->target,
 			    e->target);

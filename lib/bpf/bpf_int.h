@@ -128,6 +128,7 @@ struct norm {
 	size_t nranges;
 	unsigned flags;
 	uint32_t action;
+	uint32_t refuse;		/* the memory rules' answer */
 };
 
 /* The program for the calls keyed [klo, khi); it allows all others. */

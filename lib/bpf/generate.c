@@ -7,6 +7,7 @@
  * decides every call exactly as one program would.
  */
 #include <linux/seccomp.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,6 +146,11 @@ normalize(const struct sp_bpf_input *in, struct norm *n, struct sp_error *err)
 	if (n->action == 0)
 		n->action = in->flags & SP_BPF_AUDIT ? SECCOMP_RET_LOG :
 		    SECCOMP_RET_KILL_PROCESS;
+	n->refuse = in->refuse ? in->refuse : SECCOMP_RET_ERRNO | EACCES;
+	if ((n->refuse & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_ERRNO &&
+	    (n->refuse & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_TRACE)
+		return sp_error_set(err, "bpf: refusal 0x%08x is neither "
+		    "ERRNO nor TRACE", n->refuse);
 	if (check_action(n->action, err) == -1 ||
 	    norm_pins(in, n, err) == -1 || norm_rest(in, n, err) == -1)
 		return -1;

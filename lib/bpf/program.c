@@ -321,7 +321,7 @@ build_program(const struct norm *in, uint64_t klo, uint64_t khi,
 	first_ret = (uint32_t)g.a.nfrags;
 	g.viol = ret_frag(&g, in->action);
 	g.allow = ret_frag(&g, SECCOMP_RET_ALLOW);
-	g.eacces = ret_frag(&g, SECCOMP_RET_ERRNO | EACCES);
+	g.eacces = ret_frag(&g, in->refuse);
 
 	asm_place(&g.a, head);
 	asm_ld(&g.a, head, OFF_ARCH);

@@ -245,4 +245,7 @@ sp_placement_bpf_input(const struct sp_placement *pl, unsigned flags,
 	in->action = action;
 	if (action == SECCOMP_RET_TRACE && filters_below > 0)
 		in->action |= (uint32_t)filters_below & SECCOMP_RET_DATA;
+	/* Under the supervisor a refusal stops, to be explained once. */
+	if (action == SECCOMP_RET_TRACE)
+		in->refuse = SECCOMP_RET_TRACE | SP_BPF_REFUSE_DATA;
 }

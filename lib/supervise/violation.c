@@ -262,6 +262,44 @@ hard:
 	return -1;
 }
 
+/*
+ * A call the memory rules refuse (lib/bpf/policy.c: new executable
+ * memory without --allow-jit, exec with --strict) fails with EACCES, as it
+ * would without us; we only say why, once per process: a JIT compiler
+ * (V8, a JVM, valgrind) otherwise dies far from the cause.
+ */
+static int
+refuse_memory(struct sup *s, pid_t pid, const struct sp_violation *v)
+{
+	char comm[64], name[64], key[64], path[64];
+	long tgid = tgid_of(pid);
+	bool exec;
+	FILE *f;
+
+	snprintf(key, sizeof(key), "refused %ld", tgid);
+	if (first_time(s, key)) {
+		snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
+		comm[0] = '\0';
+		if ((f = fopen(path, "re")) != NULL) {
+			if (fgets(comm, sizeof(comm), f) == NULL)
+				comm[0] = '\0';
+			comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		sp_syscall_name(v->arch, v->nr, name, sizeof(name));
+		exec = strstr(name, "exec") != NULL;
+		fprintf(stderr, "syspin: %s[%ld]: %s%s refused: %s\n",
+		    comm[0] ? comm : "?", tgid, name, exec ? "" :
+		    strstr(name, "shmat") ? " with SHM_EXEC" :
+		    strstr(name, "personality") ? " with READ_IMPLIES_EXEC" :
+		    " with PROT_EXEC", exec ? "syspin run --strict allows no "
+		    "exec" : "the program makes executable memory at run time "
+		    "(a JIT compiler?); syspin run --allow-jit allows it");
+	}
+	return fail_call(pid, SECCOMP_RET_ERRNO | EACCES) == -1 ?
+	    doom(s, pid) : 0;
+}
+
 int
 sup_on_violation(struct sup *s, pid_t pid)
 {
@@ -279,7 +317,10 @@ sup_on_violation(struct sup *s, pid_t pid)
 			return doom(s, pid);
 		return 0;
 	}
-	action = verdict(s, pid, &si);
+	action = si.seccomp.ret_data == SP_BPF_REFUSE_DATA ?
+	    SECCOMP_RET_TRACE | SP_BPF_REFUSE_DATA : verdict(s, pid, &si);
+	if (action == (SECCOMP_RET_TRACE | SP_BPF_REFUSE_DATA))
+		return refuse_memory(s, pid, &v);
 	switch (action & SECCOMP_RET_ACTION_FULL) {
 	case SECCOMP_RET_ALLOW:
 	case SECCOMP_RET_LOG:

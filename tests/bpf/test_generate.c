@@ -145,7 +145,7 @@ test_edges(void **state)
 	static const uint32_t arches[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386,
 		AUDIT_ARCH_AARCH64 };
 	struct sp_bpf_input in = { pins, sizeof(pins) / sizeof(*pins), any, 1,
-	    ranges, 2, 0, 0 };
+	    ranges, 2, 0, 0, 0 };
 	struct seccomp_data d;
 	struct progset s;
 	size_t f, a, n, i, bad = 0;
@@ -206,7 +206,7 @@ test_spot_checks(void **state)
 	};
 	static const struct sp_bpf_range img = { 0x400000, 0x402000 };
 	static const uint64_t any = 0x401100;
-	struct sp_bpf_input in = { pins, 5, &any, 1, &img, 1, 0, 0 };
+	struct sp_bpf_input in = { pins, 5, &any, 1, &img, 1, 0, 0, 0 };
 	uint64_t out = 0x7f0000001002;
 	struct progset s;
 
@@ -289,7 +289,7 @@ test_bad_input(void **state)
 {
 	struct sp_bpf_pin pin = { 1, 0x1000, SP_ABI_X86_64 };
 	struct sp_bpf_range rg = { 0x2000, 0x1000 };
-	struct sp_bpf_input in = { &pin, 1, NULL, 0, NULL, 0, 0, 0 };
+	struct sp_bpf_input in = { &pin, 1, NULL, 0, NULL, 0, 0, 0, 0 };
 	struct sp_bpf_prog *p;
 	struct sp_error err;
 	struct sp_bpf_pin *many;

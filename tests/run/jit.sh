@@ -3,7 +3,7 @@
 # Programs that make code at run time or dlopen what they call syscall()
 # from: each case is skipped when its program is absent.
 # - node without --allow-jit: one line saying that --allow-jit allows it
-#   (the runtime sees the refused PROT_EXEC mprotect); with it: runs.
+#   (the supervisor sees the refused PROT_EXEC mprotect); with it: runs.
 # - java through /usr/bin/java -> /etc/alternatives -> jvm/bin/java: its
 #   libjli.so is found by $ORIGIN of the real path; libjvm.so, dlopen'ed
 #   after the filter, calls syscall(SYS_gettid): refused with a line that
