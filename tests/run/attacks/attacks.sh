@@ -79,6 +79,14 @@ control filter-ok
 attack thread 0 159
 control thread-ok
 attack jit 0 "159 3"
+# A refused PROT_EXEC call fails with EACCES and is explained, once.
+n=$(grep -c "^syspin: attack\[[0-9]*\]: mprotect with PROT_EXEC refused: .*--allow-jit allows it" "$CACHE/out")
+[ "$n" = 1 ] && echo "ok   jit: one line names --allow-jit" ||
+    { echo "FAIL jit: $n lines naming --allow-jit"; sed 's/^/     | /' "$CACHE/out"; fail=1; }
+run --strict /bin/sh -c 'exec /bin/true'
+grep -q "^syspin: sh\[[0-9]*\]: execve refused: syspin run --strict allows no exec" "$CACHE/out" &&
+    echo "ok   --strict: exec refused with one line" ||
+    { echo "FAIL --strict exec"; sed 's/^/     | /' "$CACHE/out"; fail=1; }
 control jit --allow-jit
 attack munmap 66 "159 3"
 attack mapfixed 66 "159 3"
