@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../util/search.h"
+#include "../elf/code_ranges.h"
 #include "analysis.h"
 
 struct range {
@@ -82,9 +83,9 @@ ranges_in(const struct sp_elf *elf, uint64_t lo, uint64_t hi, size_t *n)
 }
 
 static int
-tile_segment(struct analysis *a, const struct sp_segment *s, size_t *cap)
+tile_range(struct analysis *a, uint64_t lo, uint64_t hi, size_t *cap)
 {
-	uint64_t lo = s->vaddr, hi = s->vaddr + s->filesz, pos = lo;
+	uint64_t pos = lo;
 	size_t n, i = 0;
 	struct range *r = ranges_in(a->elf, lo, hi, &n);
 
@@ -120,17 +121,57 @@ unit_cmp(const void *x, const void *y)
 	return a->end < b->end ? -1 : a->end > b->end;
 }
 
+/* Does some code range overlap an executable segment's file part? */
+static bool
+code_in_segments(const struct sp_elf *elf, const struct sp_vrange *r,
+    size_t n)
+{
+	for (size_t i = 0; i < elf->nsegs; i++) {
+		const struct sp_segment *s = &elf->segs[i];
+		for (size_t k = 0; k < n && (s->flags & PF_X); k++)
+			if (r[k].start < s->vaddr + s->filesz &&
+			    r[k].end > s->vaddr)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Tiles the executable segments' file parts; with section headers that
+ * name the code (lib/elf/code_ranges.c), only the code sections in them:
+ * headers, .rodata and .eh_frame sharing an r-x segment are not decoded,
+ * and trap bytes there are gadgets.
+ */
 int
 units_build(struct analysis *a)
 {
+	struct sp_vrange *code;
+	long nc = sp_elf_code_ranges(a->elf, &code);
 	size_t cap = 0;
+	int rc = 0;
 
-	for (size_t i = 0; i < a->elf->nsegs; i++) {
+	if (nc < 0)
+		return -1;
+	if (nc > 0 && !code_in_segments(a->elf, code, (size_t)nc))
+		nc = 0;		/* the headers describe something else */
+	for (size_t i = 0; i < a->elf->nsegs && rc == 0; i++) {
 		const struct sp_segment *s = &a->elf->segs[i];
-		if ((s->flags & PF_X) && s->filesz > 0 &&
-		    tile_segment(a, s, &cap) != 0)
-			return -1;
+		uint64_t lo = s->vaddr, hi = s->vaddr + s->filesz;
+		if (!(s->flags & PF_X) || s->filesz == 0)
+			continue;
+		if (nc == 0) {
+			rc = tile_range(a, lo, hi, &cap);
+			continue;
+		}
+		for (long k = 0; k < nc && rc == 0; k++)
+			if (code[k].start < hi && code[k].end > lo)
+				rc = tile_range(a,
+				    code[k].start > lo ? code[k].start : lo,
+				    code[k].end < hi ? code[k].end : hi, &cap);
 	}
+	free(code);
+	if (rc != 0)
+		return -1;
 	/* Segments come in file order; lookups need address order.  (Only a
 	 * corrupt file has executable segments that overlap; lookups there
 	 * find one of them, which is all we promise.) */
