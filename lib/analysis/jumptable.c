@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/search.h"
 #include "analysis.h"
 
 /* More cases than this is not a table we believe. */
@@ -215,6 +216,60 @@ in_dead_zone(struct unit *u, size_t k)
 	return false;
 }
 
+/* Index of the first instruction of l ending after `to`. */
+static size_t
+first_after(const struct insn_list *l, uint64_t to)
+{
+	size_t k = SP_LOWER_BOUND(l->v, l->n, addr, to);
+
+	if (k > 0 && l->v[k - 1].addr + l->v[k - 1].len > to)
+		k--;
+	return k;
+}
+
+/*
+ * Decodes from `to` until the fresh instructions meet an old boundary
+ * again at l->v[*join] (the n fresh ones before it are spliced in), or to
+ * the end of the unit.  The window grows geometrically: a case label
+ * usually resynchronises within a few instructions, and decoding to the
+ * end of a large unit for each of thousands of cases was quadratic (GHC's
+ * code has no unwind info: one gap of megabytes with many tables).
+ */
+static int
+decode_until_join(struct analysis *a, struct unit *u, const uint8_t *p,
+    uint64_t avail, uint64_t to, size_t first, struct insn_list *fresh,
+    size_t *nfresh, size_t *join)
+{
+	const struct insn_list *l = &u->code;
+
+	for (uint64_t win = 256;; win *= 4) {
+		uint64_t stop = u->end - to > win ? to + win : u->end;
+		size_t n, j = first;
+		if (decode_region(a->dec, p, avail, to, stop, true, fresh) != 0)
+			return -1;
+		for (n = 0; n < fresh->n; n++) {
+			while (j < l->n && l->v[j].addr < fresh->v[n].addr)
+				j++;
+			if (j < l->n && l->v[j].addr == fresh->v[n].addr)
+				break;
+		}
+		if (n < fresh->n || stop == u->end) {
+			if (n == fresh->n && n > 0) {
+				/* No join: old instructions the fresh ones
+				 * overlap go. */
+				const struct insn *last = &fresh->v[n - 1];
+				while (j < l->n &&
+				    l->v[j].addr < last->addr + last->len)
+					j++;
+			}
+			*nfresh = n;
+			*join = j;
+			return 0;
+		}
+		insn_list_free(fresh);
+	}
+}
+
 /* Splices a decoding that starts at `to` into the unit's list. */
 static int
 resync(struct analysis *a, struct unit *u, uint64_t to)
@@ -222,26 +277,17 @@ resync(struct analysis *a, struct unit *u, uint64_t to)
 	struct insn_list fresh, *l = &u->code;
 	uint64_t avail = 0;
 	const uint8_t *p = code_at(a, to, &avail);
-	size_t k = 0, join, n;
+	size_t k = first_after(l, to), join, n;
 
-	while (k < l->n && l->v[k].addr + l->v[k].len <= to)
-		k++;
 	/* k overlaps `to` (a conflict), or starts after it (a hole left by
 	 * an earlier splice: nothing to overwrite). */
 	bool conflict = k < l->n && l->v[k].addr < to;
 	if ((k < l->n && l->v[k].addr == to) || p == NULL ||
 	    (conflict && !in_dead_zone(u, k)))
 		return 0;
-	if (decode_region(a->dec, p, avail, to, u->end, true, &fresh) != 0)
+	if (decode_until_join(a, u, p, avail, to, conflict ? k + 1 : k,
+	    &fresh, &n, &join) != 0)
 		return -1;
-	/* Stop where the fresh decoding meets an old boundary again. */
-	join = conflict ? k + 1 : k;
-	for (n = 0; n < fresh.n; n++) {
-		while (join < l->n && l->v[join].addr < fresh.v[n].addr)
-			join++;
-		if (join < l->n && l->v[join].addr == fresh.v[n].addr)
-			break;
-	}
 	struct insn *v = malloc((k + n + (l->n - join) + 1) * sizeof(*v));
 	if (v == NULL) {
 		insn_list_free(&fresh);
