@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <syspin/diag.h>
 #include <syspin/supervise.h>
 
 /* What we know about one traced thread or process. */
@@ -70,6 +71,12 @@ void sup_checked_drop(struct checked *c);
 int sup_on_exec(struct sup *s, pid_t pid);
 int sup_on_trap(struct sup *s, pid_t pid);
 int sup_on_violation(struct sup *s, pid_t pid);
+
+/* later.c: 1 when v is a number that an object mapped after the image
+ * was pinned passes to the exported function whose site v is at; -1: the
+ * thread was killed meanwhile. */
+int sup_later_import(struct sup *s, pid_t pid, const struct sp_violation *v,
+    const struct sp_layout *lo);
 
 /* report.c: the diagnostic line of a violation stop. */
 void sup_report(struct sup *s, pid_t pid);

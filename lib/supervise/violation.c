@@ -199,6 +199,7 @@ explain(struct sup *s, pid_t pid, const struct sp_violation *v,
 	struct sp_error err;
 	char path[4200], comm[64], exe[4096], name[64], line[2048];
 	char site[4400], key[8600];
+	struct user_regs_struct regs;
 	bool rep;
 	FILE *f;
 
@@ -225,7 +226,9 @@ explain(struct sup *s, pid_t pid, const struct sp_violation *v,
 		    " [refused by a filter of an earlier image of this "
 		    "process or an ancestor: a non-PIE image where that one "
 		    "was?]");
-	if (!s->o->audit)
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) == -1 && errno == ESRCH)
+		;	/* killed meanwhile: the call never runs */
+	else if (!s->o->audit)
 		fprintf(stderr, "syspin: %s\n", line);
 	else {
 		read_link(pid, "exe", exe, sizeof(exe));
@@ -260,6 +263,28 @@ doom(struct sup *s, pid_t pid)
 hard:
 	kill(pid, SIGKILL);
 	return -1;
+}
+
+/* A number an object dlopen'ed later passes to libc's syscall() (later.c). */
+static int
+later_import(struct sup *s, pid_t pid, const struct sp_violation *v)
+{
+	struct sp_layout lo;
+	struct sp_placement pl;
+	struct sp_error err;
+	char path[4200];
+	int ok;
+
+	if (s->o->pin.reportdir == NULL)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%ld.layout", s->o->pin.reportdir,
+	    tgid_of(pid));
+	if (sp_report_read(path, &lo, &pl, &err) == -1)
+		return 0;
+	ok = sup_later_import(s, pid, v, &lo);
+	sp_layout_free(&lo);
+	sp_placement_free(&pl);
+	return ok;
 }
 
 /*
@@ -304,6 +329,7 @@ int
 sup_on_violation(struct sup *s, pid_t pid)
 {
 	struct __ptrace_syscall_info si;
+	struct user_regs_struct regs;
 	struct sp_violation v;
 	struct proc *p = sup_proc(s, pid, false);
 	uint32_t action;
@@ -334,6 +360,18 @@ sup_on_violation(struct sup *s, pid_t pid)
 	if (s->o->audit && v.ip == s->last_ip && v.nr == s->last_nr &&
 	    pid == s->last_pid)
 		return 0;
+	/* Killed meanwhile (another thread's exit_group): the call will
+	 * never run, and there is nothing to report. */
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) == -1 && errno == ESRCH)
+		return -1;
+	switch (later_import(s, pid, &v)) {
+	case 1:
+		return 0;
+	case -1:
+		return -1;
+	default:
+		break;
+	}
 	p = sup_proc(s, pid, false);
 	explain(s, pid, &v, p != NULL && p->chk != NULL &&
 	    ((long)si.seccomp.ret_data == p->chk->data ||

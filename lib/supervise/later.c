@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Objects loaded after an image was pinned (dlopen: a JVM's libjvm.so and
+ * the libstdc++ it brings) may call an exported number-taking function,
+ * libc's syscall(), with numbers its site was not given: the site holds
+ * what the objects present at the start pass (lib/layout/place.c).  At
+ * such a violation the return address on the stack names the caller
+ * (glibc's syscall() is a leaf: nothing is pushed before its `syscall`).
+ * When it lies in a file the image's report does not list (mapped later),
+ * that file's own table says which numbers it passes to that function:
+ * those are allowed, as they would have been had it been there at the
+ * start.  A forged return address gains only numbers that some such
+ * object really passes there.  Each such call costs a stop;
+ * `syspin run --dlopen FILE` pins them in the kernel instead.
+ * Returns 1 (allowed), 0, or -1 when the thread was killed meanwhile.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/user.h>
+
+#include "supervise_int.h"
+
+/* The table of the file at path, filled when missing. */
+static bool
+table_of(const struct sup *s, const char *path, struct sp_pintab *tab)
+{
+	char key[SP_CACHE_KEY_MAX];
+	struct sp_file_id id;
+	struct sp_error err;
+	struct stat st;
+
+	if (s->o->pin.cache == NULL || stat(path, &st) == -1)
+		return false;
+	sp_file_id_from_stat(&id, &st);
+	sp_cache_key_file(&id, key, sizeof(key));
+	if (sp_cache_load(s->o->pin.cache, key, tab, &err) == 1)
+		return true;
+	if (sp_cache_fill(s->o->pin.cache, path, false, &err) == -1)
+		return false;
+	return sp_cache_load(s->o->pin.cache, key, tab, &err) == 1;
+}
+
+/* The exported function whose site ends at ip, in lo's object o, or NULL. */
+static char *
+export_at(const struct sup *s, const struct sp_object *o, uint64_t ip)
+{
+	struct sp_pintab tab;
+	char *name = NULL;
+
+	if (o->kind != SP_OBJ_FILE || !table_of(s, o->name, &tab))
+		return NULL;
+	for (size_t i = 0; i < tab.nsites; i++) {
+		const struct sp_pin_site *t = &tab.sites[i];
+		if (o->base + t->addr + t->length != ip ||
+		    t->how != SP_PIN_EXPORT || t->export >= tab.nexports)
+			continue;
+		if (tab.exports[t->export].name < tab.strtab_size)
+			name = strdup(tab.strtab + tab.exports[t->export].name);
+		break;
+	}
+	sp_pintab_free(&tab);
+	return name;
+}
+
+/* The file of an executable mapping holding addr, into path. */
+static bool
+mapping_of(pid_t pid, uint64_t addr, char *path, size_t size)
+{
+	char maps[64], line[4400], perm[8];
+	uint64_t lo, hi;
+	bool found = false;
+	int n;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%ld/maps", (long)pid);
+	if ((f = fopen(maps, "re")) == NULL)
+		return false;
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		n = 0;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %*s %n",
+		    &lo, &hi, perm, &n) != 3 || n == 0 || addr < lo ||
+		    addr >= hi || perm[2] != 'x' || line[n] != '/')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, size, "%s", line + n);
+		found = strstr(path, " (deleted)") == NULL;
+	}
+	fclose(f);
+	return found;
+}
+
+static bool
+passes(const struct sp_pintab *tab, const char *fn, uint32_t nr)
+{
+	for (size_t i = 0; i < tab->nimports; i++) {
+		const struct sp_pin_import *m = &tab->imports[i];
+		if (m->name >= tab->strtab_size ||
+		    strcmp(tab->strtab + m->name, fn) != 0)
+			continue;
+		if (m->unresolved)
+			return true;
+		for (uint32_t k = 0; k < m->nr_count; k++)
+			if (m->nr_first + k < tab->nnrs &&
+			    tab->nrs[m->nr_first + k] == nr)
+				return true;
+	}
+	return false;
+}
+
+int
+sup_later_import(struct sup *s, pid_t pid, const struct sp_violation *v,
+    const struct sp_layout *lo)
+{
+	char path[4200], *fn;
+	struct user_regs_struct r;
+	struct sp_pintab tab;
+	uint64_t ret;
+	long i, word;
+	bool ok = false;
+
+	if (v->arch != SP_AUDIT_ARCH_X86_64 ||
+	    (i = sp_layout_find(lo, v->ip - 2)) == -1)
+		return false;
+	fn = export_at(s, &lo->objs[lo->ranges[i].obj], v->ip);
+	if (fn == NULL)
+		return false;
+	errno = 0;
+	if (ptrace(PTRACE_GETREGS, pid, 0, &r) == -1 ||
+	    ((word = ptrace(PTRACE_PEEKDATA, pid, r.rsp, 0)) == -1 &&
+	    errno != 0)) {
+		free(fn);
+		return errno == ESRCH ? -1 : 0;
+	} else {
+		ret = (uint64_t)word;
+		ok = sp_layout_find(lo, ret) == -1 &&
+		    mapping_of(pid, ret, path, sizeof(path)) &&
+		    table_of(s, path, &tab);
+		if (ok) {
+			ok = passes(&tab, fn, v->nr);
+			sp_pintab_free(&tab);
+		}
+	}
+	free(fn);
+	return ok ? 1 : 0;
+}
