@@ -10,7 +10,8 @@
  * that file's own table says which numbers it passes to that function:
  * those are allowed, as they would have been had it been there at the
  * start.  A forged return address gains only numbers that some such
- * object really passes there.  Each such call costs a stop;
+ * object really passes there (an object that passes a number we cannot
+ * tell gets nothing this way).  Each such call costs a stop;
  * `syspin run --dlopen FILE` pins them in the kernel instead.
  * Returns 1 (allowed), 0, or -1 when the thread was killed meanwhile.
  */
@@ -102,8 +103,10 @@ passes(const struct sp_pintab *tab, const char *fn, uint32_t nr)
 		if (m->name >= tab->strtab_size ||
 		    strcmp(tab->strtab + m->name, fn) != 0)
 			continue;
+		/* Some call of it passes a number we cannot tell: not
+		 * taken on trust (--dlopen FILE says so explicitly). */
 		if (m->unresolved)
-			return true;
+			return false;
 		for (uint32_t k = 0; k < m->nr_count; k++)
 			if (m->nr_first + k < tab->nnrs &&
 			    tab->nrs[m->nr_first + k] == nr)
