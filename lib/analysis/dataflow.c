@@ -150,13 +150,12 @@ for_each_edge(struct flow_graph *g, size_t bi,
 	}
 	if (last->flow == FLOW_IJMP) {
 		size_t n = 0;
-		for (size_t k = 0; k < l->njt; k++)
-			if (l->jt[k].from == li) {
-				long tb = target_block(g, l->jt[k].to);
-				if (tb >= 0)
-					*changed |= fn(g, tb, arg);
-				n++;
-			}
+		JT_FOR_EACH(l, li, k) {
+			long tb = target_block(g, l->jt[k].to);
+			if (tb >= 0)
+				*changed |= fn(g, tb, arg);
+			n++;
+		}
 		open_ijmp = n == 0;
 	}
 	if ((!ends_block(last) || last->flow == FLOW_JCC) && bi + 1 < g->nb)
@@ -208,9 +207,8 @@ rsp_reloaded(const struct flow_graph *g, size_t bi)
 static bool
 has_table(const struct insn_list *l, size_t idx)
 {
-	for (size_t e = 0; e < l->njt; e++)
-		if (l->jt[e].from == idx)
-			return true;
+	JT_FOR_EACH(l, idx, e)
+		return true;
 	return false;
 }
 

@@ -100,6 +100,7 @@ struct insn_list {
 	size_t n, cap;
 	struct jt_edge *jt;
 	size_t njt;
+	bool jt_sorted;		/* jt ordered by (from, to): jt_first works */
 	uint64_t start, end;	/* the region decoded */
 	size_t ninvalid;	/* undecodable positions skipped */
 };
@@ -121,6 +122,21 @@ int decode_region(struct decoder *d, const uint8_t *code, uint64_t avail,
     uint64_t start, uint64_t end, bool effects, struct insn_list *out);
 
 void insn_list_free(struct insn_list *l);
+
+/*
+ * The edges out of instruction `from`:
+ *	JT_FOR_EACH(l, from, e) { ... l->jt[e] ... }
+ * Binary search for the first once jt_sort ran (large functions have tens
+ * of thousands of cases: a scan of every edge per jump, or per fixpoint
+ * step, was quadratic); a scan of all edges otherwise.
+ */
+size_t jt_first(const struct insn_list *l, size_t from);
+#define JT_FOR_EACH(l, f, e) \
+	for (size_t e = jt_first((l), (f)); e < (l)->njt && \
+	    ((l)->jt[e].from == (f) || !(l)->jt_sorted); e++) \
+		if ((l)->jt[e].from == (f))
+/* Orders l->jt by (from, to); edges added later clear jt_sorted. */
+void jt_sort(struct insn_list *l);
 
 /* Index of the instruction starting at addr, or -1. */
 long insn_index(const struct insn_list *l, uint64_t addr);

@@ -21,19 +21,135 @@
 /* How far back a hoisted table base may be looked for. */
 #define FAR_LOOKBACK 2048
 
-static int
-add_edge(struct insn_list *l, size_t from, uint64_t to)
+/*
+ * What recovery asks about again and again, hashed: which (jump, case)
+ * edges exist, which addresses are cases, and which are targets of direct
+ * jumps (a count per address: re-decoding removes and adds jumps).  A
+ * scan of every edge per table entry, and a re-sorted target list per
+ * re-decoded case, were quadratic: rustc's driver has units with tens of
+ * thousands of cases.
+ */
+struct hkey {
+	uint64_t a, b;		/* a == 0: free slot */
+	uint32_t count;
+};
+
+struct hset {
+	struct hkey *v;
+	size_t n, cap;		/* cap: 0 or a power of two */
+};
+
+struct jtx {
+	struct analysis *a;
+	struct unit *u;
+	struct hset edges;	/* (jump address + 1, case) */
+	struct hset cases;	/* (1, case) */
+	struct hset direct;	/* (1, direct jump target) with a count */
+};
+
+static size_t
+hslot(const struct hset *h, uint64_t a, uint64_t b)
 {
+	uint64_t x = (a * 0x9e3779b97f4a7c15ull) ^ (b * 0xc2b2ae3d27d4eb4full);
+	size_t i = (size_t)(x ^ (x >> 29)) & (h->cap - 1);
+
+	while (h->v[i].a != 0 && (h->v[i].a != a || h->v[i].b != b))
+		i = (i + 1) & (h->cap - 1);
+	return i;
+}
+
+static uint32_t
+hcount(const struct hset *h, uint64_t a, uint64_t b)
+{
+	return h->cap ? h->v[hslot(h, a, b)].count : 0;
+}
+
+/* Adds delta (+1 or -1) to the key's count.  -1: out of memory. */
+static int
+hadd(struct hset *h, uint64_t a, uint64_t b, int delta)
+{
+	if (delta < 0) {
+		if (h->cap != 0 && h->v[hslot(h, a, b)].count > 0)
+			h->v[hslot(h, a, b)].count--;
+		return 0;
+	}
+	if ((h->n + 1) * 2 > h->cap) {
+		struct hset g = { .cap = h->cap ? h->cap * 2 : 1024 };
+		g.v = calloc(g.cap, sizeof(*g.v));
+		if (g.v == NULL)
+			return -1;
+		for (size_t i = 0; i < h->cap; i++)
+			if (h->v[i].a != 0)
+				g.v[hslot(&g, h->v[i].a, h->v[i].b)] = h->v[i];
+		g.n = h->n;
+		free(h->v);
+		*h = g;
+	}
+	struct hkey *k = &h->v[hslot(h, a, b)];
+	if (k->a == 0) {
+		*k = (struct hkey){ a, b, 0 };
+		h->n++;
+	}
+	k->count++;
+	return 0;
+}
+
+/* A direct jump's target inside the unit starts a block. */
+static int
+note_direct(struct jtx *x, const struct insn *in, int delta)
+{
+	if ((in->flow != FLOW_JMP && in->flow != FLOW_JCC) ||
+	    in->target < x->u->start || in->target >= x->u->end)
+		return 0;
+	return hadd(&x->direct, 1, in->target, delta);
+}
+
+static void
+jtx_free(struct jtx *x)
+{
+	free(x->edges.v);
+	free(x->cases.v);
+	free(x->direct.v);
+}
+
+static int
+jtx_init(struct jtx *x, struct analysis *a, struct unit *u)
+{
+	const struct insn_list *l = &u->code;
+
+	*x = (struct jtx){ .a = a, .u = u };
+	for (size_t i = 0; i < l->n; i++)
+		if (note_direct(x, &l->v[i], 1) != 0)
+			goto fail;
+	for (size_t e = 0; e < l->njt; e++)
+		if (hadd(&x->edges, l->v[l->jt[e].from].addr + 1, l->jt[e].to,
+		    1) != 0 || hadd(&x->cases, 1, l->jt[e].to, 1) != 0)
+			goto fail;
+	return 0;
+fail:
+	jtx_free(x);
+	return -1;
+}
+
+static int
+add_edge(struct jtx *x, size_t from, uint64_t to)
+{
+	struct insn_list *l = &x->u->code;
+	uint64_t key = l->v[from].addr + 1;
 	struct jt_edge *v;
 
-	for (size_t k = 0; k < l->njt; k++)
-		if (l->jt[k].from == from && l->jt[k].to == to)
-			return 0;
-	v = realloc(l->jt, (l->njt + 1) * sizeof(*v));
-	if (v == NULL)
+	if (hcount(&x->edges, key, to) != 0)
+		return 0;
+	if (l->njt % 64 == 0) {
+		v = realloc(l->jt, (l->njt + 64) * sizeof(*v));
+		if (v == NULL)
+			return -1;
+		l->jt = v;
+	}
+	if (hadd(&x->edges, key, to, 1) != 0 || hadd(&x->cases, 1, to, 1) != 0)
 		return -1;
-	l->jt = v;
 	l->jt[l->njt++] = (struct jt_edge){ from, to };
+	l->jt_sorted = false;
 	return 0;
 }
 
@@ -110,8 +226,8 @@ switch_bound(const struct insn_list *l, size_t load_idx)
 	return 0;
 }
 
-static int read_cases(struct analysis *a, struct unit *u, size_t ij,
-    uint64_t table, bool pic, unsigned exact);
+static int read_cases(struct jtx *x, size_t ij, uint64_t table, bool pic,
+    unsigned exact);
 
 /* Do all n 32-bit PIC entries at table land inside the unit? */
 static bool
@@ -134,10 +250,9 @@ table_fits(struct analysis *a, const struct unit *u, uint64_t table,
 /* Reads entries while they land inside the unit, and not on code we
  * already know is a case (a table in .text is followed by its cases). */
 static int
-read_table(struct analysis *a, struct unit *u, size_t ij, uint64_t table,
-    bool pic)
+read_table(struct jtx *x, size_t ij, uint64_t table, bool pic)
 {
-	return read_cases(a, u, ij, table, pic, 0);
+	return read_cases(x, ij, table, pic, 0);
 }
 
 /*
@@ -145,9 +260,11 @@ read_table(struct analysis *a, struct unit *u, size_t ij, uint64_t table,
  * its `exact` entries land inside the unit, and then all are edges.
  */
 static int
-read_cases(struct analysis *a, struct unit *u, size_t ij, uint64_t table,
-    bool pic, unsigned exact)
+read_cases(struct jtx *x, size_t ij, uint64_t table, bool pic,
+    unsigned exact)
 {
+	struct analysis *a = x->a;
+	struct unit *u = x->u;
 	unsigned size = pic ? 4 : 8;
 
 	if (exact != 0 && !table_fits(a, u, table, exact))
@@ -167,12 +284,11 @@ read_cases(struct analysis *a, struct unit *u, size_t ij, uint64_t table,
 		if (to < u->start || to >= u->end)
 			break;
 		bool is_case = false;
-		for (size_t e = 0; e < u->code.njt && !is_case; e++)
-			is_case = u->code.jt[e].to >= at &&
-			    u->code.jt[e].to < at + size;
+		for (unsigned b = 0; b < size && !is_case; b++)
+			is_case = hcount(&x->cases, 1, at + b) != 0;
 		if (is_case)
 			break;
-		if (add_edge(&u->code, ij, to) != 0)
+		if (add_edge(x, ij, to) != 0)
 			return -1;
 	}
 	return 0;
@@ -181,9 +297,8 @@ read_cases(struct analysis *a, struct unit *u, size_t ij, uint64_t table,
 static bool
 has_edges(const struct insn_list *l, size_t idx)
 {
-	for (size_t e = 0; e < l->njt; e++)
-		if (l->jt[e].from == idx)
-			return true;
+	JT_FOR_EACH(l, idx, e)
+		return true;
 	return false;
 }
 
@@ -202,16 +317,16 @@ is_terminator(const struct insn *in)
  * Overlapping instructions on a live path are left alone.
  */
 static bool
-in_dead_zone(struct unit *u, size_t k)
+in_dead_zone(const struct jtx *x, size_t k)
 {
+	const struct insn_list *l = &x->u->code;
+
 	for (size_t i = k + 1; i-- > 0;) {
-		if (i < k && is_terminator(&u->code.v[i]))
+		if (i < k && is_terminator(&l->v[i]))
 			return true;
-		if (unit_is_target(u, u->code.v[i].addr))
+		if (hcount(&x->direct, 1, l->v[i].addr) != 0 ||
+		    hcount(&x->cases, 1, l->v[i].addr) != 0)
 			return false;
-		for (size_t e = 0; e < u->code.njt; e++)
-			if (u->code.jt[e].to == u->code.v[i].addr)
-				return false;
 	}
 	return false;
 }
@@ -272,8 +387,10 @@ decode_until_join(struct analysis *a, struct unit *u, const uint8_t *p,
 
 /* Splices a decoding that starts at `to` into the unit's list. */
 static int
-resync(struct analysis *a, struct unit *u, uint64_t to)
+resync(struct jtx *x, uint64_t to)
 {
+	struct analysis *a = x->a;
+	struct unit *u = x->u;
 	struct insn_list fresh, *l = &u->code;
 	uint64_t avail = 0;
 	const uint8_t *p = code_at(a, to, &avail);
@@ -283,7 +400,7 @@ resync(struct analysis *a, struct unit *u, uint64_t to)
 	 * an earlier splice: nothing to overwrite). */
 	bool conflict = k < l->n && l->v[k].addr < to;
 	if ((k < l->n && l->v[k].addr == to) || p == NULL ||
-	    (conflict && !in_dead_zone(u, k)))
+	    (conflict && !in_dead_zone(x, k)))
 		return 0;
 	if (decode_until_join(a, u, p, avail, to, conflict ? k + 1 : k,
 	    &fresh, &n, &join) != 0)
@@ -293,6 +410,14 @@ resync(struct analysis *a, struct unit *u, uint64_t to)
 		insn_list_free(&fresh);
 		return -1;
 	}
+	for (size_t i = k; i < join; i++)
+		(void)note_direct(x, &l->v[i], -1);
+	for (size_t i = 0; i < n; i++)
+		if (note_direct(x, &fresh.v[i], 1) != 0) {
+			free(v);
+			insn_list_free(&fresh);
+			return -1;
+		}
 	memcpy(v, l->v, k * sizeof(*v));
 	memcpy(v + k, fresh.v, n * sizeof(*v));
 	memcpy(v + k + n, l->v + join, (l->n - join) * sizeof(*v));
@@ -304,6 +429,7 @@ resync(struct analysis *a, struct unit *u, uint64_t to)
 	l->v = v;
 	l->n = k + n + (l->n - join);
 	l->cap = l->n + 1;
+	l->jt_sorted = false;
 	insn_list_free(&fresh);
 	free(u->targets);
 	u->targets = NULL;
@@ -312,10 +438,10 @@ resync(struct analysis *a, struct unit *u, uint64_t to)
 	return 0;
 }
 
-int
-jt_recover(struct analysis *a, struct unit *u)
+static int
+recover_rounds(struct jtx *jx)
 {
-	struct insn_list *l = &u->code;
+	struct insn_list *l = &jx->u->code;
 
 	for (int round = 0; round < 4; round++) {
 		size_t before = l->njt;
@@ -326,16 +452,15 @@ jt_recover(struct analysis *a, struct unit *u)
 			const struct insn *in = &l->v[i];
 			int rc = 0;
 			if (in->pat == PAT_JMP_TABLE8) {
-				rc = read_table(a, u, i, in->target, false);
+				rc = read_table(jx, i, in->target, false);
 			} else if (in->pat == PAT_JMP_REG && pic_table(l, i,
 			    &table, &add_idx, &load_idx, &x)) {
-				rc = read_table(a, u, i, table, true);
+				rc = read_table(jx, i, table, true);
 			} else if (in->pat == PAT_JMP_REG && x >= 0 &&
 			    far_base(l, add_idx, x, &table)) {
 				unsigned n = switch_bound(l, load_idx);
 				if (n > 0)
-					rc = read_cases(a, u, i, table, true,
-					    n);
+					rc = read_cases(jx, i, table, true, n);
 			}
 			if (rc != 0)
 				return -1;
@@ -343,10 +468,35 @@ jt_recover(struct analysis *a, struct unit *u)
 		if (l->njt == before)
 			break;
 		for (size_t e = before; e < l->njt; e++)
-			if (resync(a, u, l->jt[e].to) != 0)
+			if (resync(jx, l->jt[e].to) != 0)
 				return -1;
 	}
 	return 0;
+}
+
+/* After recovery: edges sorted for lookups, jump targets listed again. */
+static void
+recovered(struct unit *u)
+{
+	jt_sort(&u->code);
+	free(u->targets);
+	u->targets = NULL;
+	u->have_targets = false;
+	u->ntargets = 0;
+}
+
+int
+jt_recover(struct analysis *a, struct unit *u)
+{
+	struct jtx jx;
+	int rc;
+
+	if (jtx_init(&jx, a, u) != 0)
+		return -1;
+	rc = recover_rounds(&jx);
+	jtx_free(&jx);
+	recovered(u);
+	return rc;
 }
 
 /*
@@ -361,8 +511,10 @@ jt_recover_flow(struct analysis *a, struct unit *u)
 	struct insn_list *l = &u->code;
 	size_t before = l->njt;
 	struct state st;
+	struct jtx jx = { 0 };
+	int rc = 0;
 
-	for (size_t i = 0; i < l->n; i++) {
+	for (size_t i = 0; i < l->n && rc == 0; i++) {
 		uint64_t table;
 		size_t add_idx, load_idx;
 		int x;
@@ -373,13 +525,19 @@ jt_recover_flow(struct analysis *a, struct unit *u)
 		const struct val *v = &st.r[x];
 		if (v->kind != V_SET || v->param != PARAM_NONE || v->n != 1)
 			continue;
-		if (read_table(a, u, i, v->c[0], true) != 0)
+		/* The index is built only for the few units that need it. */
+		if (jx.u != u && (rc = jtx_init(&jx, a, u)) != 0)
 			return -1;
+		rc = read_table(&jx, i, v->c[0], true);
 	}
-	if (l->njt == before)
-		return 0;
-	for (size_t e = before; e < l->njt; e++)
-		if (resync(a, u, l->jt[e].to) != 0)
-			return -1;
-	return 1;
+	if (rc != 0 || l->njt == before) {
+		if (jx.u == u)
+			jtx_free(&jx);
+		return rc != 0 ? -1 : 0;
+	}
+	for (size_t e = before; e < l->njt && rc == 0; e++)
+		rc = resync(&jx, l->jt[e].to);
+	jtx_free(&jx);
+	recovered(u);
+	return rc != 0 ? -1 : 1;
 }

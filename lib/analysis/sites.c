@@ -84,8 +84,10 @@ has_open_ijmp(const struct insn_list *l)
 		if (l->v[i].flow != FLOW_IJMP)
 			continue;
 		bool table = false;
-		for (size_t e = 0; e < l->njt && !table; e++)
-			table = l->jt[e].from == i;
+		JT_FOR_EACH(l, i, e) {
+			table = true;
+			break;
+		}
 		if (!table)
 			return true;
 	}
