@@ -78,8 +78,9 @@ build_blocks(const struct insn_list *l, flow_noreturn_fn noreturn, void *ctx,
 	}
 	mark_noreturn_calls((struct insn_list *)l, leader, noreturn, ctx);
 	for (size_t i = 0; i < l->n; i++)
-		if (ends_block(&l->v[i]))
-			leader[i + 1] = true;
+		if (ends_block(&l->v[i]) || (l->v[i].pad && i + 1 < l->n &&
+		    !l->v[i + 1].pad))
+			leader[i + 1] = true;	/* padding is a block apart */
 	for (size_t i = 0; i < l->n; i++)
 		nb += leader[i];
 	g->b = calloc(nb ? nb : 1, sizeof(*g->b));
@@ -296,8 +297,16 @@ solve(struct flow_graph *g)
 		free(has_pred), free(out), free(ijmp), free(unk), free(stay);
 		return -1;
 	}
+	/* Padding passes control on only when something reaches it: code
+	 * after the padding that follows a terminator has no predecessor
+	 * (in a gap it starts a function; see the loop below). */
 	for (size_t bi = 0; bi < g->nb; bi++)
-		open_ijmps |= for_each_edge(g, bi, mark_pred, has_pred, &dummy);
+		if (!is_padding(g, bi))
+			open_ijmps |= for_each_edge(g, bi, mark_pred, has_pred,
+			    &dummy);
+	for (size_t bi = 0; bi < g->nb; bi++)
+		if (is_padding(g, bi) && has_pred[bi])
+			(void)for_each_edge(g, bi, mark_pred, has_pred, &dummy);
 	state_unknown(unk);
 	state_entry(&g->b[0].in, g->code->v[0].addr);
 	has_pred[0] = true;

@@ -561,6 +561,34 @@ needs_operands(const ZydisDecodedInstruction *in)
 	}
 }
 
+/*
+ * Zero bytes after a terminator, up to an aligned address where code
+ * resumes: Free Pascal pads between functions with zeros, not nops.
+ * Decoded, `00 00` is `add %al,(%rax)` and `00 55 48` swallows the next
+ * function's `push %rbp`, so the function would start at the wrong
+ * place and its callers would not be found.  Returns the padding's
+ * length, or 0.
+ */
+static unsigned
+zero_padding(const uint8_t *p, uint64_t avail, uint64_t addr, uint64_t end)
+{
+	unsigned z = 0;
+
+	while (z < 16 && z < avail && addr + z < end && p[z] == 0)
+		z++;
+	if (z == 0 || z == 16 || z >= avail || addr + z >= end ||
+	    (addr + z) % 4 != 0)
+		return 0;
+	return z;
+}
+
+static bool
+terminates(const struct insn *x)
+{
+	return x->flow == FLOW_RET || x->flow == FLOW_JMP ||
+	    x->flow == FLOW_IJMP || x->flow == FLOW_STOP;
+}
+
 int
 decode_region(struct decoder *d, const uint8_t *code, uint64_t avail,
     uint64_t start, uint64_t end, bool effects, struct insn_list *out)
@@ -575,8 +603,14 @@ decode_region(struct decoder *d, const uint8_t *code, uint64_t avail,
 	out->end = end;
 	while (start + off < end && off < avail) {
 		struct insn x = { .addr = start + off, .len = 1 };
+		unsigned z;
 		x.eff.dst = x.eff.src = -1;
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&d->z, &ctx,
+		if (out->n > 0 && terminates(&out->v[out->n - 1]) &&
+		    (z = zero_padding(code + off, avail - off, start + off,
+		    end)) > 0) {
+			x.len = (uint8_t)z;
+			x.pad = true;
+		} else if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&d->z, &ctx,
 		    code + off, avail - off, &in))) {
 			x.flow = FLOW_INVALID;
 			x.odd = ODD_STRONG;
