@@ -219,7 +219,14 @@ static bool
 ijmp_leaves(const struct flow_graph *g, size_t bi, const struct state *out)
 {
 	const struct val *sp = &out->r[SP_REG_RSP];
+	const struct insn *last = &g->code->v[g->b[bi].last];
 
+	/* `jmp *slot(%rip)` goes where a pointer variable points (a GOT
+	 * slot: the PLT, whose first stub pushes before it jumps), never to
+	 * a switch case, which needs an index. */
+	if (last->flow == FLOW_IJMP && last->target != 0 &&
+	    last->pat != PAT_JMP_TABLE8)
+		return true;
 	return rsp_reloaded(g, bi) || (sp->kind == V_STACK && sp->c[0] == 0);
 }
 
@@ -258,8 +265,33 @@ find_open_ijmps(struct flow_graph *g)
 		} else {
 			val_join(&g->open_ijmp_rax, &st->r[SP_REG_RAX]);
 		}
+		size_t k = 0;
+		while (k < g->nopen && k < MAX_OPEN_FNS &&
+		    g->open[k].origin != st->origin)
+			k++;
+		if (k < g->nopen && k < MAX_OPEN_FNS) {
+			val_join(&g->open[k].rax, &st->r[SP_REG_RAX]);
+		} else if (g->nopen++ < MAX_OPEN_FNS) {
+			g->open[k].origin = st->origin;
+			g->open[k].rax = st->r[SP_REG_RAX];
+		}
 	}
 	free(st);
+}
+
+void
+flow_open_ijmp_rax(const struct flow_graph *g, uint64_t origin,
+    struct val *v)
+{
+	if (!g->open_ijmp)
+		return;
+	if (origin == 0 || g->nopen > MAX_OPEN_FNS) {
+		val_join(v, &g->open_ijmp_rax);
+		return;
+	}
+	for (size_t k = 0; k < g->nopen; k++)
+		if (g->open[k].origin == origin || g->open[k].origin == 0)
+			val_join(v, &g->open[k].rax);
 }
 
 /* A block that the previous instruction does not fall into. */

@@ -38,6 +38,8 @@ struct block {
 	struct state in;
 };
 
+#define MAX_OPEN_FNS 16
+
 struct flow_graph {
 	const struct insn_list *code;
 	/* In a gap (no unwind info, no symbol), code after a terminator that
@@ -54,6 +56,14 @@ struct flow_graph {
 	 */
 	bool open_ijmp;
 	struct val open_ijmp_rax;
+	/* The same per function of a gap (state origin): such a jump stays
+	 * in its own function, whose start is where the gap's code after a
+	 * terminator begins.  nopen > MAX_OPEN_FNS: too many, use the join. */
+	size_t nopen;
+	struct {
+		uint64_t origin;
+		struct val rax;
+	} open[MAX_OPEN_FNS];
 };
 
 /* Asked about calls whose fall-through would join another path: true when
@@ -67,6 +77,14 @@ void flow_free(struct flow_graph *g);
 
 /* The state just before instruction `idx` executes. */
 void flow_state_at(const struct flow_graph *g, size_t idx, struct state *st);
+
+/*
+ * Joins into *v the rax of the unresolved indirect jumps that may land on
+ * an instruction whose state has `origin`: all of them in a function,
+ * only those of the same function in a gap.
+ */
+void flow_open_ijmp_rax(const struct flow_graph *g, uint64_t origin,
+    struct val *v);
 
 /* Value of parameter P (register or stack argument) in state st, as a
  * caller passes it to a function it calls from this state. */

@@ -161,8 +161,7 @@ resolve_one(struct analysis *a, struct raw_site *s)
 	}
 	flow_state_at(&u->graph, (size_t)idx, &st);
 	v = st.r[SP_REG_RAX];
-	if (u->graph.open_ijmp)
-		val_join(&v, &u->graph.open_ijmp_rax);
+	flow_open_ijmp_rax(&u->graph, st.origin, &v);
 	resolve_global(a, &v);
 	struct presult modelled = { 0 };
 	if (v.kind != V_SET && model_numbers(a, st.origin ? st.origin :
