@@ -53,41 +53,6 @@ insn_list_free(struct insn_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-static int
-edge_cmp(const void *x, const void *y)
-{
-	const struct jt_edge *a = x, *b = y;
-
-	if (a->from != b->from)
-		return a->from < b->from ? -1 : 1;
-	return a->to < b->to ? -1 : a->to > b->to;
-}
-
-void
-jt_sort(struct insn_list *l)
-{
-	if (l->njt > 1)
-		qsort(l->jt, l->njt, sizeof(*l->jt), edge_cmp);
-	l->jt_sorted = true;
-}
-
-size_t
-jt_first(const struct insn_list *l, size_t from)
-{
-	size_t lo = 0, hi = l->njt;
-
-	if (!l->jt_sorted)
-		return 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (l->jt[mid].from < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 long
 insn_index(const struct insn_list *l, uint64_t addr)
 {

@@ -135,7 +135,8 @@ size_t jt_first(const struct insn_list *l, size_t from);
 	for (size_t e = jt_first((l), (f)); e < (l)->njt && \
 	    ((l)->jt[e].from == (f) || !(l)->jt_sorted); e++) \
 		if ((l)->jt[e].from == (f))
-/* Orders l->jt by (from, to); edges added later clear jt_sorted. */
+/* Orders l->jt by (from, to); edges added later clear jt_sorted.
+ * (Both in jumptable.c, which adds the edges.) */
 void jt_sort(struct insn_list *l);
 
 /* Index of the instruction starting at addr, or -1. */
