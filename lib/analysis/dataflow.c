@@ -174,10 +174,56 @@ mark_pred(struct flow_graph *g, long tb, const void *arg)
 	return false;
 }
 
+/* A block's out state, and what its last instructions tell its edges. */
+struct edge_arg {
+	const struct state *out;
+	long eq_block;		/* the successor where reg == imm, or -1 */
+	int reg;
+	int64_t imm;
+	struct state *tmp;
+};
+
 static bool
 join_into(struct flow_graph *g, long tb, const void *arg)
 {
-	return state_join(&g->b[tb].in, arg);
+	const struct edge_arg *ea = arg;
+
+	if (tb != ea->eq_block)
+		return state_join(&g->b[tb].in, ea->out);
+	*ea->tmp = *ea->out;
+	ea->tmp->r[ea->reg] = val_const((uint64_t)ea->imm);
+	return state_join(&g->b[tb].in, ea->tmp);
+}
+
+/*
+ * `test %r,%r; je L` or `cmp $N,%r; je L` (64-bit %r): at L, r is 0 or N.
+ * gcc reuses such a register as a number (musl's __stdio_read issues
+ * read as `test %rax,%rax; je 1f; ... 1: syscall`).  Sets ea->eq_block to
+ * the successor where equality holds, or -1.
+ */
+static void
+equality_edge(const struct flow_graph *g, size_t bi, struct edge_arg *ea)
+{
+	const struct insn_list *l = g->code;
+	size_t li = g->b[bi].last;
+	const struct insn *j = &l->v[li], *c;
+	long taken, next;
+
+	ea->eq_block = -1;
+	if (j->flow != FLOW_JCC || j->jcc == JCC_OTHER || li == 0 ||
+	    li == g->b[bi].first)
+		return;
+	c = &l->v[li - 1];
+	if ((c->pat != PAT_CMP_IMM && c->pat != PAT_TEST_SELF) ||
+	    c->pwidth != 8 || c->pr1 < 0)
+		return;
+	taken = target_block(g, j->target);
+	next = bi + 1 < g->nb ? (long)bi + 1 : -1;
+	if (taken < 0 || next < 0 || taken == next)
+		return;
+	ea->eq_block = j->jcc == JCC_EQ ? taken : next;
+	ea->reg = c->pr1;
+	ea->imm = c->pimm;
 }
 
 /* Alignment padding between a jump and the next block is never run. */
@@ -320,13 +366,15 @@ solve(struct flow_graph *g)
 	bool *has_pred = calloc(g->nb, sizeof(bool));
 	struct state *out = malloc(sizeof(*out)), *ijmp = calloc(1,
 	    sizeof(*ijmp)), *unk = malloc(sizeof(*unk)), *stay = calloc(1,
-	    sizeof(*stay));
+	    sizeof(*stay)), *tmp = malloc(sizeof(*tmp));
 	bool changed = true, dummy = false, open_ijmps = false;
+	struct edge_arg ea = { .out = out, .tmp = tmp };
 	int pass;
 
 	if (has_pred == NULL || out == NULL || ijmp == NULL || unk == NULL ||
-	    stay == NULL) {
+	    stay == NULL || tmp == NULL) {
 		free(has_pred), free(out), free(ijmp), free(unk), free(stay);
+		free(tmp);
 		return -1;
 	}
 	/* Padding passes control on only when something reaches it: code
@@ -348,7 +396,8 @@ solve(struct flow_graph *g)
 			if (!g->b[bi].in.reached)
 				continue;
 			run_block(g, bi, out);
-			if (!for_each_edge(g, bi, join_into, out, &changed))
+			equality_edge(g, bi, &ea);
+			if (!for_each_edge(g, bi, join_into, &ea, &changed))
 				continue;
 			changed |= state_join(ijmp, out);
 			if (!ijmp_leaves(g, bi, out))
@@ -378,6 +427,7 @@ solve(struct flow_graph *g)
 	}
 	g->converged = !changed;
 	free(has_pred), free(out), free(ijmp), free(unk), free(stay);
+	free(tmp);
 	return 0;
 }
 

@@ -348,6 +348,8 @@ fill_flow(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
 	case ZYDIS_CATEGORY_COND_BR:
 		out->flow = direct ? FLOW_JCC : FLOW_NEXT;
 		out->target = direct ? target : 0;
+		out->jcc = in->mnemonic == ZYDIS_MNEMONIC_JZ ? JCC_EQ :
+		    in->mnemonic == ZYDIS_MNEMONIC_JNZ ? JCC_NE : JCC_OTHER;
 		return;
 	case ZYDIS_CATEGORY_UNCOND_BR:
 		out->flow = direct ? FLOW_JMP : FLOW_IJMP;
@@ -488,8 +490,15 @@ fill_pattern(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
 	    op[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 		x->pat = PAT_CMP_IMM;
 		x->pr1 = (int8_t)gpr(op[0].reg.value);
+		x->pwidth = (uint8_t)reg_width(op[0].reg.value);
 		x->pimm = op[1].imm.is_signed ? op[1].imm.value.s :
 		    (int64_t)op[1].imm.value.u;
+	} else if (in->mnemonic == ZYDIS_MNEMONIC_TEST && is_reg(&op[0]) &&
+	    is_reg(&op[1]) && op[0].reg.value == op[1].reg.value) {
+		x->pat = PAT_TEST_SELF;
+		x->pr1 = (int8_t)gpr(op[0].reg.value);
+		x->pwidth = (uint8_t)reg_width(op[0].reg.value);
+		x->pimm = 0;
 	} else if (in->mnemonic == ZYDIS_MNEMONIC_ADD && is_reg(&op[0]) &&
 	    is_reg(&op[1]) && reg_width(op[0].reg.value) == 8) {
 		x->pat = PAT_ADD_RR;

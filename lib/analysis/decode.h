@@ -64,7 +64,11 @@ enum pat {
 	PAT_MOVSXD_TABLE,	/* movslq (%r2,%idx,4), %r1 */
 	PAT_ADD_RR,		/* add %r2, %r1 */
 	PAT_CMP_IMM,		/* cmp $pimm, %r1 (a switch's bound) */
+	PAT_TEST_SELF,		/* test %r1, %r1 (pimm 0) */
 };
+
+/* Conditional jumps that test equality (after PAT_CMP_IMM/TEST_SELF). */
+enum { JCC_OTHER, JCC_EQ, JCC_NE };
 
 /* Evidence that bytes are data, not code (see likely_data in sites.c). */
 #define ODD_NONE	0
@@ -82,6 +86,8 @@ struct insn {
 	bool noreturn;		/* FLOW_CALL to a function that never returns */
 	uint8_t pat;		/* enum pat */
 	int64_t pimm;		/* PAT_CMP_IMM's immediate */
+	uint8_t pwidth;		/* bytes compared by PAT_CMP_IMM/TEST_SELF */
+	uint8_t jcc;		/* JCC_*, with FLOW_JCC */
 	bool mem_write;		/* writes memory */
 	bool is_lea;		/* computes an address (takes it) */
 	uint64_t riprel;	/* address of a rip-relative operand, or 0 */
