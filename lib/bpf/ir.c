@@ -164,6 +164,7 @@ flatten(struct asm_ctx *a, size_t *np, struct sp_error *err)
 	struct flat *v;
 	struct label *l;
 
+	*np = 0;	/* out of memory, unless set otherwise */
 	if ((base = calloc(a->nfrags + 1, sizeof(*base))) == NULL)
 		return NULL;
 	for (i = 0; i < a->nfrags; i++)
