@@ -495,18 +495,9 @@ jt_sort(struct insn_list *l)
 size_t
 jt_first(const struct insn_list *l, size_t from)
 {
-	size_t lo = 0, hi = l->njt;
-
-	if (!l->jt_sorted)
-		return 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (l->jt[mid].from < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	_Static_assert(sizeof(l->jt->from) == sizeof(uint64_t),
+	    "sp_lower_bound reads 64-bit keys");
+	return l->jt_sorted ? SP_LOWER_BOUND(l->jt, l->njt, from, from) : 0;
 }
 
 /* After recovery: edges sorted for lookups, jump targets listed again. */

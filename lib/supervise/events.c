@@ -24,8 +24,8 @@
 
 #include "supervise_int.h"
 
-static void
-comm_of(pid_t pid, char *buf, size_t size)
+void
+sup_comm(pid_t pid, char *buf, size_t size)
 {
 	char path[64];
 	ssize_t n;
@@ -45,7 +45,7 @@ refuse(pid_t pid, const char *why)
 {
 	char comm[64];
 
-	comm_of(pid, comm, sizeof(comm));
+	sup_comm(pid, comm, sizeof(comm));
 	fprintf(stderr, "syspin: %s[%ld]: cannot pin: %s\n", comm, (long)pid,
 	    why);
 	kill(pid, SIGKILL);

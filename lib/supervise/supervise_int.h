@@ -66,6 +66,9 @@ void sup_pinned(struct sup *s, pid_t pid, struct sp_pin_result *res);
 void sup_unpinned(struct proc *p);
 void sup_checked_drop(struct checked *c);
 
+/* The thread's command name, "?" when unknown (events.c). */
+void sup_comm(pid_t pid, char *buf, size_t size);
+
 /* events.c: each returns the signal to resume the tracee with, or -1 when
  * the tracee was killed (do not resume it). */
 int sup_on_exec(struct sup *s, pid_t pid);

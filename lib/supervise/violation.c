@@ -201,22 +201,14 @@ explain(struct sup *s, pid_t pid, const struct sp_violation *v,
 	char site[4400], key[8600];
 	struct user_regs_struct regs;
 	bool rep;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%ld.layout", s->o->pin.reportdir,
 	    tgid_of(pid));
 	rep = s->o->pin.reportdir != NULL &&
 	    sp_report_read(path, &lo, &pl, &err) == 0;
-	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
-	comm[0] = '\0';
-	if ((f = fopen(path, "re")) != NULL) {
-		if (fgets(comm, sizeof(comm), f) == NULL)
-			comm[0] = '\0';
-		comm[strcspn(comm, "\n")] = '\0';
-		fclose(f);
-	}
+	sup_comm(pid, comm, sizeof(comm));
 	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
-	sp_diag_format(line, sizeof(line), comm[0] ? comm : "?", pid, v,
+	sp_diag_format(line, sizeof(line), comm, pid, v,
 	    rep ? &lo : NULL, rep ? &pl : NULL, name);
 	if (checked)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
@@ -296,25 +288,17 @@ later_import(struct sup *s, pid_t pid, const struct sp_violation *v)
 static int
 refuse_memory(struct sup *s, pid_t pid, const struct sp_violation *v)
 {
-	char comm[64], name[64], key[64], path[64];
+	char comm[64], name[64], key[64];
 	long tgid = tgid_of(pid);
 	bool exec;
-	FILE *f;
 
 	snprintf(key, sizeof(key), "refused %ld", tgid);
 	if (first_time(s, key)) {
-		snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
-		comm[0] = '\0';
-		if ((f = fopen(path, "re")) != NULL) {
-			if (fgets(comm, sizeof(comm), f) == NULL)
-				comm[0] = '\0';
-			comm[strcspn(comm, "\n")] = '\0';
-			fclose(f);
-		}
+		sup_comm(pid, comm, sizeof(comm));
 		sp_syscall_name(v->arch, v->nr, name, sizeof(name));
 		exec = strstr(name, "exec") != NULL;
 		fprintf(stderr, "syspin: %s[%ld]: %s%s refused: %s\n",
-		    comm[0] ? comm : "?", tgid, name, exec ? "" :
+		    comm, tgid, name, exec ? "" :
 		    strstr(name, "shmat") ? " with SHM_EXEC" :
 		    strstr(name, "personality") ? " with READ_IMPLIES_EXEC" :
 		    " with PROT_EXEC", exec ? "syspin run --strict allows no "
