@@ -9,6 +9,7 @@
  * taken addresses too (function pointers, RELR-implicit addends).
  */
 #include <emmintrin.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,14 +107,17 @@ record(const uint8_t *p, uint64_t o, unsigned j, uint64_t vaddr, uint64_t to,
 }
 
 /*
- * One target: a rel32 field at offset o refers to it iff its value plus o
- * equals one of NTRAILING constants (mod 2^32).  SSE2 checks 16 offsets per
- * step: four unaligned loads at o..o+3 hold the fields of o, o+1, ...
- * o+15 as dword lanes.  Steps with a hit are looked at again one by one.
+ * Any rel32 field in the 16 positions from o whose target, for some
+ * trailing size j, lies in [k[j], k[j] + n) (as the field's 32-bit value
+ * plus its position; a range of one is the common case): SSE2 has no
+ * unsigned compare, so both sides are biased by 2^31.
  */
 static bool
-chunk_has_hit(const uint8_t *p, uint64_t o, const uint32_t *k, size_t nk)
+chunk_has_hit(const uint8_t *p, uint64_t o, const uint32_t *k, size_t nk,
+    uint32_t n)
 {
+	const __m128i bias = _mm_set1_epi32(INT32_MIN);
+	const __m128i lim = _mm_set1_epi32((int32_t)(n ^ 0x80000000u));
 	__m128i any = _mm_setzero_si128();
 
 	for (int j = 0; j < 4; j++) {
@@ -121,16 +125,19 @@ chunk_has_hit(const uint8_t *p, uint64_t o, const uint32_t *k, size_t nk)
 		__m128i pos = _mm_add_epi32(_mm_set1_epi32((int)(uint32_t)(o +
 		    (uint64_t)j)), _mm_set_epi32(12, 8, 4, 0));
 		__m128i v = _mm_add_epi32(d, pos);
-		for (size_t t = 0; t < nk; t++)
-			any = _mm_or_si128(any, _mm_cmpeq_epi32(v,
-			    _mm_set1_epi32((int)k[t])));
+		for (size_t t = 0; t < nk; t++) {
+			__m128i x = _mm_sub_epi32(v, _mm_set1_epi32((int)k[t]));
+			any = _mm_or_si128(any, _mm_cmplt_epi32(
+			    _mm_xor_si128(x, bias), lim));
+		}
 	}
 	return _mm_movemask_epi8(any) != 0;
 }
 
+/* References to [t, t + n) (n small: one object's bytes, or one target). */
 static int
-scan_rel32_one(const struct sp_segment *s, const uint8_t *p, uint64_t t,
-    size_t nk, struct xref_buf *b)
+scan_rel32_range(const struct sp_segment *s, const uint8_t *p, uint64_t t,
+    uint32_t n, size_t nk, struct xref_buf *b)
 {
 	uint32_t k[NTRAILING];
 	uint64_t o = 1;
@@ -145,16 +152,16 @@ scan_rel32_one(const struct sp_segment *s, const uint8_t *p, uint64_t t,
 		uint64_t lim = fast ? o + 16 : s->filesz - 3;
 		if (o >= lim)
 			break;
-		if (fast && !chunk_has_hit(p, o, k, nk)) {
+		if (fast && !chunk_has_hit(p, o, k, nk, n)) {
 			o = lim;
 			continue;
 		}
 		for (; o < lim; o++) {
-			uint32_t d;
+			uint32_t d, x;
 			memcpy(&d, p + o, 4);
 			for (size_t j = 0; j < nk; j++)
-				if ((uint32_t)(d + (uint32_t)o) == k[j] &&
-				    record(p, o, trailing[j], s->vaddr, t,
+				if ((x = d + (uint32_t)o - k[j]) < n &&
+				    record(p, o, trailing[j], s->vaddr, t + x,
 				    b) != 0)
 					return -1;
 		}
@@ -277,9 +284,12 @@ xrefs_find(struct analysis *a, const uint64_t *targets, size_t n,
 		const struct sp_segment *s = &elf->segs[i];
 		if (!(s->flags & PF_X))
 			continue;
-		int rc = n == 1 ? scan_rel32_one(s, elf->data + s->offset,
-		    targets[0], nk, &b) : scan_rel32(s, elf->data + s->offset,
-		    targets, n, nk, targets[0], targets[n - 1], &b);
+		/* Consecutive targets (an object's bytes): one SIMD pass. */
+		bool range = n <= 64 && targets[n - 1] - targets[0] == n - 1;
+		int rc = range ? scan_rel32_range(s, elf->data + s->offset,
+		    targets[0], (uint32_t)n, nk, &b) : scan_rel32(s,
+		    elf->data + s->offset, targets, n, nk, targets[0],
+		    targets[n - 1], &b);
 		if (rc != 0)
 			goto fail;
 	}

@@ -363,7 +363,9 @@ sp_elf_read_symbols(struct sp_elf *elf, const struct sp_elf_build *b,
 		    &elf->nobjects) != 0)
 			return sp_error_set(err, "out of memory");
 	} else if (sp_elf_debug_symtab(elf, &stab)) {
-		/* Stripped, with its symbols installed apart (-dbg). */
+		/* Stripped, with its symbols installed apart (-dbg): as if
+		 * they had stayed (data objects' extents for globals.c,
+		 * names for the runtime models). */
 		if (collect(elf, &stab, false, &elf->syms, &elf->nsyms) != 0 ||
 		    collect_objects(elf, &stab, &elf->objects,
 		    &elf->nobjects) != 0)
