@@ -115,6 +115,14 @@ struct sp_elf {
 	char warning[SP_ERROR_MAX];
 };
 
+/* The first function symbol at addr for which fn (if not NULL) is true,
+ * or NULL. */
+const struct sp_symbol *sp_elf_symbol_at(const struct sp_elf *elf,
+    uint64_t addr, bool (*fn)(const char *name));
+/* The first function symbol named name, or NULL. */
+const struct sp_symbol *sp_elf_symbol_named(const struct sp_elf *elf,
+    const char *name);
+
 /* Opens and validates PATH.  Returns 0, or -1 with err set. */
 int sp_elf_open(struct sp_elf *elf, const char *path, struct sp_error *err);
 

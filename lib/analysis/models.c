@@ -33,28 +33,11 @@ static const struct model models[] = {
 	    SP_REG_RAX },
 };
 
-static const struct sp_symbol *
-symbol_at(const struct sp_elf *elf, uint64_t addr)
-{
-	for (size_t i = 0; i < elf->nsyms; i++)
-		if (elf->syms[i].addr == addr)
-			return &elf->syms[i];
-	return NULL;
-}
-
-static const struct sp_symbol *
-symbol_named(const struct sp_elf *elf, const char *name)
-{
-	for (size_t i = 0; i < elf->nsyms; i++)
-		if (strcmp(elf->syms[i].name, name) == 0)
-			return &elf->syms[i];
-	return NULL;
-}
 
 bool
 model_numbers(struct analysis *a, uint64_t func, struct presult *out)
 {
-	const struct sp_symbol *f = symbol_at(a->elf, func);
+	const struct sp_symbol *f = sp_elf_symbol_at(a->elf, func, NULL);
 
 	if (f == NULL)
 		return false;
@@ -64,7 +47,7 @@ model_numbers(struct analysis *a, uint64_t func, struct presult *out)
 		nrset_clear(&out->nrs);
 		out->nvia = 0;
 		for (size_t k = 0; k < 3 && models[m].sources[k]; k++) {
-			const struct sp_symbol *src = symbol_named(a->elf,
+			const struct sp_symbol *src = sp_elf_symbol_named(a->elf,
 			    models[m].sources[k]);
 			if (src == NULL)
 				continue;

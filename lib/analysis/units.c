@@ -246,12 +246,10 @@ named_noreturn(const struct sp_elf *elf, uint64_t target, bool *known)
 			*known = true;	/* a PLT stub: only its name tells */
 			return noreturn_name(elf->plt[i].name);
 		}
-	for (size_t i = 0; i < elf->nsyms; i++)
-		if (elf->syms[i].addr == target &&
-		    noreturn_name(elf->syms[i].name)) {
-			*known = true;
-			return true;
-		}
+	if (sp_elf_symbol_at(elf, target, noreturn_name) != NULL) {
+		*known = true;
+		return true;
+	}
 	return false;
 }
 

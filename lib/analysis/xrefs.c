@@ -113,23 +113,20 @@ record(const uint8_t *p, uint64_t o, unsigned j, uint64_t vaddr, uint64_t to,
  * unsigned compare, so both sides are biased by 2^31.
  */
 static bool
-chunk_has_hit(const uint8_t *p, uint64_t o, const uint32_t *k, size_t nk,
-    uint32_t n)
+chunk_has_hit(const uint8_t *p, uint64_t o, uint32_t k, uint32_t n)
 {
 	const __m128i bias = _mm_set1_epi32(INT32_MIN);
 	const __m128i lim = _mm_set1_epi32((int32_t)(n ^ 0x80000000u));
+	const __m128i kk = _mm_set1_epi32((int)k);
 	__m128i any = _mm_setzero_si128();
 
 	for (int j = 0; j < 4; j++) {
 		__m128i d = _mm_loadu_si128((const __m128i *)(p + o + j));
 		__m128i pos = _mm_add_epi32(_mm_set1_epi32((int)(uint32_t)(o +
 		    (uint64_t)j)), _mm_set_epi32(12, 8, 4, 0));
-		__m128i v = _mm_add_epi32(d, pos);
-		for (size_t t = 0; t < nk; t++) {
-			__m128i x = _mm_sub_epi32(v, _mm_set1_epi32((int)k[t]));
-			any = _mm_or_si128(any, _mm_cmplt_epi32(
-			    _mm_xor_si128(x, bias), lim));
-		}
+		__m128i x = _mm_sub_epi32(_mm_add_epi32(d, pos), kk);
+		any = _mm_or_si128(any, _mm_cmplt_epi32(_mm_xor_si128(x, bias),
+		    lim));
 	}
 	return _mm_movemask_epi8(any) != 0;
 }
@@ -152,7 +149,9 @@ scan_rel32_range(const struct sp_segment *s, const uint8_t *p, uint64_t t,
 		uint64_t lim = fast ? o + 16 : s->filesz - 3;
 		if (o >= lim)
 			break;
-		if (fast && !chunk_has_hit(p, o, k, nk, n)) {
+		/* k[j] = k[0] - trailing[j]: one window holds them all. */
+		if (fast && !chunk_has_hit(p, o, k[0] - trailing[nk - 1],
+		    n + trailing[nk - 1])) {
 			o = lim;
 			continue;
 		}

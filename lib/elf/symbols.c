@@ -5,9 +5,11 @@
  * relocations).  All of it is reachable without section headers through
  * PT_DYNAMIC, which is what the loader uses too.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/search.h"
 #include "elf_internal.h"
 
 /* No real object comes near this; it bounds work on corrupt counts. */
@@ -362,16 +364,17 @@ sp_elf_read_symbols(struct sp_elf *elf, const struct sp_elf_build *b,
 		    collect_objects(elf, &stab, &elf->objects,
 		    &elf->nobjects) != 0)
 			return sp_error_set(err, "out of memory");
-	} else if (sp_elf_debug_symtab(elf, &stab)) {
-		/* Stripped, with its symbols installed apart (-dbg): as if
-		 * they had stayed (data objects' extents for globals.c,
-		 * names for the runtime models). */
-		if (collect(elf, &stab, false, &elf->syms, &elf->nsyms) != 0 ||
-		    collect_objects(elf, &stab, &elf->objects,
-		    &elf->nobjects) != 0)
+	} else {
+		/* Stripped, with its symbols installed apart (-dbg): the
+		 * data objects' extents (globals.c).  Not the functions: as
+		 * starts they would cut the file into other units than
+		 * without the package, and their names (runtime models) cost
+		 * libc's scan half again as much for nothing it uses. */
+		if (sp_elf_debug_symtab(elf, &stab) && collect_objects(elf,
+		    &stab, &elf->objects, &elf->nobjects) != 0)
 			return sp_error_set(err, "out of memory");
-	} else if (have_dyn) {
-		if (collect(elf, &dyn, false, &elf->syms, &elf->nsyms) != 0)
+		if (have_dyn && collect(elf, &dyn, false, &elf->syms,
+		    &elf->nsyms) != 0)
 			return sp_error_set(err, "out of memory");
 	}
 	if (b->dt_rela != 0 && b->dt_relasz / sizeof(Elf64_Rela) <= MAX_SYMS) {
@@ -396,4 +399,24 @@ sp_elf_read_symbols(struct sp_elf *elf, const struct sp_elf_build *b,
 	if (collect_plt(elf) != 0)
 		return sp_error_set(err, "out of memory");
 	return 0;
+}
+
+const struct sp_symbol *
+sp_elf_symbol_at(const struct sp_elf *elf, uint64_t addr,
+    bool (*fn)(const char *name))
+{
+	for (size_t i = SP_LOWER_BOUND(elf->syms, elf->nsyms, addr, addr);
+	    i < elf->nsyms && elf->syms[i].addr == addr; i++)
+		if (fn == NULL || fn(elf->syms[i].name))
+			return &elf->syms[i];
+	return NULL;
+}
+
+const struct sp_symbol *
+sp_elf_symbol_named(const struct sp_elf *elf, const char *name)
+{
+	for (size_t i = 0; i < elf->nsyms; i++)
+		if (strcmp(elf->syms[i].name, name) == 0)
+			return &elf->syms[i];
+	return NULL;
 }

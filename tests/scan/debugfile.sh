@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: ISC
 # Separate debug files (lib/elf/debugfile.c).  A stripped copy of the
 # symbol fixture, with its .symtab installed apart as DIR/.build-id/xx/
-# yyyy.debug, must scan exactly like the original; without the debug file
-# (or with another build's under its name) the inference that needs
-# symbols gives up (any number), as it must.  And where this machine has
+# yyyy.debug, must infer what the data objects' extents prove exactly like
+# the original (a global nothing writes, a pointer published through a
+# global); without the debug file (or with another build's under its
+# name) that inference gives up (any number), as it must.  (Function
+# names are not taken from debug files: the runtime models that need
+# them stay the original's.)  And where this machine has
 # libc's debug file (Debian's libc6-dbg), the setxid signal handler's
 # number, read through the global pointer __nptl_setxid publishes, is the
 # setxid family: libc has no site left that may issue any number.
@@ -30,11 +33,16 @@ strip -o "$T/stripped" "$FX"
 scan "" "$FX" >"$T/orig"
 scan "$T/debug" "$T/stripped" >"$T/with"
 scan "" "$T/stripped" >"$T/without"
-if cmp -s "$T/orig" "$T/with"; then
-	echo "ok   stripped + debug file scans like the original"
+# The sites data objects decide: the constant global and the published
+# pointer, at the same addresses as in the original.
+objs='constant    72 fcntl$\|callers     105 setuid, 106 setgid$'
+grep "$objs" "$T/orig" >"$T/orig.objs"
+grep "$objs" "$T/with" >"$T/with.objs"
+if [ "$(wc -l <"$T/orig.objs")" = 3 ] && cmp -s "$T/orig.objs" "$T/with.objs"; then
+	echo "ok   stripped + debug file: what data objects prove, as the original"
 else
 	echo "FAIL stripped + debug file differs from the original:"
-	diff "$T/orig" "$T/with" | sed 's/^/     | /'; fail=1
+	diff "$T/orig.objs" "$T/with.objs" | sed 's/^/     | /'; fail=1
 fi
 n=$(grep -c 'callers     105 setuid, 106 setgid$' "$T/with")
 [ "$n" = 2 ] && echo "ok   published pointer resolved (2 sites)" ||
