@@ -174,9 +174,14 @@ units_build(struct analysis *a)
 		return -1;
 	/* Segments come in file order; lookups need address order.  (Only a
 	 * corrupt file has executable segments that overlap; lookups there
-	 * find one of them, which is all we promise.) */
-	if (a->nunits > 1)
-		qsort(a->units, a->nunits, sizeof(*a->units), unit_cmp);
+	 * find one of them, which is all we promise.)  Mostly sorted
+	 * already. */
+	for (size_t i = 1; i < a->nunits; i++)
+		if (unit_cmp(&a->units[i - 1], &a->units[i]) > 0) {
+			qsort(a->units, a->nunits, sizeof(*a->units),
+			    unit_cmp);
+			break;
+		}
 	return 0;
 }
 
