@@ -20,6 +20,7 @@ void
 flow_free(struct flow_graph *g)
 {
 	free(g->b);
+	free(g->open);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -312,6 +313,13 @@ find_open_ijmps(struct flow_graph *g)
 			val_join(&g->open_ijmp_rax, &st->r[SP_REG_RAX]);
 		}
 		size_t k = 0;
+		if (g->nopen > MAX_OPEN_FNS)
+			continue;	/* too many: every query joins all */
+		if (g->open == NULL && (g->open = calloc(MAX_OPEN_FNS,
+		    sizeof(*g->open))) == NULL) {
+			g->nopen = MAX_OPEN_FNS + 1;
+			continue;
+		}
 		while (k < g->nopen && k < MAX_OPEN_FNS &&
 		    g->open[k].origin != st->origin)
 			k++;

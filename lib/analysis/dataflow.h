@@ -60,10 +60,12 @@ struct flow_graph {
 	 * in its own function, whose start is where the gap's code after a
 	 * terminator begins.  nopen > MAX_OPEN_FNS: too many, use the join. */
 	size_t nopen;
-	struct {
+	struct open_fn {
 		uint64_t origin;
 		struct val rax;
-	} open[MAX_OPEN_FNS];
+	} *open;		/* MAX_OPEN_FNS, allocated at the first: a
+				   graph lives in every unit, most never
+				   solved */
 };
 
 /* Asked about calls whose fall-through would join another path: true when
