@@ -79,4 +79,21 @@ want thread-ok 0
 want jit "159 3"
 n=$(grep -c '^syspin: attack\[[0-9]*\]: pinsyscalls addr 0x' "$T/out")
 [ "$n" -ge 4 ] || { echo "FAIL $n diagnostic lines, want one per kill"; fail=1; }
+
+# --audit past the limit: the checked call runs, and is reported once.
+cat >"$T/audit.sh" <<'EOS'
+level=$1
+[ "$level" -lt "$DEPTH" ] && exec /bin/sh "$0" $((level + 1))
+"$ATTACK" own-nr >/dev/null 2>&1
+echo "attack own-nr $?"
+EOS
+DEPTH=$DEPTH ATTACK=$ATTACK "$SYSPIN" run --audit --cache-dir "$T/cache" \
+    /bin/sh "$T/audit.sh" 1 >"$T/out" 2>&1
+if grep -q '^attack own-nr 0$' "$T/out" && [ "$(grep -c \
+    '^syspin: audit: attack\[[0-9]*\]: .*code 59 (execve): not pinned here.*checked by the supervisor' \
+    "$T/out")" = 1 ]; then
+	echo "ok   --audit at level $DEPTH: the call runs, one report"
+else
+	echo "FAIL --audit at level $DEPTH"; sed 's/^/     | /' "$T/out"; fail=1
+fi
 exit $fail
