@@ -326,7 +326,7 @@ unreport(struct rt *rt)
 
 	if (dir == NULL)
 		return;
-	snprintf(path, sizeof(path), "%s/%ld.layout", dir, (long)getpid());
+	sp_report_path(dir, (long)getpid(), path, sizeof(path));
 	(void)unlink(path);
 }
 

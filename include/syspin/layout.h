@@ -169,6 +169,12 @@ int sp_report_write(int fd, const struct sp_layout *lo,
 /* Writes DIR/PID.layout (sp_report_write); -1 with errno on failure. */
 int sp_report_save(const char *dir, long pid, const struct sp_layout *lo,
     const struct sp_placement *pl);
+/* DIR/PID.layout, the report of process pid. */
+void sp_report_path(const char *dir, long pid, char *buf, size_t size);
+/* A numeric field ("Tgid", "CapEff", ...) of /proc/PID/status, in base;
+ * -1 when unknown. */
+int sp_proc_status(pid_t pid, const char *field, int base,
+    unsigned long long *value);
 /* Seccomp_filters of a process, from /proc/PID/status; -1 unknown. */
 long sp_filters_pid(pid_t pid);
 /* Building a layout (self.c, and the supervisor's for another process):

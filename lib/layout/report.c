@@ -178,11 +178,12 @@ sp_report_read(const char *path, struct sp_layout *lo,
 	return ret;
 }
 
-/* Seccomp_filters of a process, from /proc/PID/status; -1 unknown. */
-long
-sp_filters_pid(pid_t pid)
+int
+sp_proc_status(pid_t pid, const char *field, int base,
+    unsigned long long *value)
 {
 	char path[64], buf[4096], *p;
+	size_t len = strlen(field);
 	ssize_t n;
 	int fd;
 
@@ -194,9 +195,27 @@ sp_filters_pid(pid_t pid)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	if ((p = strstr(buf, "Seccomp_filters:")) == NULL)
-		return -1;
-	return strtol(p + 16, NULL, 10);
+	for (p = buf; p != NULL; p = (p = strchr(p, '\n')) ? p + 1 : NULL)
+		if (strncmp(p, field, len) == 0 && p[len] == ':') {
+			*value = strtoull(p + len + 1, NULL, base);
+			return 0;
+		}
+	return -1;
+}
+
+long
+sp_filters_pid(pid_t pid)
+{
+	unsigned long long n;
+
+	return sp_proc_status(pid, "Seccomp_filters", 10, &n) == 0 ?
+	    (long)n : -1;
+}
+
+void
+sp_report_path(const char *dir, long pid, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/%ld.layout", dir, pid);
 }
 
 int
@@ -206,7 +225,7 @@ sp_report_save(const char *dir, long pid, const struct sp_layout *lo,
 	char path[4200];
 	int fd, rc;
 
-	snprintf(path, sizeof(path), "%s/%ld.layout", dir, pid);
+	sp_report_path(dir, pid, path, sizeof(path));
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 	    0600);
 	if (fd == -1)

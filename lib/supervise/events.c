@@ -55,8 +55,8 @@ refuse(pid_t pid, const char *why)
 static void
 report_path(const struct sup *s, pid_t pid, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s/%ld.layout", s->o->pin.reportdir ?
-	    s->o->pin.reportdir : "/nonexistent", (long)pid);
+	sp_report_path(s->o->pin.reportdir ? s->o->pin.reportdir :
+	    "/nonexistent", (long)pid, buf, size);
 }
 
 int

@@ -16,10 +16,10 @@
  * Returns 1 (allowed), 0, or -1 when the thread was killed meanwhile.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/user.h>
@@ -72,26 +72,23 @@ export_at(const struct sup *s, const struct sp_object *o, uint64_t ip)
 static bool
 mapping_of(pid_t pid, uint64_t addr, char *path, size_t size)
 {
-	char maps[64], line[4400], perm[8];
-	uint64_t lo, hi;
+	struct sp_map *m;
+	struct sp_error err;
+	char maps[64];
 	bool found = false;
-	int n;
-	FILE *f;
+	size_t n;
 
 	snprintf(maps, sizeof(maps), "/proc/%ld/maps", (long)pid);
-	if ((f = fopen(maps, "re")) == NULL)
+	if (sp_maps_read(maps, &m, &n, &err) == -1)
 		return false;
-	while (!found && fgets(line, sizeof(line), f) != NULL) {
-		n = 0;
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %*s %n",
-		    &lo, &hi, perm, &n) != 3 || n == 0 || addr < lo ||
-		    addr >= hi || perm[2] != 'x' || line[n] != '/')
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(path, size, "%s", line + n);
-		found = strstr(path, " (deleted)") == NULL;
-	}
-	fclose(f);
+	for (size_t i = 0; i < n && !found; i++)
+		if (addr >= m[i].start && addr < m[i].end &&
+		    (m[i].prot & PROT_EXEC) && m[i].kind == SP_MAP_FILE &&
+		    !m[i].deleted) {
+			snprintf(path, size, "%s", m[i].path);
+			found = true;
+		}
+	sp_maps_free(m, n);
 	return found;
 }
 

@@ -126,21 +126,10 @@ pin_call(struct job *j, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
 static bool
 has_sys_admin(pid_t pid)
 {
-	char path[64], buf[4096], *p;
-	ssize_t n;
-	int fd;
+	unsigned long long cap;
 
-	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	if ((p = strstr(buf, "CapEff:")) == NULL)
-		return false;
-	return (strtoull(p + 7, NULL, 16) >> CAP_SYS_ADMIN) & 1;
+	return sp_proc_status(pid, "CapEff", 16, &cap) == 0 &&
+	    ((cap >> CAP_SYS_ADMIN) & 1);
 }
 
 /* Room for the programs and their sock_fprogs: the stack, else a mapping. */

@@ -68,24 +68,26 @@ get_info(pid_t pid, struct __ptrace_syscall_info *si, struct sp_violation *v)
  *   (which passed the call, being newer): that filter speaks for mappings
  *   that are gone, e.g. a non-PIE image exec'd where another was;
  * - otherwise the image's own filter: a violation.
- * Returns the action the call gets.
+ * Returns the action the call gets;
+ * *checked: the whole program was evaluated here.
  */
 static uint32_t
-verdict(struct sup *s, pid_t pid, const struct __ptrace_syscall_info *si)
+verdict(struct sup *s, pid_t pid, const struct __ptrace_syscall_info *si,
+    bool *checked)
 {
 	struct proc *p = sup_proc(s, pid, false);
 	long data = (long)si->seccomp.ret_data;
-	bool checked;
 
+	*checked = false;
 	if (p == NULL)
 		return SECCOMP_RET_TRACE;
-	checked = p->chk != NULL && data == p->chk->data;
-	if (!checked && p->trace_all >= 0 && data == p->trace_all) {
+	*checked = p->chk != NULL && data == p->chk->data;
+	if (!*checked && p->trace_all >= 0 && data == p->trace_all) {
 		if (p->kpinned)
 			return SECCOMP_RET_ALLOW;
-		checked = p->chk != NULL;
+		*checked = p->chk != NULL;
 	}
-	if (checked)
+	if (*checked)
 		return sp_bpf_eval_all(p->chk->progs, p->chk->nprogs,
 		    (uint32_t)si->seccomp.nr, si->arch,
 		    si->instruction_pointer, si->seccomp.args);
@@ -161,59 +163,68 @@ first_time(struct sup *s, const char *key)
  * ancestor's (the runtime and pin.c both put it there).
  */
 static bool
-inherited_filter(struct sup *s, pid_t pid)
+inherited_filter(struct sup *s, pid_t pid, long data)
 {
 	struct proc *p = sup_proc(s, pid, false);
-	unsigned long data;
 
-	if (p == NULL || p->filters0 <= 0 ||
-	    ptrace(PTRACE_GETEVENTMSG, pid, 0, &data) == -1)
-		return false;
-	return (long)data < p->filters0;
+	return p != NULL && p->filters0 > 0 && data < p->filters0;
 }
 
 /* The process of thread tid: reports are per process. */
 static long
 tgid_of(pid_t tid)
 {
-	char path[64], line[128];
-	long tgid = tid;
-	FILE *f;
+	unsigned long long tgid;
 
-	snprintf(path, sizeof(path), "/proc/%ld/status", (long)tid);
-	if ((f = fopen(path, "re")) == NULL)
-		return tgid;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
+	return sp_proc_status(tid, "Tgid", 10, &tgid) == 0 ? (long)tgid :
+	    (long)tid;
+}
+
+/* The report of pid's process, read once per violation. */
+struct report {
+	bool have;
+	struct sp_layout lo;
+	struct sp_placement pl;
+};
+
+static void
+report_read(const struct sup *s, pid_t pid, struct report *r)
+{
+	struct sp_error err;
+	char path[4200];
+
+	r->have = false;
+	if (s->o->pin.reportdir == NULL)
+		return;
+	sp_report_path(s->o->pin.reportdir, tgid_of(pid), path, sizeof(path));
+	r->have = sp_report_read(path, &r->lo, &r->pl, &err) == 0;
+}
+
+static void
+report_free(struct report *r)
+{
+	if (r->have) {
+		sp_layout_free(&r->lo);
+		sp_placement_free(&r->pl);
+	}
 }
 
 static void
 explain(struct sup *s, pid_t pid, const struct sp_violation *v,
-    bool checked)
+    const struct report *r, long data, bool checked)
 {
-	struct sp_layout lo;
-	struct sp_placement pl;
-	struct sp_error err;
-	char path[4200], comm[64], exe[4096], name[64], line[2048];
+	char comm[64], exe[4096], name[64], line[2048];
 	char site[4400], key[8600];
 	struct user_regs_struct regs;
-	bool rep;
 
-	snprintf(path, sizeof(path), "%s/%ld.layout", s->o->pin.reportdir,
-	    tgid_of(pid));
-	rep = s->o->pin.reportdir != NULL &&
-	    sp_report_read(path, &lo, &pl, &err) == 0;
 	sup_comm(pid, comm, sizeof(comm));
 	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
 	sp_diag_format(line, sizeof(line), comm, pid, v,
-	    rep ? &lo : NULL, rep ? &pl : NULL, name);
+	    r->have ? &r->lo : NULL, r->have ? &r->pl : NULL, name);
 	if (checked)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 		    " [checked by the supervisor: no room for the whole filter]");
-	else if (inherited_filter(s, pid))
+	else if (inherited_filter(s, pid, data))
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 		    " [refused by a filter of an earlier image of this "
 		    "process or an ancestor: a non-PIE image where that one "
@@ -224,16 +235,12 @@ explain(struct sup *s, pid_t pid, const struct sp_violation *v,
 		fprintf(stderr, "syspin: %s\n", line);
 	else {
 		read_link(pid, "exe", exe, sizeof(exe));
-		site_of(rep ? &lo : NULL, v->ip - 2, site, sizeof(site));
+		site_of(r->have ? &r->lo : NULL, v->ip - 2, site, sizeof(site));
 		snprintf(key, sizeof(key), "%s %" PRIu32 " %s %s", exe,
 		    v->nr, v->arch == SP_AUDIT_ARCH_I386 ? "i386" : "", site);
 		if (first_time(s, key))
 			fprintf(stderr, "syspin: audit: %s (program %s)\n",
 			    line, exe);
-	}
-	if (rep) {
-		sp_layout_free(&lo);
-		sp_placement_free(&pl);
 	}
 }
 
@@ -255,28 +262,6 @@ doom(struct sup *s, pid_t pid)
 hard:
 	kill(pid, SIGKILL);
 	return -1;
-}
-
-/* A number an object dlopen'ed later passes to libc's syscall() (later.c). */
-static int
-later_import(struct sup *s, pid_t pid, const struct sp_violation *v)
-{
-	struct sp_layout lo;
-	struct sp_placement pl;
-	struct sp_error err;
-	char path[4200];
-	int ok;
-
-	if (s->o->pin.reportdir == NULL)
-		return 0;
-	snprintf(path, sizeof(path), "%s/%ld.layout", s->o->pin.reportdir,
-	    tgid_of(pid));
-	if (sp_report_read(path, &lo, &pl, &err) == -1)
-		return 0;
-	ok = sup_later_import(s, pid, v, &lo);
-	sp_layout_free(&lo);
-	sp_placement_free(&pl);
-	return ok;
 }
 
 /*
@@ -314,7 +299,10 @@ sup_on_violation(struct sup *s, pid_t pid)
 {
 	struct __ptrace_syscall_info si;
 	struct user_regs_struct regs;
+	struct report rep;
 	struct sp_violation v;
+	bool checked = false;
+	int later;
 	struct proc *p = sup_proc(s, pid, false);
 	uint32_t action;
 
@@ -328,7 +316,8 @@ sup_on_violation(struct sup *s, pid_t pid)
 		return 0;
 	}
 	action = si.seccomp.ret_data == SP_BPF_REFUSE_DATA ?
-	    SECCOMP_RET_TRACE | SP_BPF_REFUSE_DATA : verdict(s, pid, &si);
+	    SECCOMP_RET_TRACE | SP_BPF_REFUSE_DATA :
+	    verdict(s, pid, &si, &checked);
 	if (action == (SECCOMP_RET_TRACE | SP_BPF_REFUSE_DATA))
 		return refuse_memory(s, pid, &v);
 	switch (action & SECCOMP_RET_ACTION_FULL) {
@@ -348,18 +337,14 @@ sup_on_violation(struct sup *s, pid_t pid)
 	 * never run, and there is nothing to report. */
 	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) == -1 && errno == ESRCH)
 		return -1;
-	switch (later_import(s, pid, &v)) {
-	case 1:
-		return 0;
-	case -1:
-		return -1;
-	default:
-		break;
-	}
-	p = sup_proc(s, pid, false);
-	explain(s, pid, &v, p != NULL && p->chk != NULL &&
-	    ((long)si.seccomp.ret_data == p->chk->data ||
-	    (long)si.seccomp.ret_data == p->trace_all));
+	report_read(s, pid, &rep);
+	/* A number an object dlopen'ed later passes to syscall(). */
+	later = rep.have ? sup_later_import(s, pid, &v, &rep.lo) : 0;
+	if (later == 0)
+		explain(s, pid, &v, &rep, (long)si.seccomp.ret_data, checked);
+	report_free(&rep);
+	if (later != 0)
+		return later == 1 ? 0 : -1;
 	s->last_ip = v.ip;
 	s->last_nr = v.nr;
 	s->last_pid = pid;
