@@ -383,12 +383,29 @@ static const struct attack attacks[] = {
 	  true },
 };
 
+/* int $0x80 from an unpinned process: some kernels (IA-32 emulation
+ * off, some hypervisors) fault on it before any filter runs. */
+static int
+int80_probe(void *arg)
+{
+	(void)arg;
+	signal(SIGSEGV, SIG_DFL);	/* cmocka's handler would go on */
+	return stub(0x300)(20) > 0 ? 0 : 1;
+}
+
 static void
 test_attacks(void **state)
 {
+	bool int80;
+
 	(void)state;
 	make_code();
+	int80 = WIFEXITED(in_child(int80_probe, NULL));
+	if (!int80)
+		print_message("skipping the int $0x80 cases: it faults here\n");
 	for (size_t i = 0; i < sizeof(attacks) / sizeof(*attacks); i++) {
+		if (!int80 && attacks[i].off == 0x300)
+			continue;
 		int status = in_child(attack, (void *)&attacks[i]);
 
 		if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGSYS)

@@ -38,8 +38,14 @@ au /bin/sh -c '"$0" libc-wrong-nr; "$0" libc-wrong-nr' "$ATTACK"
 check "dynamic, two processes" 0 1 $?
 grep -q 'code 59 (execve): not pinned here' "$T/out" ||
     { echo "FAIL no execve line"; fail=1; }
-au "$SA" int80
-check "int 0x80" 0 1 $?
+# Without IA-32 emulation int $0x80 faults (SIGSEGV) before any filter.
+"$SA" int80 >/dev/null 2>&1
+if [ $? = 139 ]; then
+	echo "skip int 0x80: it faults on this machine (no IA-32 emulation)"
+else
+	au "$SA" int80
+	check "int 0x80" 0 1 $?
+fi
 "$SYSPIN" run --cache-dir "$T/cache" "$SA" attack2 >"$T/out" 2>&1
 check "enforcing, the same program" 159 0 $?
 exit $fail
