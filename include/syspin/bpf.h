@@ -11,27 +11,44 @@
  *
  *  1. arch x86-64 with nr & 0x40000000 is the x32 ABI, arch i386 is
  *     `int 0x80`; any other arch is a violation.
- *  2. (abi, nr, ip) pinned: allowed, go to 5.
- *  3. x32 or i386 and not pinned: violation, wherever ip is.
- *  4. x86-64 and not pinned: ip in any_ips: allowed; ip inside a range:
- *     violation; ip outside every range: violation with SP_BPF_STRICT,
- *     else allowed (only an image exec'd later can be there).
- *  5. Allowed calls that make executable memory (unless SP_BPF_ALLOW_JIT)
- *     fail with EACCES: mmap with PROT_EXEC and (MAP_ANONYMOUS or
- *     PROT_WRITE); mprotect/pkey_mprotect with PROT_EXEC; shmat with
- *     SHM_EXEC; personality setting READ_IMPLIES_EXEC (it turns PROT_READ
- *     into PROT_EXEC).  With SP_BPF_STRICT every PROT_EXEC mmap fails, and
- *     execve/execveat fail too (even with SP_BPF_ALLOW_JIT).
- *     A file-backed, non-writable PROT_EXEC mmap stays allowed without
- *     SP_BPF_STRICT: dlopen needs it.  The filter cannot tell which file an
- *     fd names, so mapping a memfd (or any writable file) twice, once
- *     writable and once executable, still yields new code: only
- *     SP_BPF_STRICT closes that hole.  remap_file_pages cannot change
- *     protections and only works on shared mappings, so it adds nothing.
+ *  2. The rules every call obeys, wherever it comes from (later images
+ *     included): no TIOCSTI/TIOCLINUX (typing into the terminal), no
+ *     seccomp listener (a USER_NOTIF filter would outrank our TRACE), no
+ *     KEYCTL_GET_PERSISTENT (the cache's key), no ARCH_MAP_VDSO_* (a new
+ *     vDSO is new code); with SP_BPF_NO_PTRACE no ptrace but TRACEME, no
+ *     process_vm_readv/writev, no pidfd_getfd (where no Landlock domain
+ *     scopes them); with SP_BPF_GUARD the supervisor's guard: clone with
+ *     CLONE_UNTRACED and SP_GUARD_KILL_NR are killed, clone3 fails with
+ *     ENOSYS (its flags are in memory).  Refused: `deny`.
+ *  3. (abi, nr, ip) pinned: the call may run, subject to the image's own
+ *     rules (5), those of a loader site (SP_BPF_PIN_LOADER) included.
+ *  4. x32 or i386 and not pinned: violation.  x86-64, not pinned: ip in
+ *     any_ips: the image's own rules; ip inside a range of the image or
+ *     inside the late-code band: violation; elsewhere: allowed (only an
+ *     image exec'd later can be there), or a violation with SP_BPF_STRICT
+ *     or SP_BPF_OUTSIDE.
+ *  5. The image's own rules, for calls from its sites: no executable
+ *     memory outside the band.  mmap with PROT_EXEC: refused with
+ *     SP_BPF_STRICT, and (without SP_BPF_ALLOW_JIT) when anonymous or
+ *     writable; with MAP_FIXED(_NOREPLACE) allowed only inside the band
+ *     (or, from a loader site, inside `slots`, where the start-up objects
+ *     go); without, `place` (the supervisor or the runtime maps it in the
+ *     band).  A loader site's mmap without MAP_FIXED of a file or of
+ *     PROT_NONE memory (ld.so reserving room for an object): `place`.
+ *     MAP_GROWSDOWN: refused.  mprotect/pkey_mprotect with PROT_EXEC:
+ *     refused without SP_BPF_ALLOW_JIT, else allowed inside the band (or
+ *     from a loader site inside `slots`).  mremap of the image's ranges:
+ *     refused; of band memory: only within the band.  shmat with SHM_EXEC
+ *     and personality(READ_IMPLIES_EXEC): refused.  execve/execveat:
+ *     refused with SP_BPF_STRICT or SP_BPF_NO_EXEC.  Refused: `refuse`.
+ *     "Inside" an area means addr in [start, end) and len < 4 GiB: the
+ *     caller keeps 4 GiB of room behind `end` (SP_BAND_MARGIN).
  *
- * Numbers and argument rules per ABI (i386 old mmap and ipc take their
- * arguments through memory: pinned, they fail with EACCES unless
- * SP_BPF_ALLOW_JIT) are in lib/bpf/policy.c.
+ * So code that appears after pinning (a second mapping of libc, a memfd,
+ * dlopen, JIT memory) lands in the band and makes no system call of its
+ * own, exactly as on OpenBSD, while exec'd images keep working.
+ *
+ * Numbers and argument rules per ABI are in lib/bpf/policy.c.
  */
 #ifndef SYSPIN_BPF_H
 #define SYSPIN_BPF_H
@@ -60,7 +77,33 @@ struct sp_bpf_pin {
 	uint32_t nr;
 	uint64_t ip;
 	uint8_t abi;		/* SP_ABI_* */
+	uint8_t flags;		/* SP_BPF_PIN_* */
 };
+
+/*
+ * The number the supervisor puts in orig_rax to kill a tracee stopped at a
+ * violation: with SP_BPF_GUARD a filter answers SECCOMP_RET_KILL_PROCESS
+ * for it when the kernel re-checks the call after the stop.  No real
+ * system call has it.
+ */
+#define SP_GUARD_KILL_NR 0xdead
+
+/* A site of the image's loader (ld.so): its mmap places new objects. */
+#define SP_BPF_PIN_LOADER 0x01u
+
+/*
+ * The late-code band: address space the kernel never chooses for an
+ * image at exec, nor ld.so for its objects (mmap_base is near the top,
+ * PIE executables near 0x555555554000, the legacy layout starts at
+ * 0x2aaaaaaab000, ASan's shadow ends at 0x10007fff8000).  Every executable
+ * mapping made after an image was pinned is placed here, and no system
+ * call may come from it.  It is the same in every image, so that one
+ * image's filter never stops a later image's start-up code.  Mappings
+ * are placed below SP_BAND_END - SP_BAND_MARGIN (see 5. above).
+ */
+#define SP_BAND_START	0x110000000000ull
+#define SP_BAND_END	0x290000000000ull
+#define SP_BAND_MARGIN	(1ull << 32)
 
 /* An executable range of the pinned image: [start, end). */
 struct sp_bpf_range {
@@ -76,6 +119,9 @@ struct sp_bpf_range {
 #define SP_BPF_OUTSIDE    0x08u	/* IP outside the ranges is a violation,
 				   nothing else changes (a smaller filter
 				   that must stop what it cannot judge) */
+#define SP_BPF_GUARD      0x10u	/* the supervisor's guard rules (2.) */
+#define SP_BPF_NO_PTRACE  0x20u	/* no ptrace & co. (2.): no Landlock */
+#define SP_BPF_NO_EXEC    0x40u	/* execve/execveat refused */
 
 struct sp_bpf_input {
 	const struct sp_bpf_pin *pins;	/* any order; duplicates allowed */
@@ -84,6 +130,8 @@ struct sp_bpf_input {
 	size_t nany_ips;
 	const struct sp_bpf_range *ranges; /* pinned executable mappings */
 	size_t nranges;
+	struct sp_bpf_range band;	/* late code: SP_BAND_*, or {0, 0} */
+	struct sp_bpf_range slots;	/* where loader sites may map code */
 	unsigned flags;
 	/*
 	 * Action on violation: 0 means SECCOMP_RET_KILL_PROCESS (or
@@ -101,10 +149,20 @@ struct sp_bpf_input {
 	 * the call with EACCES itself.
 	 */
 	uint32_t refuse;
+	/* What a call the rules of 2. refuse gets: 0 means ERRNO | EPERM
+	 * (the supervisor: TRACE | SP_BPF_DENY_DATA, to say why once). */
+	uint32_t deny;
+	/* What a mapping that must go into the band gets: 0 means ERRNO |
+	 * EACCES (nobody can place it); the supervisor asks for TRACE |
+	 * SP_BPF_PLACE_DATA, the runtime alone TRAP | SP_BPF_PLACE_DATA. */
+	uint32_t place;
 };
 
-/* TRACE data of a memory-rule refusal (filter data counts filters). */
+/* SECCOMP_RET_DATA of our non-violation stops (violations carry 0).  The
+ * supervisor never believes them: it evaluates the program itself. */
 #define SP_BPF_REFUSE_DATA 0xffffu
+#define SP_BPF_DENY_DATA 0xfffeu
+#define SP_BPF_PLACE_DATA 0xfffdu
 
 /* A program ready for seccomp: at most BPF_MAXINSNS instructions. */
 struct sp_bpf_prog {

@@ -142,7 +142,7 @@ int sp_pin_process(pid_t pid, const struct sp_pin_opts *o, long trace_all,
  * violation: the guard answers SECCOMP_RET_KILL_PROCESS for it when the
  * kernel re-checks the call after the stop.  No real system call has it.
  */
-#define SP_GUARD_KILL_NR 0xdead
+
 
 /*
  * A small filter for the whole tree: SP_GUARD_KILL_NR is killed (with

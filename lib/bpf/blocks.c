@@ -65,24 +65,38 @@ void
 exits_emit(struct pgen *g, struct exits *x, uint32_t frag)
 {
 	struct exit *e;
-	size_t i, j;
+	size_t i, j, r;
 
 	for (i = 0; i < x->n; i++) {
 		e = &x->e[i];
 		for (j = 0; j < e->n; j++)
 			asm_bind(&g->a, e->labels[j], frag);
-		if (e->target == g->viol)
-			asm_ret(&g->a, frag, g->in->action);
-		else if (e->target == g->allow)
-			asm_ret(&g->a, frag, SECCOMP_RET_ALLOW);
-		else if (e->target == g->eacces)
-			asm_ret(&g->a, frag, g->in->refuse);
+		for (r = 0; r < NRET && e->target != g->ret[r]; r++)
+			;
+		if (r < NRET)
+			asm_ret(&g->a, frag, g->retval[r]);
 		else
 			asm_emit(&g->a, frag, BPF_JMP | BPF_JA, 0, e->target,
 			    e->target);
 		free(e->labels);
 	}
 	x->n = 0;
+}
+
+static bool
+is_ret(const struct pgen *g, uint32_t label)
+{
+	for (size_t r = 0; r < NRET; r++)
+		if (g->ret[r] == label)
+			return true;
+	return false;
+}
+
+/* A continuation that may be a return goes through the chunk's exits. */
+static uint32_t
+via_exit(struct pgen *g, struct exits *x, uint32_t label)
+{
+	return is_ret(g, label) ? exit_label(g, x, label) : label;
 }
 
 static bool
@@ -102,8 +116,8 @@ in_list(const uint64_t *v, size_t n, uint64_t x)
 	return false;
 }
 
-static bool
-in_ranges(const struct norm *in, uint64_t ip)
+bool
+norm_in_ranges(const struct norm *in, uint64_t ip)
 {
 	size_t lo = 0, hi = in->nranges;
 
@@ -123,7 +137,7 @@ in_ranges(const struct norm *in, uint64_t ip)
 
 struct np_ctx {
 	const struct pgen *g;
-	uint32_t pass, viol;
+	uint32_t own, outside, viol;
 };
 
 static uint32_t
@@ -133,33 +147,51 @@ np_label(void *ctx, uint64_t ip)
 	const struct norm *in = c->g->in;
 
 	if (in_list(in->any, in->nany, ip))
-		return c->pass;
-	if (in_ranges(in, ip))
+		return c->own;
+	if (norm_in_ranges(in, ip) || (ip >= in->band.start &&
+	    ip < in->band.end))
 		return c->viol;
-	return in->flags & (SP_BPF_STRICT | SP_BPF_OUTSIDE) ? c->viol : c->pass;
+	return in->flags & (SP_BPF_STRICT | SP_BPF_OUTSIDE) ? c->viol :
+	    c->outside;
 }
 
+/*
+ * The block a call of (abi, nr) goes to when its site is not pinned for
+ * it: from an any-number site, the image's own rules; from the image or
+ * the band, a violation; from elsewhere (a later image), the rules of
+ * every call.  One per distinct pair of rules.
+ */
 uint32_t
-notpin(struct pgen *g, struct cont c)
+notpin(struct pgen *g, int abi, uint32_t nr)
 {
 	const struct norm *in = g->in;
-	struct np_ctx ctx = { g, 0, 0 };
+	struct cont own = policy_cont(abi, nr, CLS_OWN, in->flags);
+	struct cont out = policy_cont(abi, nr, CLS_OUTSIDE, in->flags);
+	struct np_ctx ctx = { g, 0, 0, 0 };
 	struct segs s = { NULL, 0 };
 	struct exits x = { .n = 0 };
 	uint64_t *br;
-	uint32_t nf, cf, l;
+	uint32_t nf, cf, of, l;
 	size_t i, n = 0;
 
-	for (i = 0; i < g->nnp; i++)
-		if (g->np[i].c.kind == c.kind && g->np[i].c.mask == c.mask)
+	for (i = 0; i < g->nnp; i += 2)
+		if (cont_equal(g->np[i].c, own) &&
+		    cont_equal(g->np[i + 1].c, out))
 			return g->np[i].label;
+	if (g->nnp + 2 > sizeof(g->np) / sizeof(*g->np) ||
+	    g->ntail + 3 > sizeof(g->tail) / sizeof(*g->tail)) {
+		g->a.oom = true;
+		return g->ret[RET_VIOL];
+	}
 	nf = asm_frag(&g->a);
 	cf = asm_frag(&g->a);
-	ctx.pass = emit_cont(&g->a, cf, c, g->allow, g->eacces);
-	if (ctx.pass == g->allow || ctx.pass == g->eacces)
-		ctx.pass = exit_label(g, &x, ctx.pass);
-	ctx.viol = exit_label(g, &x, g->viol);
-	if ((br = calloc(2 * (in->nany + in->nranges), sizeof(*br))) == NULL)
+	of = asm_frag(&g->a);
+	ctx.own = via_exit(g, &x, emit_cont(g, cf, own, g->ret[RET_ALLOW]));
+	ctx.outside = via_exit(g, &x, emit_cont(g, of, out,
+	    g->ret[RET_ALLOW]));
+	ctx.viol = exit_label(g, &x, g->ret[RET_VIOL]);
+	if ((br = calloc(2 * (in->nany + in->nranges) + 2, sizeof(*br))) ==
+	    NULL)
 		goto oom;
 	for (i = 0; i < in->nany; i++) {
 		br[n++] = in->any[i];
@@ -170,6 +202,8 @@ notpin(struct pgen *g, struct cont c)
 		br[n++] = in->ranges[i].start;
 		br[n++] = in->ranges[i].end;
 	}
+	br[n++] = in->band.start;
+	br[n++] = in->band.end;
 	if (segs_build(&s, br, n, np_label, &ctx) == -1)
 		goto oom;
 	l = asm_label(&g->a);
@@ -179,23 +213,25 @@ notpin(struct pgen *g, struct cont c)
 	exits_emit(g, &x, nf);
 	segs_free(&s);
 	free(br);
-	g->np[g->nnp++] = (struct notpin){ c, l };
+	g->np[g->nnp++] = (struct notpin){ own, l };
+	g->np[g->nnp++] = (struct notpin){ out, l };
 	g->tail[g->ntail++] = nf;
 	g->tail[g->ntail++] = cf;
+	g->tail[g->ntail++] = of;
 	return l;
 oom:
 	exits_emit(g, &x, nf);
 	segs_free(&s);
 	free(br);
 	g->a.oom = true;
-	return g->viol;
+	return g->ret[RET_VIOL];
 }
 
 /* ---- one number's block ---- */
 
 struct blk_ctx {
 	const struct unit *u;
-	uint32_t pass, miss;
+	uint32_t pass[2], miss;
 };
 
 static uint32_t
@@ -206,9 +242,11 @@ blk_label(void *ctx, uint64_t ip)
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (c->u->p[mid].ip == ip)
-			return c->pass;
-		if (c->u->p[mid].ip < ip)
+		const struct npin *p = &c->u->p[mid];
+		if (p->ip == ip)
+			return c->pass[p->flags & SP_BPF_PIN_LOADER ?
+			    CLS_LOADER : CLS_OWN];
+		if (p->ip < ip)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -224,12 +262,33 @@ abi_of(uint64_t key)
 	return key & SP_BPF_X32_BIT ? SP_ABI_X32 : SP_ABI_X86_64;
 }
 
+/* The continuation of sites of class cls (a return: through an exit). */
+static void
+make_pass(struct pgen *g, struct unit *u, int abi, enum site_class cls,
+    struct blk_ctx *ctx)
+{
+	struct cont c = policy_cont(abi, u->nr, cls, g->in->flags);
+	uint32_t l;
+
+	if (cls == CLS_LOADER && cont_equal(c, policy_cont(abi, u->nr,
+	    CLS_OWN, g->in->flags))) {
+		u->pass[cls] = u->pass[CLS_OWN];
+		u->pass_far[cls] = false;	/* shares the own exit */
+		ctx->pass[cls] = ctx->pass[CLS_OWN];
+		return;
+	}
+	l = emit_cont(g, u->cf, c, g->ret[RET_ALLOW]);
+	u->pass_far[cls] = is_ret(g, l);
+	u->pass_target[cls] = l;
+	u->pass[cls] = u->pass_far[cls] ? asm_label(&g->a) : l;
+	ctx->pass[cls] = u->pass[cls];
+}
+
 int
 make_block(struct pgen *g, struct unit *u)
 {
 	int abi = abi_of(g->kbase + u->nr);
-	struct cont c = policy_cont(abi, u->nr, g->in->flags);
-	struct blk_ctx ctx = { u, 0, 0 };
+	struct blk_ctx ctx = { u, { 0, 0 }, 0 };
 	struct segs s = { NULL, 0 };
 	uint64_t *br;
 	size_t i, n = 0;
@@ -237,14 +296,10 @@ make_block(struct pgen *g, struct unit *u)
 
 	u->cf = asm_frag(&g->a);
 	u->bf = asm_frag(&g->a);
-	ctx.pass = emit_cont(&g->a, u->cf, c, g->allow, g->eacces);
-	if (ctx.pass == g->allow || ctx.pass == g->eacces) {
-		/* a return: through the chunk's exits */
-		u->pass_target = ctx.pass;
-		u->pass_far = true;
-		ctx.pass = u->pass_exit = asm_label(&g->a);
-	}
-	u->miss_target = abi == SP_ABI_X86_64 ? notpin(g, c) : g->viol;
+	make_pass(g, u, abi, CLS_OWN, &ctx);
+	make_pass(g, u, abi, CLS_LOADER, &ctx);
+	u->miss_target = abi == SP_ABI_X86_64 ? notpin(g, abi, u->nr) :
+	    g->ret[RET_VIOL];
 	ctx.miss = u->miss_exit = asm_label(&g->a);
 	if ((br = calloc(2 * u->np, sizeof(*br))) == NULL)
 		return -1;
@@ -264,4 +319,3 @@ out:
 	free(br);
 	return rc;
 }
-

@@ -87,26 +87,9 @@ size_t tree_nodes(const struct seg *, size_t n);
 void tree_emit(struct asm_ctx *, uint32_t frag, const struct seg *,
     size_t n, cut_fn *, void *ctx);
 int classify64(struct asm_ctx *, uint32_t frag, const struct segs *);
-
-/* policy.c */
-enum cont_kind {
-	C_ALLOW,	/* nothing to check */
-	C_DENY,		/* EACCES */
-	C_ARG2_MASK,	/* args[2] & mask: EACCES */
-	C_MMAP,		/* PROT_EXEC and (PROT_WRITE or MAP_ANONYMOUS) */
-	C_PERSONA,	/* sets READ_IMPLIES_EXEC: EACCES */
-};
-
-struct cont {
-	enum cont_kind kind;
-	uint32_t mask;
-};
-
-struct cont policy_cont(int abi, uint32_t nr, unsigned flags);
-/* Numbers with a rule of their own for abi, ending with UINT32_MAX. */
-const uint32_t *policy_numbers(int abi);
-uint32_t emit_cont(struct asm_ctx *, uint32_t frag, struct cont,
-    uint32_t l_allow, uint32_t l_eacces);
+/* The same over the 64-bit argument whose low word is at off. */
+int classify64_at(struct asm_ctx *, uint32_t frag, const struct segs *,
+    uint32_t off);
 
 /* ---- the normalized input (generate.c) and one program (program.c) ----
  * Calls are keyed by (arch, nr): i386 numbers first, then x86-64 numbers
@@ -117,6 +100,7 @@ uint32_t emit_cont(struct asm_ctx *, uint32_t frag, struct cont,
 struct npin {
 	uint64_t key;
 	uint64_t ip;
+	uint8_t flags;			/* SP_BPF_PIN_* */
 };
 
 struct norm {
@@ -126,10 +110,16 @@ struct norm {
 	size_t nany;
 	struct sp_bpf_range *ranges;	/* sorted, merged */
 	size_t nranges;
+	struct sp_bpf_range band, slots;
 	unsigned flags;
 	uint32_t action;
-	uint32_t refuse;		/* the memory rules' answer */
+	uint32_t refuse;		/* the image's own rules' answer */
+	uint32_t deny;			/* the rules of every call's answer */
+	uint32_t place;			/* "map it in the band" */
 };
+
+/* ip inside one of in's ranges. */
+bool norm_in_ranges(const struct norm *in, uint64_t ip);
 
 /* The program for the calls keyed [klo, khi); it allows all others. */
 int build_program(const struct norm *, uint64_t klo, uint64_t khi,

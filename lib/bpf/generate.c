@@ -56,6 +56,21 @@ check_action(uint32_t action, struct sp_error *err)
 	}
 }
 
+/* What a refused or placed call gets: it never runs as asked. */
+static int
+check_answer(uint32_t a, const char *what, struct sp_error *err)
+{
+	switch (a & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_ERRNO:
+	case SECCOMP_RET_TRACE:
+	case SECCOMP_RET_TRAP:
+		return 0;
+	default:
+		return sp_error_set(err, "bpf: %s 0x%08x is not ERRNO, TRAP "
+		    "or TRACE", what, a);
+	}
+}
+
 static int
 norm_pins(const struct sp_bpf_input *in, struct norm *n,
     struct sp_error *err)
@@ -73,7 +88,11 @@ norm_pins(const struct sp_bpf_input *in, struct norm *n,
 		if (p->abi > SP_ABI_X32)
 			return sp_error_set(err, "bpf: pin %zu: unknown ABI %u",
 			    i, p->abi);
+		if (p->flags & ~SP_BPF_PIN_LOADER)
+			return sp_error_set(err, "bpf: pin %zu: unknown flags "
+			    "0x%x", i, p->flags);
 		n->pins[i].ip = p->ip;
+		n->pins[i].flags = p->flags;
 		n->pins[i].key = p->abi == SP_ABI_I386 ? p->nr : KEY_X86 |
 		    (p->abi == SP_ABI_X32 ? p->nr | SP_BPF_X32_BIT : p->nr);
 	}
@@ -81,6 +100,8 @@ norm_pins(const struct sp_bpf_input *in, struct norm *n,
 	for (i = 0; i < in->npins; i++)
 		if (o == 0 || cmp_pin(&n->pins[o - 1], &n->pins[i]) != 0)
 			n->pins[o++] = n->pins[i];
+		else		/* the same site twice: a loader's if either */
+			n->pins[o - 1].flags |= n->pins[i].flags;
 	n->npins = o;
 	return 0;
 }
@@ -139,18 +160,24 @@ normalize(const struct sp_bpf_input *in, struct norm *n, struct sp_error *err)
 	    (in->nranges > 0 && in->ranges == NULL))
 		return sp_error_set(err, "bpf: NULL table with a length");
 	if (in->flags & ~(SP_BPF_STRICT | SP_BPF_ALLOW_JIT | SP_BPF_AUDIT |
-	    SP_BPF_OUTSIDE))
+	    SP_BPF_OUTSIDE | SP_BPF_GUARD | SP_BPF_NO_PTRACE | SP_BPF_NO_EXEC))
 		return sp_error_set(err, "bpf: unknown flags 0x%x", in->flags);
+	if (in->band.end < in->band.start || in->slots.end < in->slots.start)
+		return sp_error_set(err, "bpf: an area ends before it starts");
 	n->flags = in->flags;
 	n->action = in->action;
+	n->band = in->band;
+	n->slots = in->slots;
 	if (n->action == 0)
 		n->action = in->flags & SP_BPF_AUDIT ? SECCOMP_RET_LOG :
 		    SECCOMP_RET_KILL_PROCESS;
 	n->refuse = in->refuse ? in->refuse : SECCOMP_RET_ERRNO | EACCES;
-	if ((n->refuse & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_ERRNO &&
-	    (n->refuse & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_TRACE)
-		return sp_error_set(err, "bpf: refusal 0x%08x is neither "
-		    "ERRNO nor TRACE", n->refuse);
+	n->deny = in->deny ? in->deny : SECCOMP_RET_ERRNO | EPERM;
+	n->place = in->place ? in->place : SECCOMP_RET_ERRNO | EACCES;
+	if (check_answer(n->refuse, "refusal", err) == -1 ||
+	    check_answer(n->deny, "denial", err) == -1 ||
+	    check_answer(n->place, "placement", err) == -1)
+		return -1;
 	if (check_action(n->action, err) == -1 ||
 	    norm_pins(in, n, err) == -1 || norm_rest(in, n, err) == -1)
 		return -1;

@@ -1,23 +1,36 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * What an allowed call may still not do: make executable memory (the
- * filter lets anything outside the pinned image through, so new code
- * would escape the pins), or exec with SP_BPF_STRICT.  Numbers per ABI
- * from arch/x86/entry/syscalls/syscall_{64,32}.tbl.
+ * The argument rules of include/syspin/bpf.h: which numbers have one,
+ * and the code that checks it.  A number has at most one rule.  The
+ * image's own rules (5.) apply to calls from its sites; the rules of 2.
+ * to every call, later images' included.  Numbers per ABI from
+ * arch/x86/entry/syscalls/syscall_{64,32}.tbl.
  */
 #include <linux/seccomp.h>
 #include <errno.h>
+#include <stdlib.h>
 
-#include "bpf_int.h"
+#include "program.h"
 
 #define PROT_WRITE_	0x2u
 #define PROT_EXEC_	0x4u
+#define PROT_ALL_	0x7u
+#define MAP_FIXED_	0x10u
 #define MAP_ANON_	0x20u
+#define MAP_GROWSDOWN_	0x100u
+#define MAP_NOREPLACE_	0x100000u
+#define MREMAP_MAYMOVE_	0x1u
+#define MREMAP_FIXED_	0x2u
 #define SHM_EXEC_	0x8000u		/* 0100000 */
 #define READ_IMPLIES_EXEC_ 0x0400000u
-
-enum rule { R_NONE, R_MMAP, R_MPROTECT, R_SHMAT, R_PERSONA, R_EXEC,
-	R_OPAQUE };
+#define TIOCSTI_	0x5412u
+#define TIOCLINUX_	0x541cu
+#define SECCOMP_SET_MODE_FILTER_ 1u
+#define SECCOMP_NEW_LISTENER_ 0x8u
+#define KEYCTL_GET_PERSISTENT_ 22u
+#define ARCH_MAP_VDSO_X32_ 0x2001u
+#define ARCH_MAP_VDSO_64_ 0x2003u
+#define CLONE_UNTRACED_	0x00800000u
 
 struct numrule {
 	uint32_t nr;
@@ -25,44 +38,62 @@ struct numrule {
 };
 
 static const struct numrule x86_64_rules[] = {
-	{ 9, R_MMAP }, { 10, R_MPROTECT }, { 30, R_SHMAT }, { 59, R_EXEC },
-	{ 135, R_PERSONA }, { 322, R_EXEC }, { 329, R_MPROTECT },
+	{ 9, R_MMAP }, { 10, R_MPROTECT }, { 16, R_IOCTL },
+	{ 25, R_MREMAP }, { 30, R_SHMAT }, { 56, R_CLONE }, { 59, R_EXEC },
+	{ 101, R_PTRACE }, { 135, R_PERSONA }, { 158, R_ARCH_PRCTL },
+	{ 250, R_KEYCTL }, { 310, R_NOPTRACE }, { 311, R_NOPTRACE },
+	{ 317, R_SECCOMP }, { 322, R_EXEC }, { 329, R_MPROTECT },
+	{ 435, R_CLONE3 }, { 438, R_NOPTRACE },
 };
 
+/* 32-bit calls run only from pinned 32-bit sites, which the analysis
+ * never makes: their memory rules refuse any new executable memory (the
+ * band is out of their reach), old mmap (90) and ipc (117) take their
+ * arguments through memory and are refused. */
 #define X SP_BPF_X32_BIT
 static const struct numrule x32_rules[] = {
-	{ X | 9, R_MMAP }, { X | 10, R_MPROTECT }, { X | 30, R_SHMAT },
-	{ X | 135, R_PERSONA }, { X | 329, R_MPROTECT }, { X | 520, R_EXEC },
-	{ X | 545, R_EXEC },
+	{ X | 9, R_MMAP32 }, { X | 10, R_MPROTECT32 }, { X | 25, R_OPAQUE },
+	{ X | 30, R_SHMAT }, { X | 135, R_PERSONA }, { X | 329, R_MPROTECT32 },
+	{ X | 520, R_EXEC }, { X | 545, R_EXEC },
 };
 #undef X
 
-/* old mmap (90) and ipc (117) take their arguments through memory or
- * multiplex: they cannot be inspected, so they are refused. */
 static const struct numrule i386_rules[] = {
 	{ 11, R_EXEC }, { 90, R_OPAQUE }, { 117, R_OPAQUE },
-	{ 125, R_MPROTECT }, { 136, R_PERSONA }, { 192, R_MMAP },
-	{ 358, R_EXEC }, { 380, R_MPROTECT }, { 397, R_SHMAT },
+	{ 125, R_MPROTECT32 }, { 136, R_PERSONA }, { 163, R_OPAQUE },
+	{ 192, R_MMAP32 }, { 358, R_EXEC }, { 380, R_MPROTECT32 },
+	{ 397, R_SHMAT },
 };
 
-static const uint32_t x86_64_nrs[] = { 9, 10, 30, 59, 135, 322, 329,
-	UINT32_MAX };
-static const uint32_t x32_nrs[] = { SP_BPF_X32_BIT | 9, SP_BPF_X32_BIT | 10,
-	SP_BPF_X32_BIT | 30, SP_BPF_X32_BIT | 135, SP_BPF_X32_BIT | 329,
-	SP_BPF_X32_BIT | 520, SP_BPF_X32_BIT | 545, UINT32_MAX };
-static const uint32_t i386_nrs[] = { 11, 90, 117, 125, 136, 192, 358, 380,
-	397, UINT32_MAX };
+#define N(a) (sizeof(a) / sizeof(*(a)))
+
+static uint32_t nrs_x86_64[N(x86_64_rules) + 1];
+static uint32_t nrs_x32[N(x32_rules) + 1];
+static uint32_t nrs_i386[N(i386_rules) + 1];
+
+static const uint32_t *
+numbers_of(const struct numrule *r, size_t n, uint32_t *out)
+{
+	size_t i;
+
+	if (out[0] == 0 && out[n] == 0) {	/* first call: fill */
+		for (i = 0; i < n; i++)
+			out[i] = r[i].nr;
+		out[n] = UINT32_MAX;
+	}
+	return out;
+}
 
 const uint32_t *
 policy_numbers(int abi)
 {
 	switch (abi) {
 	case SP_ABI_I386:
-		return i386_nrs;
+		return numbers_of(i386_rules, N(i386_rules), nrs_i386);
 	case SP_ABI_X32:
-		return x32_nrs;
+		return numbers_of(x32_rules, N(x32_rules), nrs_x32);
 	default:
-		return x86_64_nrs;
+		return numbers_of(x86_64_rules, N(x86_64_rules), nrs_x86_64);
 	}
 }
 
@@ -74,13 +105,13 @@ rule_of(int abi, uint32_t nr)
 
 	if (abi == SP_ABI_I386) {
 		r = i386_rules;
-		n = sizeof(i386_rules) / sizeof(*r);
+		n = N(i386_rules);
 	} else if (abi == SP_ABI_X32) {
 		r = x32_rules;
-		n = sizeof(x32_rules) / sizeof(*r);
+		n = N(x32_rules);
 	} else {
 		r = x86_64_rules;
-		n = sizeof(x86_64_rules) / sizeof(*r);
+		n = N(x86_64_rules);
 	}
 	for (i = 0; i < n; i++)
 		if (r[i].nr == nr)
@@ -88,77 +119,367 @@ rule_of(int abi, uint32_t nr)
 	return R_NONE;
 }
 
-struct cont
-policy_cont(int abi, uint32_t nr, unsigned flags)
+/* Rules of every call (2.); the others are the image's own (5.). */
+static bool
+global(enum rule r)
 {
-	bool strict = flags & SP_BPF_STRICT, jit = flags & SP_BPF_ALLOW_JIT;
+	return r >= R_IOCTL;
+}
+
+struct cont
+policy_cont(int abi, uint32_t nr, enum site_class cls, unsigned flags)
+{
 	enum rule r = rule_of(abi, nr);
 
-	if (r == R_EXEC)
-		return (struct cont){ strict ? C_DENY : C_ALLOW, 0 };
-	if (r == R_NONE || jit)
-		return (struct cont){ C_ALLOW, 0 };
+	if (!global(r) && cls == CLS_OUTSIDE)
+		r = R_NONE;
 	switch (r) {
-	case R_MMAP:
-		if (strict)
-			return (struct cont){ C_ARG2_MASK, PROT_EXEC_ };
-		return (struct cont){ C_MMAP, 0 };
-	case R_MPROTECT:
-		return (struct cont){ C_ARG2_MASK, PROT_EXEC_ };
-	case R_SHMAT:
-		return (struct cont){ C_ARG2_MASK, SHM_EXEC_ };
-	case R_PERSONA:
-		return (struct cont){ C_PERSONA, 0 };
+	case R_EXEC:
+		if (!(flags & (SP_BPF_STRICT | SP_BPF_NO_EXEC)))
+			r = R_NONE;
+		break;
+	case R_PTRACE:
+	case R_NOPTRACE:
+		if (!(flags & SP_BPF_NO_PTRACE))
+			r = R_NONE;
+		break;
+	case R_CLONE:
+	case R_CLONE3:
+		if (!(flags & SP_BPF_GUARD))
+			r = R_NONE;
+		break;
 	default:
-		return (struct cont){ C_DENY, 0 };
+		break;
+	}
+	/* Only the rules of mmap and mprotect tell a loader site apart. */
+	if (cls == CLS_LOADER && r != R_MMAP && r != R_MPROTECT)
+		cls = CLS_OWN;
+	return (struct cont){ r, r == R_NONE ? CLS_OWN : cls };
+}
+
+bool
+cont_equal(struct cont a, struct cont b)
+{
+	return a.rule == b.rule && a.cls == b.cls;
+}
+
+/* ---- emitting the checks ---- */
+
+static void
+ld(struct pgen *g, uint32_t f, unsigned arg)
+{
+	asm_ld(&g->a, f, OFF_ARG_LO(arg));
+}
+
+/* A conditional jump; NEXT as a target falls through to what follows. */
+#define NEXT UINT32_MAX
+
+static void
+jump(struct pgen *g, uint32_t f, uint16_t op, uint32_t k, uint32_t t,
+    uint32_t e)
+{
+	uint32_t next = t == NEXT || e == NEXT ? asm_label(&g->a) : 0;
+
+	asm_emit(&g->a, f, BPF_JMP | op | BPF_K, k, t == NEXT ? next : t,
+	    e == NEXT ? next : e);
+	if (t == NEXT || e == NEXT)
+		asm_bind(&g->a, next, f);
+}
+
+static void
+jset(struct pgen *g, uint32_t f, uint32_t mask, uint32_t t, uint32_t e)
+{
+	jump(g, f, BPF_JSET, mask, t, e);
+}
+
+static void
+jeq(struct pgen *g, uint32_t f, uint32_t k, uint32_t t, uint32_t e)
+{
+	jump(g, f, BPF_JEQ, k, t, e);
+}
+
+static void
+ja(struct pgen *g, uint32_t f, uint32_t to)
+{
+	asm_emit(&g->a, f, BPF_JMP | BPF_JA, 0, to, to);
+}
+
+/* A new label bound to the current end of f. */
+static uint32_t
+here(struct pgen *g, uint32_t f)
+{
+	uint32_t l = asm_label(&g->a);
+
+	asm_bind(&g->a, l, f);
+	return l;
+}
+
+struct area_ctx {
+	struct sp_bpf_range r;
+	uint32_t yes, no;
+};
+
+static uint32_t
+area_label(void *ctx, uint64_t key)
+{
+	const struct area_ctx *c = ctx;
+
+	return key >= c->r.start && key < c->r.end ? c->yes : c->no;
+}
+
+/*
+ * Jumps to yes when [args[a], +args[l]) lies inside area (see bpf.h:
+ * args[l] < 4 GiB, args[a] in [start, end)), else to no.  An empty area
+ * holds nothing.
+ */
+static void
+emit_area(struct pgen *g, uint32_t f, unsigned a, unsigned l,
+    struct sp_bpf_range area, uint32_t yes, uint32_t no)
+{
+	uint64_t br[2] = { area.start, area.end };
+	struct segs s = { NULL, 0 };
+	struct area_ctx c = { area, yes, no };
+
+	if (area.end <= area.start) {
+		ja(g, f, no);
+		return;
+	}
+	asm_ld(&g->a, f, OFF_ARG_LO(l) + 4);
+	jeq(g, f, 0, NEXT, no);
+	if (segs_build(&s, br, 2, area_label, &c) == -1 ||
+	    classify64_at(&g->a, f, &s, OFF_ARG_LO(a)) == -1)
+		g->a.oom = true;
+	segs_free(&s);
+}
+
+/* The band, less the room a mapping placed at its end may take. */
+static struct sp_bpf_range
+band_room(const struct pgen *g)
+{
+	struct sp_bpf_range b = g->in->band;
+
+	if (b.end - b.start <= SP_BAND_MARGIN)
+		return (struct sp_bpf_range){ 0, 0 };
+	b.end -= SP_BAND_MARGIN;
+	return b;
+}
+
+/* PROT_EXEC inside the band, or from a loader site inside the slots. */
+static void
+emit_exec_area(struct pgen *g, uint32_t f, enum site_class cls,
+    uint32_t allow)
+{
+	uint32_t next = cls == CLS_LOADER ? asm_label(&g->a) : g->ret[RET_REFUSE];
+
+	emit_area(g, f, 0, 1, band_room(g), allow, next);
+	if (cls != CLS_LOADER)
+		return;
+	asm_bind(&g->a, next, f);
+	emit_area(g, f, 0, 1, g->in->slots, allow, g->ret[RET_REFUSE]);
+}
+
+static void
+emit_mmap(struct pgen *g, uint32_t f, enum site_class cls, uint32_t allow)
+{
+	unsigned flags = g->in->flags;
+	uint32_t x = asm_label(&g->a), nx = asm_label(&g->a);
+	uint32_t refuse = g->ret[RET_REFUSE], place = g->ret[RET_PLACE];
+	uint32_t fixed = asm_label(&g->a), anon;
+
+	ld(g, f, 3);
+	jset(g, f, MAP_GROWSDOWN_, refuse, NEXT);
+	ld(g, f, 2);
+	jset(g, f, PROT_EXEC_, x, nx);
+	asm_bind(&g->a, x, f);
+	if (flags & SP_BPF_STRICT) {
+		ja(g, f, refuse);
+	} else {
+		if (!(flags & SP_BPF_ALLOW_JIT)) {
+			jset(g, f, PROT_WRITE_, refuse, NEXT);
+			ld(g, f, 3);
+			jset(g, f, MAP_ANON_, refuse, NEXT);
+		}
+		ld(g, f, 3);
+		jset(g, f, MAP_FIXED_ | MAP_NOREPLACE_, fixed, place);
+		asm_bind(&g->a, fixed, f);
+		emit_exec_area(g, f, cls, allow);
+	}
+	asm_bind(&g->a, nx, f);
+	if (cls != CLS_LOADER) {
+		ja(g, f, allow);
+		return;
+	}
+	/* ld.so reserving room for an object: a file, or PROT_NONE */
+	anon = asm_label(&g->a);
+	ld(g, f, 3);
+	jset(g, f, MAP_FIXED_ | MAP_NOREPLACE_, allow, NEXT);
+	jset(g, f, MAP_ANON_, anon, place);
+	asm_bind(&g->a, anon, f);
+	ld(g, f, 2);
+	jset(g, f, PROT_ALL_, allow, place);
+}
+
+static void
+emit_mprotect(struct pgen *g, uint32_t f, enum site_class cls,
+    uint32_t allow)
+{
+	uint32_t refuse = g->ret[RET_REFUSE];
+
+	ld(g, f, 2);
+	jset(g, f, PROT_EXEC_, NEXT, allow);
+	if (g->in->flags & SP_BPF_STRICT || !(g->in->flags & SP_BPF_ALLOW_JIT))
+		ja(g, f, refuse);
+	else
+		emit_exec_area(g, f, cls, allow);
+}
+
+struct mremap_ctx {
+	const struct norm *in;
+	uint32_t refuse, band, allow;
+};
+
+static uint32_t
+mremap_label(void *ctx, uint64_t old)
+{
+	const struct mremap_ctx *c = ctx;
+
+	if (norm_in_ranges(c->in, old))
+		return c->refuse;
+	if (old >= c->in->band.start && old < c->in->band.end)
+		return c->band;
+	return c->allow;
+}
+
+/*
+ * mremap: the image's code stays where it is (mseal says so too where
+ * the kernel has it), band memory stays in the band.
+ */
+static void
+emit_mremap(struct pgen *g, uint32_t f, uint32_t allow)
+{
+	const struct norm *in = g->in;
+	struct mremap_ctx c = { in, g->ret[RET_REFUSE], asm_label(&g->a),
+	    allow };
+	struct segs s = { NULL, 0 };
+	uint64_t *br;
+	uint32_t mv = asm_label(&g->a);
+	size_t i, n = 0;
+
+	if ((br = calloc(2 * in->nranges + 2, sizeof(*br))) == NULL) {
+		g->a.oom = true;
+		return;
+	}
+	for (i = 0; i < in->nranges; i++) {
+		br[n++] = in->ranges[i].start;
+		br[n++] = in->ranges[i].end;
+	}
+	br[n++] = in->band.start;
+	br[n++] = in->band.end;
+	if (segs_build(&s, br, n, mremap_label, &c) == -1 ||
+	    classify64_at(&g->a, f, &s, OFF_ARG_LO(0)) == -1)
+		g->a.oom = true;
+	segs_free(&s);
+	free(br);
+	asm_bind(&g->a, c.band, f);
+	ld(g, f, 3);
+	jset(g, f, MREMAP_MAYMOVE_, mv, NEXT);
+	emit_area(g, f, 0, 2, band_room(g), allow, c.refuse);
+	asm_bind(&g->a, mv, f);
+	jset(g, f, MREMAP_FIXED_, NEXT, c.refuse);
+	emit_area(g, f, 4, 2, band_room(g), allow, c.refuse);
+}
+
+/* Rules of every call (2.). */
+static void
+emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
+{
+	uint32_t deny = g->ret[RET_DENY];
+
+	switch (r) {
+	case R_IOCTL:
+		ld(g, f, 1);
+		jeq(g, f, TIOCSTI_, deny, NEXT);
+		jeq(g, f, TIOCLINUX_, deny, allow);
+		break;
+	case R_SECCOMP:
+		ld(g, f, 0);
+		jeq(g, f, SECCOMP_SET_MODE_FILTER_, NEXT, allow);
+		ld(g, f, 1);
+		jset(g, f, SECCOMP_NEW_LISTENER_, deny, allow);
+		break;
+	case R_KEYCTL:
+		ld(g, f, 0);
+		jeq(g, f, KEYCTL_GET_PERSISTENT_, deny, allow);
+		break;
+	case R_ARCH_PRCTL:
+		ld(g, f, 0);
+		jump(g, f, BPF_JGE, ARCH_MAP_VDSO_X32_, NEXT, allow);
+		jump(g, f, BPF_JGT, ARCH_MAP_VDSO_64_, allow, deny);
+		break;
+	case R_PTRACE:
+		ld(g, f, 0);
+		jeq(g, f, 0, allow, deny);	/* PTRACE_TRACEME */
+		break;
+	case R_CLONE:
+		ld(g, f, 0);
+		jset(g, f, CLONE_UNTRACED_, g->ret[RET_KILL], allow);
+		break;
+	default:
+		break;
 	}
 }
 
 /*
- * Emits the argument checks of c into frag (nothing for a plain allow or
- * deny) and returns the label to jump to once the call's site is allowed.
+ * Emits the checks of c into frag and returns the label to jump to once
+ * the call's site allows it (allow itself when there is nothing to
+ * check, a return label when the rule decides alone).
  */
 uint32_t
-emit_cont(struct asm_ctx *a, uint32_t frag, struct cont c, uint32_t allow,
-    uint32_t eacces)
+emit_cont(struct pgen *g, uint32_t frag, struct cont c, uint32_t allow)
 {
-	uint32_t start, next;
+	uint32_t start;
 
-	if (c.kind == C_ALLOW)
+	switch (c.rule) {
+	case R_NONE:
 		return allow;
-	if (c.kind == C_DENY)
-		return eacces;
-	start = asm_label(a);
-	next = asm_label(a);
-	asm_bind(a, start, frag);
-	switch (c.kind) {
-	case C_ARG2_MASK:
-		asm_ld(a, frag, OFF_ARG_LO(2));
-		asm_emit(a, frag, BPF_JMP | BPF_JSET | BPF_K, c.mask, eacces,
-		    allow);
+	case R_EXEC:
+	case R_OPAQUE:
+		return g->ret[RET_REFUSE];
+	case R_NOPTRACE:
+		return g->ret[RET_DENY];
+	case R_CLONE3:
+		return g->ret[RET_ENOSYS];
+	default:
 		break;
-	case C_MMAP:
-		asm_ld(a, frag, OFF_ARG_LO(2));
-		asm_emit(a, frag, BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC_, next,
-		    allow);
-		asm_bind(a, next, frag);
-		asm_emit(a, frag, BPF_JMP | BPF_JSET | BPF_K, PROT_WRITE_,
-		    eacces, next = asm_label(a));
-		asm_bind(a, next, frag);
-		asm_ld(a, frag, OFF_ARG_LO(3));
-		asm_emit(a, frag, BPF_JMP | BPF_JSET | BPF_K, MAP_ANON_, eacces,
-		    allow);
+	}
+	start = here(g, frag);
+	switch (c.rule) {
+	case R_MMAP:
+		emit_mmap(g, frag, c.cls, allow);
 		break;
-	case C_PERSONA:
+	case R_MPROTECT:
+		emit_mprotect(g, frag, c.cls, allow);
+		break;
+	case R_MREMAP:
+		emit_mremap(g, frag, allow);
+		break;
+	case R_MMAP32:
+	case R_MPROTECT32:
+		ld(g, frag, 2);
+		jset(g, frag, PROT_EXEC_, g->ret[RET_REFUSE], allow);
+		break;
+	case R_SHMAT:
+		ld(g, frag, 2);
+		jset(g, frag, SHM_EXEC_, g->ret[RET_REFUSE], allow);
+		break;
+	case R_PERSONA:
 		/* 0xffffffff only queries the persona */
-		asm_ld(a, frag, OFF_ARG_LO(0));
-		asm_emit(a, frag, BPF_JMP | BPF_JEQ | BPF_K, UINT32_MAX, allow,
-		    next);
-		asm_bind(a, next, frag);
-		asm_emit(a, frag, BPF_JMP | BPF_JSET | BPF_K,
-		    READ_IMPLIES_EXEC_, eacces, allow);
+		ld(g, frag, 0);
+		jeq(g, frag, UINT32_MAX, allow, NEXT);
+		jset(g, frag, READ_IMPLIES_EXEC_, g->ret[RET_REFUSE], allow);
 		break;
 	default:
+		emit_global(g, frag, c.rule, allow);
 		break;
 	}
 	return start;

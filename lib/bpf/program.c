@@ -9,14 +9,16 @@
  *   chunks   tree pieces and their blocks
  *   not64    i386 -> i386 dispatch, else violation
  *   i386     load nr; tree; blocks (a miss is a violation)
- *   notpin   per argument rule: any_ips -> allowed, ranges -> violation,
- *            elsewhere -> allowed (or violation with SP_BPF_STRICT or
- *            SP_BPF_OUTSIDE)
+ *   notpin   per argument rule: any_ips -> the image's own rules,
+ *            ranges and the band -> violation, elsewhere -> the rules of
+ *            every call (or violation with SP_BPF_STRICT or
+ *            SP_BPF_OUTSIDE), each with its own fragment
  *   returns
  *
  * A block loads the instruction pointer (only here: calls whose number
  * decides alone never read it) and searches the number's sites; a hit
- * runs the number's argument rule, a miss goes to "not pinned".
+ * runs the number's argument rule (a loader site's may differ), a miss
+ * goes to "not pinned".
  *
  * The tree's upper part is kept compact and cut into chunks of at most
  * CHUNK instructions, tree and blocks together, so that jumps inside a
@@ -64,13 +66,15 @@ nr_label(void *ctx, uint64_t nr)
 	const struct unit *u;
 
 	if (!owned(g, g->kbase + nr))
-		return g->allow;
+		return g->ret[RET_ALLOW];
+	/* The supervisor's kill (SP_GUARD_KILL_NR) beats everything. */
+	if (nr == SP_GUARD_KILL_NR && g->in->flags & SP_BPF_GUARD)
+		return g->ret[RET_KILL];
 	if ((u = find_unit(g, nr)) != NULL)
 		return u->label;
 	if (g->kbase == 0 || nr & SP_BPF_X32_BIT)
-		return g->viol;		/* i386 or x32, not pinned */
-	return notpin(g, policy_cont(SP_ABI_X86_64, (uint32_t)nr,
-	    g->in->flags));
+		return g->ret[RET_VIOL];	/* i386 or x32, not pinned */
+	return notpin(g, SP_ABI_X86_64, (uint32_t)nr);
 }
 
 /* Places the blocks of segments [i, j) not placed yet, adding their jumps
@@ -88,8 +92,9 @@ place_blocks(struct pgen *g, size_t i, size_t j, struct exits *x)
 			continue;
 		asm_place(&g->a, u->bf);
 		asm_place(&g->a, u->cf);
-		if (u->pass_far)
-			exit_add(g, x, u->pass_exit, u->pass_target);
+		for (int c = CLS_OWN; c <= CLS_LOADER; c++)
+			if (u->pass_far[c])
+				exit_add(g, x, u->pass[c], u->pass_target[c]);
 		exit_add(g, x, u->miss_exit, u->miss_target);
 		u->placed = true;
 	}
@@ -180,6 +185,18 @@ add_break(uint64_t *br, size_t *n, uint64_t v)
 }
 
 static size_t
+npolicy(const struct pgen *g)
+{
+	const uint32_t *pol = policy_numbers(g->kbase ? SP_ABI_X86_64 :
+	    SP_ABI_I386);
+	size_t n = 0;
+
+	while (pol[n] != UINT32_MAX)
+		n++;
+	return n;
+}
+
+static size_t
 nr_breaks(const struct pgen *g, uint64_t *br)
 {
 	const uint32_t *pol;
@@ -194,6 +211,8 @@ nr_breaks(const struct pgen *g, uint64_t *br)
 		add_break(br, &n, pol[i]);
 		add_break(br, &n, (uint64_t)pol[i] + 1);
 	}
+	add_break(br, &n, SP_GUARD_KILL_NR);
+	add_break(br, &n, SP_GUARD_KILL_NR + 1);
 	if (g->kbase) {
 		add_break(br, &n, SP_BPF_X32_BIT);
 		add_break(br, &n, 0x80000000u);
@@ -253,9 +272,10 @@ dispatch(struct pgen *g, uint64_t kbase)
 
 	g->kbase = kbase;
 	if (g->klo >= kbase + KEY_X86 || g->khi <= kbase)
-		return g->allow;	/* another program owns this arch */
+		return g->ret[RET_ALLOW];	/* another program owns it */
 	if (collect_units(g) == -1 ||
-	    (br = calloc(2 * g->nu + 32, sizeof(*br))) == NULL)
+	    (br = calloc(2 * g->nu + 2 * npolicy(g) + 8, sizeof(*br))) ==
+	    NULL)
 		goto oom;
 	n = nr_breaks(g, br);
 	if (segs_build(&s, br, n, nr_label, g) == -1 ||
@@ -289,7 +309,7 @@ oom:
 	free(br);
 	dispatch_free(g);
 	g->a.oom = true;
-	return g->viol;
+	return g->ret[RET_VIOL];
 }
 
 static uint32_t
@@ -310,6 +330,9 @@ build_program(const struct norm *in, uint64_t klo, uint64_t khi,
 	uint32_t head, not64, l64, x86, i386, first_ret;
 	size_t i;
 	int rc;
+	const uint32_t vals[NRET] = { in->action, SECCOMP_RET_ALLOW,
+	    in->refuse, in->deny, in->place, SECCOMP_RET_KILL_PROCESS,
+	    SECCOMP_RET_ERRNO | ENOSYS };
 
 	memset(&g, 0, sizeof(g));
 	g.in = in;
@@ -319,9 +342,10 @@ build_program(const struct norm *in, uint64_t klo, uint64_t khi,
 	head = asm_frag(&g.a);
 	not64 = asm_frag(&g.a);
 	first_ret = (uint32_t)g.a.nfrags;
-	g.viol = ret_frag(&g, in->action);
-	g.allow = ret_frag(&g, SECCOMP_RET_ALLOW);
-	g.eacces = ret_frag(&g, in->refuse);
+	for (i = 0; i < NRET; i++) {
+		g.retval[i] = vals[i];
+		g.ret[i] = ret_frag(&g, vals[i]);
+	}
 
 	asm_place(&g.a, head);
 	asm_ld(&g.a, head, OFF_ARCH);
@@ -333,10 +357,10 @@ build_program(const struct norm *in, uint64_t klo, uint64_t khi,
 	asm_place(&g.a, not64);
 	i386 = dispatch(&g, 0);
 	asm_emit(&g.a, not64, BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386,
-	    i386, g.viol);
+	    i386, g.ret[RET_VIOL]);
 	for (i = 0; i < g.ntail; i++)
 		asm_place(&g.a, g.tail[i]);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < NRET; i++)
 		asm_place(&g.a, first_ret + (uint32_t)i);
 	rc = asm_link(&g.a, prog, err);
 	asm_fini(&g.a);

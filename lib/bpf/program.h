@@ -11,7 +11,7 @@
 /* Jumps that leave a chunk go through one shared instruction per target
  * at the chunk's end (a copy of a return, or a long jump), instead of a
  * trampoline per jump. */
-#define EXITS_MAX 16
+#define EXITS_MAX 40
 
 struct exit {
 	uint32_t target;
@@ -24,6 +24,41 @@ struct exits {
 	size_t n;
 };
 
+/* ---- argument rules (policy.c) ---- */
+
+enum rule {
+	R_NONE,
+	/* the image's own (bpf.h, 5.) */
+	R_MMAP, R_MPROTECT, R_MREMAP, R_SHMAT, R_PERSONA, R_EXEC, R_OPAQUE,
+	R_MMAP32, R_MPROTECT32,
+	/* every call's (bpf.h, 2.): from here on */
+	R_IOCTL, R_SECCOMP, R_KEYCTL, R_ARCH_PRCTL, R_PTRACE, R_NOPTRACE,
+	R_CLONE, R_CLONE3,
+};
+
+/* Where a call comes from, for the rules. */
+enum site_class {
+	CLS_OWN,	/* a site of the image (or an any-number site) */
+	CLS_LOADER,	/* a site of its loader */
+	CLS_OUTSIDE,	/* elsewhere: a later image */
+};
+
+/* The rule a call gets, R_NONE when nothing is to be checked. */
+struct cont {
+	enum rule rule;
+	enum site_class cls;
+};
+
+struct cont policy_cont(int abi, uint32_t nr, enum site_class cls,
+    unsigned flags);
+bool cont_equal(struct cont a, struct cont b);
+/* Numbers with a rule for abi, ending with UINT32_MAX. */
+const uint32_t *policy_numbers(int abi);
+
+/* The returns every program has. */
+enum ret { RET_VIOL, RET_ALLOW, RET_REFUSE, RET_DENY, RET_PLACE, RET_KILL,
+	RET_ENOSYS, NRET };
+
 /* One pinned (arch, number) and its block. */
 struct unit {
 	uint32_t nr;
@@ -31,13 +66,15 @@ struct unit {
 	size_t np;
 	uint32_t label;
 	uint32_t bf, cf;	/* block and argument-rule fragments */
-	uint32_t pass_exit, pass_target;	/* if pass_far */
+	uint32_t pass[2];	/* CLS_OWN, CLS_LOADER: continuations */
+	bool pass_far[2];	/* pass[] is a return, through an exit */
+	uint32_t pass_target[2];
 	uint32_t miss_exit, miss_target;
-	bool pass_far;
 	size_t size;
 	bool placed;
 };
 
+/* The shared "not pinned" block of a number's rule. */
 struct notpin {
 	struct cont c;
 	uint32_t label;
@@ -47,10 +84,11 @@ struct pgen {
 	const struct norm *in;
 	struct asm_ctx a;
 	uint64_t klo, khi;
-	uint32_t viol, allow, eacces;
-	struct notpin np[8];
+	uint32_t ret[NRET];	/* labels of the returns */
+	uint32_t retval[NRET];
+	struct notpin np[32];
 	size_t nnp;
-	uint32_t tail[16];	/* notpin fragments, placed at the end */
+	uint32_t tail[64];	/* notpin fragments, placed at the end */
 	size_t ntail;
 	/* the dispatch being built */
 	uint64_t kbase;
@@ -61,8 +99,12 @@ struct pgen {
 	long *seg_unit;
 };
 
+/* policy.c: the checks of c, then allow. */
+uint32_t emit_cont(struct pgen *, uint32_t frag, struct cont c,
+    uint32_t allow);
+
 /* blocks.c */
-uint32_t notpin(struct pgen *, struct cont);
+uint32_t notpin(struct pgen *, int abi, uint32_t nr);
 int make_block(struct pgen *, struct unit *);
 uint32_t exit_label(struct pgen *, struct exits *, uint32_t target);
 void exit_add(struct pgen *, struct exits *, uint32_t label,

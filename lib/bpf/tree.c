@@ -185,7 +185,7 @@ hi_label(void *ctx, uint64_t h)
 
 static int
 emit_lo(struct asm_ctx *a, uint32_t frag, const struct segs *s, uint32_t h,
-    uint32_t label)
+    uint32_t label, uint32_t off)
 {
 	struct seg *v;
 	size_t i, n = 0, first;
@@ -198,7 +198,7 @@ emit_lo(struct asm_ctx *a, uint32_t frag, const struct segs *s, uint32_t h,
 		v[n++] = (struct seg){ s->v[i].start & 0xffffffff,
 		    s->v[i].label };
 	asm_bind(a, label, frag);
-	asm_ld(a, frag, OFF_IP_LO);
+	asm_ld(a, frag, off);
 	tree_emit(a, frag, v, n, NULL, NULL);
 	free(v);
 	return 0;
@@ -210,6 +210,13 @@ emit_lo(struct asm_ctx *a, uint32_t frag, const struct segs *s, uint32_t h,
  */
 int
 classify64(struct asm_ctx *a, uint32_t frag, const struct segs *s)
+{
+	return classify64_at(a, frag, s, OFF_IP_LO);
+}
+
+int
+classify64_at(struct asm_ctx *a, uint32_t frag, const struct segs *s,
+    uint32_t off)
 {
 	struct hi_ctx c = { s, NULL, NULL, 0 };
 	uint32_t *split, *lo_label;
@@ -244,10 +251,10 @@ classify64(struct asm_ctx *a, uint32_t frag, const struct segs *s)
 	c.lo_label = lo_label;
 	if (segs_build(&hs, breaks, nb, hi_label, &c) == -1)
 		goto out;
-	asm_ld(a, frag, OFF_IP_HI);
+	asm_ld(a, frag, off + 4);
 	tree_emit(a, frag, hs.v, hs.n, NULL, NULL);
 	for (i = 0; i < c.nsplit; i++)
-		if (emit_lo(a, frag, s, split[i], lo_label[i]) == -1)
+		if (emit_lo(a, frag, s, split[i], lo_label[i], off) == -1)
 			goto out;
 	rc = 0;
 out:

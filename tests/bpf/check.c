@@ -60,7 +60,9 @@ query_nr(uint64_t *r, const struct sp_bpf_pin *p)
 	static const uint32_t odd[] = { 0, 9, 10, 30, 59, 135, 322, 329,
 		520 | SP_BPF_X32_BIT, 9 | SP_BPF_X32_BIT, 11, 90, 117, 125,
 		136, 192, 358, 380, 397, UINT32_MAX, 0x3fffffff, 0x40000000,
-		0x80000000, 0xbfffffff, 0xc0000000 };
+		0x80000000, 0xbfffffff, 0xc0000000, 16, 25, 56, 101, 158, 250,
+		310, 311, 317, 435, 438, 163, 25 | SP_BPF_X32_BIT,
+		SP_GUARD_KILL_NR, 9, 9, 10, 25 };
 	uint64_t k = rng_below(r, 10);
 	uint32_t nr;
 
@@ -73,6 +75,40 @@ query_nr(uint64_t *r, const struct sp_bpf_pin *p)
 	if (k == 6)
 		return nr - 1;
 	return nr;
+}
+
+/* An address at the edges of the band, the slots or a range. */
+static uint64_t
+query_addr(const struct table *t, uint64_t *r)
+{
+	const struct sp_bpf_range *g = NULL;
+	uint64_t a;
+
+	switch (rng_below(r, 4)) {
+	case 0:
+		g = &t->in.band;
+		break;
+	case 1:
+		g = &t->in.slots;
+		break;
+	case 2:
+		if (t->nranges > 0)
+			g = &t->ranges[rng_below(r, t->nranges)];
+		break;
+	default:
+		break;
+	}
+	if (g == NULL)
+		return SP_BAND_END - SP_BAND_MARGIN + rng_below(r, 3) - 1;
+	switch (rng_below(r, 6)) {
+	case 0: a = g->start; break;
+	case 1: a = g->start - 1; break;
+	case 2: a = g->end; break;
+	case 3: a = g->end - 1; break;
+	case 4: a = g->end - SP_BAND_MARGIN; break;
+	default: a = g->start + rng_below(r, g->end - g->start + 1); break;
+	}
+	return a;
 }
 
 static uint64_t
@@ -103,19 +139,31 @@ query_ip(uint64_t *r, const struct table *t, const struct sp_bpf_pin *p)
 	}
 	if (k == 13)
 		return rng_next(r);
+	if (k == 14)
+		return query_addr(t, r);
 	return table_edge_ips[rng_below(r, table_nedge_ips)];
 }
 
 static uint64_t
-query_arg(uint64_t *r)
+query_arg(const struct table *t, uint64_t *r)
 {
 	static const uint32_t lo[] = { 0, 1, 2, 3, 4, 5, 6, 7, 0x20, 0x22,
-		0x21, 0x8000, 0x400000, 0xffffffff, 0x400004, 0x8004 };
+		0x21, 0x8000, 0x400000, 0xffffffff, 0x400004, 0x8004, 0x10,
+		0x12, 0x32, 0x100, 0x100002, 0x5412, 0x541c, 0x800000,
+		0x800011, 8, 9, 22, 0x2001, 0x2003, 0x2004, 0x2000, 0x3 };
 	uint64_t hi = rng_below(r, 4) == 0 ? rng_next(r) << 32 : 0;
 
-	if (rng_below(r, 6) == 0)
+	switch (rng_below(r, 8)) {
+	case 0:
 		return rng_next(r);
-	return hi | lo[rng_below(r, sizeof(lo) / sizeof(*lo))];
+	case 1:
+	case 2:
+		return query_addr(t, r);
+	case 3:
+		return 0x1000 * rng_below(r, 64);	/* a length */
+	default:
+		return hi | lo[rng_below(r, sizeof(lo) / sizeof(*lo))];
+	}
 }
 
 void
@@ -131,18 +179,18 @@ query_random(const struct table *t, uint64_t *r, struct seccomp_data *d)
 	d->nr = (int)query_nr(r, p);
 	d->instruction_pointer = query_ip(r, t, p);
 	for (i = 0; i < 6; i++)
-		d->args[i] = query_arg(r);
+		d->args[i] = query_arg(t, r);
 }
 
 static void
 show(const struct seccomp_data *d, uint32_t want, uint32_t got)
 {
 	print_message("arch %#x nr %#x ip %#llx args %#llx %#llx %#llx "
-	    "%#llx: model %#x filter %#x\n", d->arch, (unsigned)d->nr,
+	    "%#llx %#llx: model %#x filter %#x\n", d->arch, (unsigned)d->nr,
 	    (unsigned long long)d->instruction_pointer,
 	    (unsigned long long)d->args[0], (unsigned long long)d->args[1],
 	    (unsigned long long)d->args[2], (unsigned long long)d->args[3],
-	    want, got);
+	    (unsigned long long)d->args[4], want, got);
 }
 
 size_t

@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: ISC */
+/*
+ * The policy of include/syspin/bpf.h written out plainly, independently
+ * of the generator: the reference the generated programs are compared
+ * with.
+ */
 #include <linux/audit.h>
 #include <errno.h>
 #include <stdbool.h>
 
 #include "model.h"
 
-#define DENIED (SECCOMP_RET_ERRNO | EACCES)
-
-enum kind { NONE, MMAP, MPROTECT, SHMAT, PERSONALITY, EXEC, OPAQUE };
+enum kind { NONE, MMAP, MPROTECT, MREMAP, SHMAT, PERSONALITY, EXEC,
+	OPAQUE, MMAP32, MPROTECT32, IOCTL, SECCOMP, KEYCTL, ARCH_PRCTL,
+	PTRACE, NOPTRACE, CLONE, CLONE3 };
 
 /* From arch/x86/entry/syscalls/syscall_{64,32}.tbl. */
 static enum kind
@@ -16,95 +21,70 @@ kind_of(int abi, uint32_t nr)
 	if (abi == SP_ABI_X32) {
 		if ((nr & SP_BPF_X32_BIT) == 0)
 			return NONE;
-		nr &= ~SP_BPF_X32_BIT;
-		if (nr == 520 || nr == 545)	/* x32 execve, execveat */
-			return EXEC;
-		if (nr == 59 || nr == 322)	/* 64-bit only */
-			return NONE;
+		switch (nr & ~SP_BPF_X32_BIT) {
+		case 9: return MMAP32;
+		case 10: case 329: return MPROTECT32;
+		case 25: return OPAQUE;
+		case 30: return SHMAT;
+		case 135: return PERSONALITY;
+		case 520: case 545: return EXEC;
+		default: return NONE;
+		}
 	}
 	if (abi == SP_ABI_I386) {
 		switch (nr) {
-		case 192: return MMAP;		/* mmap2 */
-		case 125: case 380: return MPROTECT;
+		case 192: return MMAP32;	/* mmap2 */
+		case 125: case 380: return MPROTECT32;
 		case 397: return SHMAT;
 		case 136: return PERSONALITY;
 		case 11: case 358: return EXEC;
-		case 90: case 117: return OPAQUE; /* old mmap, ipc */
+		case 90: case 117: case 163: return OPAQUE;
 		default: return NONE;
 		}
 	}
 	switch (nr) {
 	case 9: return MMAP;
 	case 10: case 329: return MPROTECT;
+	case 16: return IOCTL;
+	case 25: return MREMAP;
 	case 30: return SHMAT;
-	case 135: return PERSONALITY;
+	case 56: return CLONE;
 	case 59: case 322: return EXEC;
+	case 101: return PTRACE;
+	case 135: return PERSONALITY;
+	case 158: return ARCH_PRCTL;
+	case 250: return KEYCTL;
+	case 310: case 311: case 438: return NOPTRACE;
+	case 317: return SECCOMP;
+	case 435: return CLONE3;
 	default: return NONE;
 	}
 }
 
-static uint32_t
-memory_rule(int abi, const struct seccomp_data *d, unsigned flags)
-{
-	bool strict = flags & SP_BPF_STRICT, jit = flags & SP_BPF_ALLOW_JIT;
-	uint32_t a0 = (uint32_t)d->args[0], a2 = (uint32_t)d->args[2];
-	uint32_t a3 = (uint32_t)d->args[3];
+struct answers {
+	uint32_t viol, refuse, deny, place;
+};
 
-	switch (kind_of(abi, (uint32_t)d->nr)) {
-	case EXEC:
-		return strict ? DENIED : SECCOMP_RET_ALLOW;
-	case NONE:
-		return SECCOMP_RET_ALLOW;
-	default:
-		break;
-	}
-	if (jit)
-		return SECCOMP_RET_ALLOW;
-	switch (kind_of(abi, (uint32_t)d->nr)) {
-	case MMAP:
-		if (!(a2 & 0x4))
-			return SECCOMP_RET_ALLOW;
-		if (strict || (a2 & 0x2) || (a3 & 0x20))
-			return DENIED;
-		return SECCOMP_RET_ALLOW;
-	case MPROTECT:
-		return a2 & 0x4 ? DENIED : SECCOMP_RET_ALLOW;
-	case SHMAT:
-		return a2 & 0x8000 ? DENIED : SECCOMP_RET_ALLOW;
-	case PERSONALITY:
-		if (a0 != 0xffffffff && (a0 & 0x0400000))
-			return DENIED;
-		return SECCOMP_RET_ALLOW;
-	default:
-		return DENIED;
-	}
+static bool
+within(uint64_t a, uint64_t len, uint64_t start, uint64_t end)
+{
+	return len < (1ull << 32) && a >= start && a < end;
 }
 
 static bool
-pinned(const struct sp_bpf_input *in, int abi, const struct seccomp_data *d)
+in_band(const struct sp_bpf_input *in, uint64_t a, uint64_t len)
 {
-	size_t i;
-
-	for (i = 0; i < in->npins; i++) {
-		const struct sp_bpf_pin *p = &in->pins[i];
-		uint32_t nr = p->abi == SP_ABI_X32 ? p->nr | SP_BPF_X32_BIT :
-		    p->nr;
-		if (p->abi == abi && nr == (uint32_t)d->nr &&
-		    p->ip == d->instruction_pointer)
-			return true;
-	}
-	return false;
+	if (in->band.end - in->band.start <= SP_BAND_MARGIN)
+		return false;
+	return within(a, len, in->band.start, in->band.end - SP_BAND_MARGIN);
 }
 
 static bool
-any_site(const struct sp_bpf_input *in, uint64_t ip)
+may_exec_at(const struct sp_bpf_input *in, bool loader, uint64_t a,
+    uint64_t len)
 {
-	size_t i;
-
-	for (i = 0; i < in->nany_ips; i++)
-		if (in->any_ips[i] == ip)
-			return true;
-	return false;
+	return in_band(in, a, len) ||
+	    (loader && within(a, len, in->slots.start, in->slots.end));
 }
 
 static bool
@@ -118,29 +98,186 @@ in_image(const struct sp_bpf_input *in, uint64_t ip)
 	return false;
 }
 
+/* The rules of every call (2.), or ALLOW. */
+static uint32_t
+global_rule(enum kind k, const struct seccomp_data *d, unsigned flags,
+    const struct answers *ans)
+{
+	uint32_t a0 = (uint32_t)d->args[0], a1 = (uint32_t)d->args[1];
+
+	switch (k) {
+	case IOCTL:
+		return a1 == 0x5412 || a1 == 0x541c ? ans->deny :
+		    SECCOMP_RET_ALLOW;
+	case SECCOMP:
+		return a0 == 1 && (a1 & 8) ? ans->deny : SECCOMP_RET_ALLOW;
+	case KEYCTL:
+		return a0 == 22 ? ans->deny : SECCOMP_RET_ALLOW;
+	case ARCH_PRCTL:
+		return a0 >= 0x2001 && a0 <= 0x2003 ? ans->deny :
+		    SECCOMP_RET_ALLOW;
+	case PTRACE:
+		return flags & SP_BPF_NO_PTRACE && a0 != 0 ? ans->deny :
+		    SECCOMP_RET_ALLOW;
+	case NOPTRACE:
+		return flags & SP_BPF_NO_PTRACE ? ans->deny :
+		    SECCOMP_RET_ALLOW;
+	case CLONE:
+		return flags & SP_BPF_GUARD && (a0 & 0x00800000) ?
+		    SECCOMP_RET_KILL_PROCESS : SECCOMP_RET_ALLOW;
+	case CLONE3:
+		return flags & SP_BPF_GUARD ? SECCOMP_RET_ERRNO | ENOSYS :
+		    SECCOMP_RET_ALLOW;
+	default:
+		return SECCOMP_RET_ALLOW;
+	}
+}
+
+static uint32_t
+mmap_rule(const struct sp_bpf_input *in, const struct seccomp_data *d,
+    bool loader, const struct answers *ans)
+{
+	uint32_t prot = (uint32_t)d->args[2], fl = (uint32_t)d->args[3];
+	bool fixed = fl & (0x10 | 0x100000);
+
+	if (fl & 0x100)				/* MAP_GROWSDOWN */
+		return ans->refuse;
+	if (prot & 4) {
+		if (in->flags & SP_BPF_STRICT)
+			return ans->refuse;
+		if (!(in->flags & SP_BPF_ALLOW_JIT) && ((prot & 2) ||
+		    (fl & 0x20)))
+			return ans->refuse;
+		if (!fixed)
+			return ans->place;
+		return may_exec_at(in, loader, d->args[0], d->args[1]) ?
+		    SECCOMP_RET_ALLOW : ans->refuse;
+	}
+	if (loader && !fixed && (!(fl & 0x20) || (prot & 7) == 0))
+		return ans->place;
+	return SECCOMP_RET_ALLOW;
+}
+
+static uint32_t
+mremap_rule(const struct sp_bpf_input *in, const struct seccomp_data *d,
+    const struct answers *ans)
+{
+	uint64_t old = d->args[0];
+	uint32_t fl = (uint32_t)d->args[3];
+
+	if (in_image(in, old))
+		return ans->refuse;
+	if (old < in->band.start || old >= in->band.end)
+		return SECCOMP_RET_ALLOW;
+	if (!(fl & 1))		/* in place: it must stay in the band */
+		return in_band(in, old, d->args[2]) ? SECCOMP_RET_ALLOW :
+		    ans->refuse;
+	if ((fl & 2) && in_band(in, d->args[4], d->args[2]))
+		return SECCOMP_RET_ALLOW;
+	return ans->refuse;
+}
+
+/* The image's own rules (5.) and those of every call, for its sites. */
+static uint32_t
+own_rule(int abi, const struct sp_bpf_input *in, const struct seccomp_data *d,
+    bool loader, const struct answers *ans)
+{
+	bool strict = in->flags & SP_BPF_STRICT;
+	uint32_t a0 = (uint32_t)d->args[0], a2 = (uint32_t)d->args[2];
+	enum kind k = kind_of(abi, (uint32_t)d->nr);
+
+	switch (k) {
+	case MMAP:
+		return mmap_rule(in, d, loader, ans);
+	case MPROTECT:
+		if (!(a2 & 4))
+			return SECCOMP_RET_ALLOW;
+		if (strict || !(in->flags & SP_BPF_ALLOW_JIT))
+			return ans->refuse;
+		return may_exec_at(in, loader, d->args[0], d->args[1]) ?
+		    SECCOMP_RET_ALLOW : ans->refuse;
+	case MREMAP:
+		return mremap_rule(in, d, ans);
+	case MMAP32:
+	case MPROTECT32:
+		return a2 & 4 ? ans->refuse : SECCOMP_RET_ALLOW;
+	case SHMAT:
+		return a2 & 0x8000 ? ans->refuse : SECCOMP_RET_ALLOW;
+	case PERSONALITY:
+		return a0 != 0xffffffff && (a0 & 0x0400000) ? ans->refuse :
+		    SECCOMP_RET_ALLOW;
+	case EXEC:
+		return in->flags & (SP_BPF_STRICT | SP_BPF_NO_EXEC) ?
+		    ans->refuse : SECCOMP_RET_ALLOW;
+	case OPAQUE:
+		return ans->refuse;
+	default:
+		return global_rule(k, d, in->flags, ans);
+	}
+}
+
+/* The first matching pin's flags, or -1 when not pinned. */
+static int
+pinned(const struct sp_bpf_input *in, int abi, const struct seccomp_data *d)
+{
+	int flags = -1;
+	size_t i;
+
+	for (i = 0; i < in->npins; i++) {
+		const struct sp_bpf_pin *p = &in->pins[i];
+		uint32_t nr = p->abi == SP_ABI_X32 ? p->nr | SP_BPF_X32_BIT :
+		    p->nr;
+		if (p->abi == abi && nr == (uint32_t)d->nr &&
+		    p->ip == d->instruction_pointer)
+			flags = (flags < 0 ? 0 : flags) | p->flags;
+	}
+	return flags;
+}
+
+static bool
+any_site(const struct sp_bpf_input *in, uint64_t ip)
+{
+	size_t i;
+
+	for (i = 0; i < in->nany_ips; i++)
+		if (in->any_ips[i] == ip)
+			return true;
+	return false;
+}
+
 uint32_t
 model_verdict(const struct sp_bpf_input *in, const struct seccomp_data *d)
 {
-	uint32_t bad = in->action;
+	struct answers ans = { in->action, in->refuse, in->deny, in->place };
 	uint64_t ip = d->instruction_pointer;
-	int abi;
+	int abi, pf;
 
-	if (bad == 0)
-		bad = in->flags & SP_BPF_AUDIT ? SECCOMP_RET_LOG :
+	if (ans.viol == 0)
+		ans.viol = in->flags & SP_BPF_AUDIT ? SECCOMP_RET_LOG :
 		    SECCOMP_RET_KILL_PROCESS;
+	if (ans.refuse == 0)
+		ans.refuse = SECCOMP_RET_ERRNO | EACCES;
+	if (ans.deny == 0)
+		ans.deny = SECCOMP_RET_ERRNO | EPERM;
+	if (ans.place == 0)
+		ans.place = SECCOMP_RET_ERRNO | EACCES;
 	if (d->arch == AUDIT_ARCH_X86_64)
 		abi = (uint32_t)d->nr & SP_BPF_X32_BIT ? SP_ABI_X32 : SP_ABI_X86_64;
 	else if (d->arch == AUDIT_ARCH_I386)
 		abi = SP_ABI_I386;
 	else
-		return bad;
-	if (pinned(in, abi, d))
-		return memory_rule(abi, d, in->flags);
+		return ans.viol;
+	/* the supervisor's kill, whatever else is true of the call */
+	if ((uint32_t)d->nr == SP_GUARD_KILL_NR && in->flags & SP_BPF_GUARD)
+		return SECCOMP_RET_KILL_PROCESS;
+	if ((pf = pinned(in, abi, d)) >= 0)
+		return own_rule(abi, in, d, pf & SP_BPF_PIN_LOADER, &ans);
 	if (abi != SP_ABI_X86_64)
-		return bad;
+		return ans.viol;
 	if (any_site(in, ip))
-		return memory_rule(abi, d, in->flags);
-	if (in_image(in, ip) || (in->flags & (SP_BPF_STRICT | SP_BPF_OUTSIDE)))
-		return bad;
-	return memory_rule(abi, d, in->flags);
+		return own_rule(abi, in, d, false, &ans);
+	if (in_image(in, ip) || (ip >= in->band.start && ip < in->band.end) ||
+	    (in->flags & (SP_BPF_STRICT | SP_BPF_OUTSIDE)))
+		return ans.viol;
+	return global_rule(kind_of(abi, (uint32_t)d->nr), d, in->flags, &ans);
 }

@@ -92,10 +92,13 @@ static uint32_t
 random_nr(uint64_t *r, size_t pool, int abi)
 {
 	static const uint32_t odd[] = { 0, 9, 10, 30, 59, 135, 322, 329,
-		0x3fffffff, 0x80000000, 0xbfffffff, 11, 90, 117, 125, 192 };
+		0x3fffffff, 0x80000000, 0xbfffffff, 11, 90, 117, 125, 192,
+		16, 25, 56, 101, 158, 250, 310, 317, 435, 438, 163,
+		SP_GUARD_KILL_NR };
+	const size_t nodd = sizeof(odd) / sizeof(*odd);
 
-	if (rng_below(r, 8) == 0) {
-		uint32_t nr = odd[rng_below(r, 16)];
+	if (rng_below(r, 6) == 0) {
+		uint32_t nr = odd[rng_below(r, nodd)];
 		return abi == SP_ABI_X86_64 ? nr & ~SP_BPF_X32_BIT : nr;
 	}
 	if (abi == SP_ABI_X32)
@@ -104,12 +107,40 @@ random_nr(uint64_t *r, size_t pool, int abi)
 	return (uint32_t)rng_below(r, pool);
 }
 
+/* The band most of the time (sometimes none, or a small one that leaves
+ * no room), the slots after one of the ranges half of the time. */
+static void
+random_areas(struct table *t, uint64_t *r)
+{
+	const struct sp_bpf_range *g;
+	uint64_t k = rng_below(r, 8);
+
+	if (k < 6)
+		t->in.band = (struct sp_bpf_range){ SP_BAND_START,
+		    SP_BAND_END };
+	else if (k == 6)
+		t->in.band = (struct sp_bpf_range){ 0x200000000000ull,
+		    0x200000000000ull + (rng_below(r, 3) << 32) };
+	if (rng_below(r, 2) == 0)
+		return;
+	g = &t->ranges[rng_below(r, t->nranges)];
+	t->in.slots.start = g->start;
+	t->in.slots.end = g->start + 0x1000 * (1 + rng_below(r, 0x800));
+	if (t->in.slots.end < t->in.slots.start)
+		t->in.slots.end = UINT64_MAX;
+}
+
 void
 table_random(struct table *t, uint64_t *r, size_t npins)
 {
 	static const uint32_t actions[] = { 0, 0, SECCOMP_RET_KILL_PROCESS,
 		SECCOMP_RET_LOG, SECCOMP_RET_ERRNO | 5, SECCOMP_RET_TRAP,
 		SECCOMP_RET_TRACE | 7 };
+	static const uint32_t answers[] = { 0, SECCOMP_RET_ERRNO | 13,
+		SECCOMP_RET_TRACE | SP_BPF_REFUSE_DATA,
+		SECCOMP_RET_TRACE | SP_BPF_DENY_DATA,
+		SECCOMP_RET_TRACE | SP_BPF_PLACE_DATA,
+		SECCOMP_RET_TRAP | SP_BPF_PLACE_DATA };
 	size_t i, pool = npins / 3 + 2;
 
 	memset(t, 0, sizeof(*t));
@@ -122,6 +153,7 @@ table_random(struct table *t, uint64_t *r, size_t npins)
 		p->abi = k < 85 ? SP_ABI_X86_64 : k < 93 ? SP_ABI_I386 :
 		    SP_ABI_X32;
 		p->nr = random_nr(r, pool, p->abi);
+		p->flags = rng_below(r, 6) == 0 ? SP_BPF_PIN_LOADER : 0;
 		/* reuse sites: one site, several numbers; repeats */
 		p->ip = i > 0 && rng_below(r, 5) == 0 ?
 		    t->pins[rng_below(r, i)].ip : random_ip(t, r);
@@ -132,8 +164,12 @@ table_random(struct table *t, uint64_t *r, size_t npins)
 		t->any[i] = npins > 0 && rng_below(r, 3) == 0 ?
 		    t->pins[rng_below(r, npins)].ip : random_ip(t, r);
 	finish(t);
-	t->in.flags = (unsigned)rng_below(r, 16);
+	t->in.flags = (unsigned)rng_below(r, 128);
 	t->in.action = actions[rng_below(r, 7)];
+	t->in.refuse = answers[rng_below(r, 3)];
+	t->in.deny = answers[rng_below(r, 4) == 0 ? 3 : 0];
+	t->in.place = answers[rng_below(r, 6)];
+	random_areas(t, r);
 }
 
 struct object {
@@ -164,7 +200,7 @@ object_ip(uint64_t *r)
 static void
 add_pin(struct table *t, uint32_t nr, uint64_t ip)
 {
-	t->pins[t->npins++] = (struct sp_bpf_pin){ nr, ip, SP_ABI_X86_64 };
+	t->pins[t->npins++] = (struct sp_bpf_pin){ nr, ip, SP_ABI_X86_64, 0 };
 }
 
 void
@@ -207,6 +243,7 @@ table_realistic(struct table *t, uint64_t seed)
 		t->ranges[i] = (struct sp_bpf_range){ objects[i].start,
 		    objects[i].end };
 	finish(t);
+	t->in.band = (struct sp_bpf_range){ SP_BAND_START, SP_BAND_END };
 }
 
 void

@@ -81,6 +81,41 @@ test_random_split(void **state)
 	assert_true(n >= 4);
 }
 
+static bool
+memchr_u32(const uint32_t *v, size_t n, uint32_t x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+/* The most instructions a pinned call without argument rule runs: the
+ * common case, every read, write or futex of a process. */
+static size_t
+pinned_steps(const struct table *t, const struct progset *s)
+{
+	struct seccomp_data d;
+	size_t i, steps, most = 0;
+
+	static const uint32_t ruled[] = { 9, 10, 16, 25, 30, 56, 59, 101,
+		135, 158, 250, 310, 311, 317, 322, 329, 435, 438 };
+
+	for (i = 0; i < t->npins; i++) {
+		if (memchr_u32(ruled, sizeof(ruled) / sizeof(*ruled),
+		    t->pins[i].nr))
+			continue;
+		memset(&d, 0, sizeof(d));
+		d.arch = AUDIT_ARCH_X86_64;
+		d.nr = (int)t->pins[i].nr;
+		d.instruction_pointer = t->pins[i].ip;
+		sp_interp_run_set(s->fp, s->n, &d, &steps);
+		if (steps > most)
+			most = steps;
+	}
+	return most;
+}
+
 /* A real process: one program, few executed instructions. */
 static void
 test_realistic_path(void **state)
@@ -105,7 +140,13 @@ test_realistic_path(void **state)
 				    "flags %#x: %zu instructions, worst "
 				    "path %zu\n", t.npins, flags[i],
 				    s.p[0].len, path);
-			assert_true(path < 40);
+			/* the rare paths: an mmap of a loader site checked
+			 * against the band and the slots */
+			assert_true(path < 48);
+			/* 25 before the rules of every call came */
+			if (pinned_steps(&t, &s) > 25)
+				fail_msg("a pinned call runs %zu instructions",
+				    pinned_steps(&t, &s));
 			assert_int_equal(compare_many(&t, &s, &r, 5000,
 			    &steps), 0);
 			assert_true(steps <= path);
@@ -119,14 +160,14 @@ static void
 test_edges(void **state)
 {
 	static const struct sp_bpf_pin pins[] = {
-		{ 1, 0xffffffffull, SP_ABI_X86_64 },
-		{ 1, 0x100000000ull, SP_ABI_X86_64 },
-		{ 1, 0x7fffffffffffull, SP_ABI_X86_64 },
-		{ 0, 0x800000000000ull, SP_ABI_X86_64 },
-		{ 0x3fffffff, UINT64_MAX, SP_ABI_X86_64 },
-		{ 39, 0x100000002ull, SP_ABI_X32 },
-		{ 20, 0x100000002ull, SP_ABI_I386 },
-		{ 9, 0x100000010ull, SP_ABI_X86_64 },
+		{ 1, 0xffffffffull, SP_ABI_X86_64, 0 },
+		{ 1, 0x100000000ull, SP_ABI_X86_64, 0 },
+		{ 1, 0x7fffffffffffull, SP_ABI_X86_64, 0 },
+		{ 0, 0x800000000000ull, SP_ABI_X86_64, 0 },
+		{ 0x3fffffff, UINT64_MAX, SP_ABI_X86_64, 0 },
+		{ 39, 0x100000002ull, SP_ABI_X32, 0 },
+		{ 20, 0x100000002ull, SP_ABI_I386, 0 },
+		{ 9, 0x100000010ull, SP_ABI_X86_64, 0 },
 	};
 	static const struct sp_bpf_range ranges[] = {
 		{ 0xfffff000ull, 0x100001000ull },
@@ -144,15 +185,17 @@ test_edges(void **state)
 		39 | SP_BPF_X32_BIT, 0x3fffffff, 0x40000000, UINT32_MAX };
 	static const uint32_t arches[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386,
 		AUDIT_ARCH_AARCH64 };
-	struct sp_bpf_input in = { pins, sizeof(pins) / sizeof(*pins), any, 1,
-	    ranges, 2, 0, 0, 0 };
+	struct sp_bpf_input in = { .pins = pins,
+	    .npins = sizeof(pins) / sizeof(*pins), .any_ips = any,
+	    .nany_ips = 1, .ranges = ranges, .nranges = 2,
+	    .band = { SP_BAND_START, SP_BAND_END } };
 	struct seccomp_data d;
 	struct progset s;
 	size_t f, a, n, i, bad = 0;
 	uint32_t want, got;
 
 	(void)state;
-	for (f = 0; f < 8; f++) {
+	for (f = 0; f < 128; f++) {
 		in.flags = (unsigned)f;
 		progset_make(&s, &in);
 		for (a = 0; a < 3; a++)
@@ -195,19 +238,37 @@ verdict(const struct progset *s, uint32_t arch, uint32_t nr, uint64_t ip,
 #define OK SECCOMP_RET_ALLOW
 #define NOPE (SECCOMP_RET_ERRNO | EACCES)
 
+#define EPERM_ (SECCOMP_RET_ERRNO | EPERM)
+#define BAND SP_BAND_START
+
+static uint32_t
+vcall(const struct progset *s, uint32_t nr, uint64_t ip, uint64_t a0,
+    uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4)
+{
+	struct seccomp_data d = { .nr = (int)nr, .arch = X64,
+	    .instruction_pointer = ip, .args = { a0, a1, a2, a3, a4, 0 } };
+
+	return sp_interp_run_set(s->fp, s->n, &d, NULL);
+}
+
 /* The policy stated directly, without the model. */
 static void
 test_spot_checks(void **state)
 {
 	static const struct sp_bpf_pin pins[] = {
-		{ 39, 0x401002, 0 }, { 9, 0x401010, 0 },
-		{ 10, 0x401020, 0 }, { 59, 0x401030, 0 },
-		{ 135, 0x401040, 0 },
+		{ 39, 0x401002, 0, 0 }, { 9, 0x401010, 0, 0 },
+		{ 10, 0x401020, 0, 0 }, { 59, 0x401030, 0, 0 },
+		{ 135, 0x401040, 0, 0 }, { 9, 0x401050, 0, SP_BPF_PIN_LOADER },
+		{ 16, 0x401060, 0, 0 }, { 25, 0x401070, 0, 0 },
+		{ 317, 0x401080, 0, 0 },
 	};
 	static const struct sp_bpf_range img = { 0x400000, 0x402000 };
 	static const uint64_t any = 0x401100;
-	struct sp_bpf_input in = { pins, 5, &any, 1, &img, 1, 0, 0, 0 };
-	uint64_t out = 0x7f0000001002;
+	struct sp_bpf_input in = { .pins = pins, .npins = 9, .any_ips = &any,
+	    .nany_ips = 1, .ranges = &img, .nranges = 1,
+	    .band = { SP_BAND_START, SP_BAND_END },
+	    .slots = { 0x7f0000000000, 0x7f0000100000 } };
+	uint64_t out = 0x7f1000001002, slot = 0x7f0000010000;
 	struct progset s;
 
 	(void)state;
@@ -219,6 +280,11 @@ test_spot_checks(void **state)
 	assert_int_equal(verdict(&s, X64, 39, 0x100401002, 0, 0, 0), OK);
 	assert_int_equal(verdict(&s, X64, 39, out, 0, 0, 0), OK);
 	assert_int_equal(verdict(&s, X64, 500, 0x401100, 0, 0, 0), OK);
+	/* late code, in the band: no calls at all */
+	assert_int_equal(verdict(&s, X64, 39, BAND + 0x1002, 0, 0, 0), KILL);
+	assert_int_equal(verdict(&s, X64, 39, SP_BAND_END - 1, 0, 0, 0),
+	    KILL);
+	assert_int_equal(verdict(&s, X64, 39, SP_BAND_END, 0, 0, 0), OK);
 	assert_int_equal(verdict(&s, X64, 39 | SP_BPF_X32_BIT, 0x401002, 0,
 	    0, 0), KILL);
 	assert_int_equal(verdict(&s, X64, 39 | SP_BPF_X32_BIT, out, 0, 0, 0),
@@ -230,36 +296,104 @@ test_spot_checks(void **state)
 	/* mmap: anonymous or writable executable memory is refused */
 	assert_int_equal(verdict(&s, X64, 9, 0x401010, 0, 5, 0x22), NOPE);
 	assert_int_equal(verdict(&s, X64, 9, 0x401010, 0, 7, 0x02), NOPE);
-	assert_int_equal(verdict(&s, X64, 9, 0x401010, 0, 5, 0x02), OK);
 	assert_int_equal(verdict(&s, X64, 9, 0x401010, 0, 3, 0x22), OK);
-	assert_int_equal(verdict(&s, X64, 9, out, 0, 5, 0x22), NOPE);
+	/* a file mapped executable: only in the band; placed there when
+	 * no address is asked for (nobody places here: EACCES) */
+	assert_int_equal(verdict(&s, X64, 9, 0x401010, 0, 5, 0x02), NOPE);
+	assert_int_equal(vcall(&s, 9, 0x401010, BAND, 0x1000, 5, 0x12, 0),
+	    OK);
+	assert_int_equal(vcall(&s, 9, 0x401010, BAND - 0x1000, 0x1000, 5,
+	    0x12, 0), NOPE);
+	assert_int_equal(vcall(&s, 9, 0x401010, SP_BAND_END - SP_BAND_MARGIN,
+	    0x1000, 5, 0x12, 0), NOPE);
+	assert_int_equal(vcall(&s, 9, 0x401010, BAND, 1ull << 32, 5, 0x12,
+	    0), NOPE);
+	assert_int_equal(vcall(&s, 9, 0x401010, slot, 0x1000, 5, 0x12, 0),
+	    NOPE);
+	assert_int_equal(vcall(&s, 9, 0x401010, BAND, 0x1000, 5, 0x112, 0),
+	    NOPE);		/* MAP_GROWSDOWN */
+	/* the loader: its reservations are placed, its code may go into
+	 * the slots */
+	assert_int_equal(vcall(&s, 9, 0x401050, 0, 0x9000, 1, 0x02, 3),
+	    NOPE);
+	assert_int_equal(vcall(&s, 9, 0x401050, 0, 0x9000, 0, 0x22, 3),
+	    NOPE);
+	assert_int_equal(vcall(&s, 9, 0x401050, 0, 0x9000, 3, 0x22, 3), OK);
+	assert_int_equal(vcall(&s, 9, 0x401050, slot, 0x1000, 5, 0x12, 3),
+	    OK);
+	assert_int_equal(vcall(&s, 9, 0x401050, slot, 0x1000, 1, 0x12, 3),
+	    OK);
+	assert_int_equal(vcall(&s, 9, 0x401050, out, 0x1000, 5, 0x12, 3),
+	    NOPE);
+	assert_int_equal(verdict(&s, X64, 9, out, 0, 5, 0x22), OK);
 	assert_int_equal(verdict(&s, X64, 9, 0x401012, 0, 3, 0x22), KILL);
 	assert_int_equal(verdict(&s, X64, 10, 0x401020, 0, 4, 0), NOPE);
 	assert_int_equal(verdict(&s, X64, 10, 0x401020, 0, 3, 0), OK);
-	assert_int_equal(verdict(&s, X64, 329, out, 0, 4, 0), NOPE);
-	assert_int_equal(verdict(&s, X64, 30, out, 0, 0x8000, 0), NOPE);
+	assert_int_equal(verdict(&s, X64, 329, 0x401100, 0, 4, 0), NOPE);
+	assert_int_equal(verdict(&s, X64, 329, out, 0, 4, 0), OK);
+	assert_int_equal(verdict(&s, X64, 30, 0x401100, 0, 0x8000, 0), NOPE);
 	assert_int_equal(verdict(&s, X64, 135, 0x401040, 0x400000, 0, 0),
 	    NOPE);
 	assert_int_equal(verdict(&s, X64, 135, 0x401040, UINT32_MAX, 0, 0),
 	    OK);
 	assert_int_equal(verdict(&s, X64, 59, 0x401030, 0, 0, 0), OK);
+	/* mremap: the image's code stays, band memory stays in the band */
+	assert_int_equal(vcall(&s, 25, 0x401070, 0x401000, 0x1000, 0x1000,
+	    3, 0x9000000), NOPE);
+	assert_int_equal(vcall(&s, 25, 0x401070, 0x9000000, 0x1000, 0x2000,
+	    3, 0x401000), OK);
+	assert_int_equal(vcall(&s, 25, 0x401070, BAND, 0x1000, 0x2000, 3,
+	    0x9000000), NOPE);
+	assert_int_equal(vcall(&s, 25, 0x401070, BAND, 0x1000, 0x2000, 1,
+	    0), NOPE);
+	assert_int_equal(vcall(&s, 25, 0x401070, BAND, 0x1000, 0x2000, 0,
+	    0), OK);
+	assert_int_equal(vcall(&s, 25, 0x401070, BAND, 0x1000, 0x2000, 3,
+	    BAND + 0x100000), OK);
+	/* every call's rules, from anywhere */
+	assert_int_equal(vcall(&s, 16, 0x401060, 0, 0x5412, 0, 0, 0), EPERM_);
+	assert_int_equal(vcall(&s, 16, out, 0, 0x541c, 0, 0, 0), EPERM_);
+	assert_int_equal(vcall(&s, 16, 0x401060, 0, 0x5413, 0, 0, 0), OK);
+	assert_int_equal(vcall(&s, 317, 0x401080, 1, 8, 0, 0, 0), EPERM_);
+	assert_int_equal(vcall(&s, 317, out, 1, 9, 0, 0, 0), EPERM_);
+	assert_int_equal(vcall(&s, 317, 0x401080, 1, 1, 0, 0, 0), OK);
+	assert_int_equal(vcall(&s, 250, out, 22, 0, 0, 0, 0), EPERM_);
+	assert_int_equal(vcall(&s, 158, out, 0x2003, 0, 0, 0, 0), EPERM_);
+	assert_int_equal(vcall(&s, 158, out, 0x1002, 0, 0, 0, 0), OK);
+	assert_int_equal(vcall(&s, 101, out, 16, 0, 0, 0, 0), OK);
 	progset_free(&s);
 
 	in.flags = SP_BPF_STRICT;
 	progset_make(&s, &in);
 	assert_int_equal(verdict(&s, X64, 39, out, 0, 0, 0), KILL);
 	assert_int_equal(verdict(&s, X64, 39, 0x401002, 0, 0, 0), OK);
-	assert_int_equal(verdict(&s, X64, 9, 0x401010, 0, 5, 0x02), NOPE);
+	assert_int_equal(vcall(&s, 9, 0x401010, BAND, 0x1000, 5, 0x12, 0),
+	    NOPE);
 	assert_int_equal(verdict(&s, X64, 59, 0x401030, 0, 0, 0), NOPE);
 	progset_free(&s);
 
-	in.flags = SP_BPF_ALLOW_JIT;
+	in.flags = SP_BPF_ALLOW_JIT | SP_BPF_NO_PTRACE | SP_BPF_GUARD;
 	in.action = SECCOMP_RET_LOG;
+	in.place = SECCOMP_RET_TRACE | SP_BPF_PLACE_DATA;
 	progset_make(&s, &in);
 	assert_int_equal(verdict(&s, X64, 9, out, 0, 7, 0x22), OK);
-	assert_int_equal(verdict(&s, X64, 10, 0x401020, 0, 4, 0), OK);
+	assert_int_equal(verdict(&s, X64, 9, 0x401010, 0, 7, 0x22),
+	    SECCOMP_RET_TRACE | SP_BPF_PLACE_DATA);
+	assert_int_equal(vcall(&s, 9, 0x401010, BAND, 0x1000, 7, 0x32, 0),
+	    OK);
+	assert_int_equal(vcall(&s, 10, 0x401020, BAND, 0x1000, 4, 0, 0), OK);
+	assert_int_equal(vcall(&s, 10, 0x401020, 0x9000000, 0x1000, 4, 0, 0),
+	    NOPE);
 	assert_int_equal(verdict(&s, X64, 39, 0x401000, 0, 0, 0),
 	    SECCOMP_RET_LOG);
+	assert_int_equal(vcall(&s, 101, out, 16, 0, 0, 0, 0), EPERM_);
+	assert_int_equal(vcall(&s, 101, out, 0, 0, 0, 0, 0), OK);
+	assert_int_equal(vcall(&s, 311, out, 0, 0, 0, 0, 0), EPERM_);
+	assert_int_equal(vcall(&s, 56, out, 0x800011, 0, 0, 0, 0), KILL);
+	assert_int_equal(vcall(&s, 435, out, 0, 0, 0, 0, 0),
+	    SECCOMP_RET_ERRNO | ENOSYS);
+	assert_int_equal(vcall(&s, SP_GUARD_KILL_NR, 0x401002, 0, 0, 0, 0,
+	    0), KILL);
 	progset_free(&s);
 }
 
@@ -287,9 +421,9 @@ test_detects_wrong_filter(void **state)
 static void
 test_bad_input(void **state)
 {
-	struct sp_bpf_pin pin = { 1, 0x1000, SP_ABI_X86_64 };
+	struct sp_bpf_pin pin = { 1, 0x1000, SP_ABI_X86_64, 0 };
 	struct sp_bpf_range rg = { 0x2000, 0x1000 };
-	struct sp_bpf_input in = { &pin, 1, NULL, 0, NULL, 0, 0, 0, 0 };
+	struct sp_bpf_input in = { .pins = &pin, .npins = 1 };
 	struct sp_bpf_prog *p;
 	struct sp_error err;
 	struct sp_bpf_pin *many;
@@ -308,6 +442,15 @@ test_bad_input(void **state)
 	in.flags = 0x100;
 	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
 	in.flags = 0;
+	pin.flags = 2;
+	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
+	pin.flags = 0;
+	in.band = rg;
+	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
+	in.band = (struct sp_bpf_range){ 0, 0 };
+	in.place = SECCOMP_RET_ALLOW;
+	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
+	in.place = 0;
 	in.ranges = &rg;
 	in.nranges = 1;
 	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
@@ -317,7 +460,7 @@ test_bad_input(void **state)
 	assert_non_null(many = calloc(5000, sizeof(*many)));
 	for (i = 0; i < 5000; i++)
 		many[i] = (struct sp_bpf_pin){ 202, 0x10000 + 16 * i,
-		    SP_ABI_X86_64 };
+		    SP_ABI_X86_64, 0 };
 	in.pins = many;
 	in.npins = 5000;
 	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);

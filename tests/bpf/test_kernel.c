@@ -38,20 +38,25 @@
 #include "stubs.h"
 
 #define X32 SP_BPF_X32_BIT
+#define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
+#define RX (PROT_READ | PROT_EXEC)
+#define RWX (PROT_READ | PROT_WRITE | PROT_EXEC)
 #define OK SECCOMP_RET_ALLOW
 #define NOPE (SECCOMP_RET_ERRNO | EACCES)
 #define KILL SECCOMP_RET_KILL_PROCESS
 #define EPERM_RET (SECCOMP_RET_ERRNO | EPERM)
 
 enum via { V_A, V_B, V_C, V_ANY, V_I386, V_LIBC };
-enum prep { P_NONE, P_FILE, P_PAGE };
+enum prep { P_NONE, P_FILE, P_PAGE, P_BAND, P_BANDFILE };
 
 struct kcase {
 	const char *what;
 	enum via via;
 	long nr;
 	long a[6];
-	enum prep prep;		/* file: a[4] = fd; page: a[0] = page */
+	enum prep prep;		/* file: a[4] = fd; page: a[0] = page;
+				   band: a[0] = a page in the band;
+				   bandfile: both, a[0] unmapped */
 	uint32_t want;
 };
 
@@ -103,20 +108,20 @@ base_pins(size_t extra, size_t *n)
 	size_t i = 0, k;
 
 	assert_non_null(p = calloc(16 + extra, sizeof(*p)));
-	p[i++] = (struct sp_bpf_pin){ 39, SITE_IP(sp_stub_a_site), 0 };
-	p[i++] = (struct sp_bpf_pin){ 110, SITE_IP(sp_stub_b_site), 0 };
-	p[i++] = (struct sp_bpf_pin){ 9, SITE_IP(sp_stub_a_site), 0 };
-	p[i++] = (struct sp_bpf_pin){ 10, SITE_IP(sp_stub_a_site), 0 };
-	p[i++] = (struct sp_bpf_pin){ 135, SITE_IP(sp_stub_c_site), 0 };
-	p[i++] = (struct sp_bpf_pin){ 59, SITE_IP(sp_stub_b_site), 0 };
-	p[i++] = (struct sp_bpf_pin){ 231, SITE_IP(sp_stub_exit_site), 0 };
+	p[i++] = (struct sp_bpf_pin){ 39, SITE_IP(sp_stub_a_site), 0, 0 };
+	p[i++] = (struct sp_bpf_pin){ 110, SITE_IP(sp_stub_b_site), 0, 0 };
+	p[i++] = (struct sp_bpf_pin){ 9, SITE_IP(sp_stub_a_site), 0, 0 };
+	p[i++] = (struct sp_bpf_pin){ 10, SITE_IP(sp_stub_a_site), 0, 0 };
+	p[i++] = (struct sp_bpf_pin){ 135, SITE_IP(sp_stub_c_site), 0, 0 };
+	p[i++] = (struct sp_bpf_pin){ 59, SITE_IP(sp_stub_b_site), 0, 0 };
+	p[i++] = (struct sp_bpf_pin){ 231, SITE_IP(sp_stub_exit_site), 0, 0 };
 	p[i++] = (struct sp_bpf_pin){ 20, SITE_IP(sp_stub_i386_site),
-	    SP_ABI_I386 };
+	    SP_ABI_I386, 0 };
 	p[i++] = (struct sp_bpf_pin){ 39, SITE_IP(sp_stub_c_site),
-	    SP_ABI_X32 };
+	    SP_ABI_X32, 0 };
 	for (k = 0; k < extra; k++)	/* numbers 400.., far from the stubs */
 		p[i++] = (struct sp_bpf_pin){ (uint32_t)(400 + k / 2),
-		    0x10000000 + 0x40 * k, 0 };
+		    0x10000000 + 0x40 * k, 0, 0 };
 	*n = i;
 	return p;
 }
@@ -139,6 +144,7 @@ generate(const struct kcfg *cfg, struct sp_bpf_pin **pins,
 	in->nany_ips = 1;
 	in->ranges = &img;
 	in->nranges = 1;
+	in->band = (struct sp_bpf_range){ SP_BAND_START, SP_BAND_END };
 	in->flags = cfg->flags;
 	in->action = cfg->action;
 	if (sp_bpf_generate(in, p, np, &err) == -1)
@@ -194,9 +200,18 @@ prepare(const struct kcase *c, long *a)
 	void *pg;
 
 	memcpy(a, c->a, sizeof(c->a));
-	if (c->prep == P_FILE) {
+	if (c->prep == P_FILE || c->prep == P_BANDFILE) {
 		assert_true((fd = open("/proc/self/exe", O_RDONLY)) >= 0);
 		a[4] = fd;
+	}
+	if (c->prep == P_BANDFILE) {
+		a[0] = (long)(SP_BAND_START + 0x200000);
+	} else if (c->prep == P_BAND) {
+		munmap((void *)(SP_BAND_START + 0x100000), 4096);
+		pg = mmap((void *)(SP_BAND_START + 0x100000), 4096,
+		    PROT_READ | PROT_WRITE, ANON | MAP_FIXED_NOREPLACE, -1, 0);
+		assert_true(pg != MAP_FAILED);
+		a[0] = (long)pg;
 	} else if (c->prep == P_PAGE) {
 		pg = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -265,7 +280,7 @@ run_cases(const struct kcfg *cfg, const struct kcase *cs, size_t n)
 		assert_true(pid > 0);
 		assert_int_equal(waitpid(pid, &status, 0), pid);
 		kernel = outcome(status);
-		if (cs[i].prep == P_FILE)
+		if (cs[i].prep == P_FILE || cs[i].prep == P_BANDFILE)
 			close((int)a[4]);
 		if (model != cs[i].want || kernel != model) {
 			print_message("%s: intended %#x, interpreter %#x, "
@@ -279,11 +294,10 @@ run_cases(const struct kcfg *cfg, const struct kcase *cs, size_t n)
 	return bad;
 }
 
-/* ---- the cases ---- */
-
-#define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
-#define RX (PROT_READ | PROT_EXEC)
-#define RWX (PROT_READ | PROT_WRITE | PROT_EXEC)
+/* ---- the cases ----
+ * "from libc" is a call from outside the image: where a later image's
+ * code runs.  Only the rules of every call apply there; the image's own
+ * rules (executable memory) are that image's filter's business. */
 
 static void
 test_default(void **state)
@@ -317,25 +331,36 @@ test_default(void **state)
 		{ "mmap anonymous RW at its pin", V_A, 9,
 		    { 0, 4096, PROT_READ | PROT_WRITE, ANON, -1, 0 }, P_NONE,
 		    OK },
-		{ "mmap anonymous RX from libc", V_LIBC, 9,
-		    { 0, 4096, RX, ANON, -1, 0 }, P_NONE, NOPE },
-		{ "mmap file RX from libc (dlopen)", V_LIBC, 9,
-		    { 0, 4096, RX, MAP_PRIVATE, 0, 0 }, P_FILE, OK },
-		{ "mmap file RWX from libc", V_LIBC, 9,
-		    { 0, 4096, RWX, MAP_PRIVATE, 0, 0 }, P_FILE, NOPE },
+		{ "mmap file RX at its pin: to be placed", V_A, 9,
+		    { 0, 4096, RX, MAP_PRIVATE, 0, 0 }, P_FILE, NOPE },
+		{ "mmap file RX at its pin, fixed in the band", V_A, 9,
+		    { 0, 4096, RX, MAP_PRIVATE | MAP_FIXED_NOREPLACE, 0, 0 },
+		    P_BANDFILE, OK },
+		{ "mmap file RX at its pin, fixed elsewhere", V_A, 9,
+		    { 0x50000000, 4096, RX, MAP_PRIVATE | MAP_FIXED_NOREPLACE,
+		    0, 0 }, P_FILE, NOPE },
+		{ "mmap file RWX at its pin, fixed in the band", V_A, 9,
+		    { 0, 4096, RWX, MAP_PRIVATE | MAP_FIXED_NOREPLACE, 0, 0 },
+		    P_BANDFILE, NOPE },
+		{ "mmap anonymous RX from libc (outside)", V_LIBC, 9,
+		    { 0, 4096, RX, ANON, -1, 0 }, P_NONE, OK },
 		{ "mprotect RX at its pin", V_A, 10, { 0, 4096, RX }, P_PAGE,
 		    NOPE },
 		{ "mprotect R at its pin", V_A, 10, { 0, 4096, PROT_READ },
 		    P_PAGE, OK },
-		{ "mprotect RX from libc", V_LIBC, 10, { 0, 4096, RX },
-		    P_PAGE, NOPE },
-		{ "pkey_mprotect RX from libc", V_LIBC, 329,
-		    { 0, 4096, RX, -1 }, P_PAGE, NOPE },
+		{ "mprotect RX from libc (outside)", V_LIBC, 10,
+		    { 0, 4096, RX }, P_PAGE, OK },
 		{ "personality READ_IMPLIES_EXEC", V_C, 135, { 0x0400000 },
 		    P_NONE, NOPE },
 		{ "personality query", V_C, 135, { 0xffffffff }, P_NONE, OK },
-		{ "shmat SHM_EXEC from libc", V_LIBC, 30, { -1, 0, 0100000 },
-		    P_NONE, NOPE },
+		{ "ioctl TIOCSTI from libc", V_LIBC, 16, { 0, 0x5412, 0 },
+		    P_NONE, EPERM_RET },
+		{ "seccomp listener from libc", V_LIBC, 317, { 1, 8, 0 },
+		    P_NONE, EPERM_RET },
+		{ "keyctl GET_PERSISTENT from libc", V_LIBC, 250,
+		    { 22, -1, -1 }, P_NONE, EPERM_RET },
+		{ "arch_prctl MAP_VDSO_64 from libc", V_LIBC, 158,
+		    { 0x2003, 0x100000000 }, P_NONE, EPERM_RET },
 		{ "execve at its pin", V_B, 59, { path, 0, 0 }, P_NONE, OK },
 		{ "execve elsewhere in the image", V_A, 59, { path, 0, 0 },
 		    P_NONE, KILL },
@@ -351,10 +376,13 @@ test_jit_strict_action(void **state)
 {
 	long path = (long)nonexistent;
 	const struct kcase jit[] = {
-		{ "jit: mmap anonymous RWX from libc", V_LIBC, 9,
-		    { 0, 4096, RWX, ANON, -1, 0 }, P_NONE, OK },
-		{ "jit: mprotect RX at its pin", V_A, 10, { 0, 4096, RX },
-		    P_PAGE, OK },
+		{ "jit: mmap anonymous RWX fixed in the band", V_A, 9,
+		    { SP_BAND_START + 0x300000, 4096, RWX,
+		    ANON | MAP_FIXED_NOREPLACE, -1, 0 }, P_NONE, OK },
+		{ "jit: mprotect RX of a page in the band", V_A, 10,
+		    { 0, 4096, RX }, P_BAND, OK },
+		{ "jit: mprotect RX outside the band", V_A, 10,
+		    { 0, 4096, RX }, P_PAGE, NOPE },
 		{ "jit: getpid at another stub", V_B, 39, { 0 }, P_NONE, KILL },
 	};
 	const struct kcase strict[] = {
@@ -375,7 +403,7 @@ test_jit_strict_action(void **state)
 
 	(void)state;
 	assert_int_equal(run_cases(&(struct kcfg){ SP_BPF_ALLOW_JIT, 0, 0 },
-	    jit, 3), 0);
+	    jit, 4), 0);
 	assert_int_equal(run_cases(&(struct kcfg){ SP_BPF_STRICT, 0, 0 },
 	    strict, 5), 0);
 	assert_int_equal(run_cases(&(struct kcfg){ 0, EPERM_RET, 0 },
@@ -394,8 +422,10 @@ test_split(void **state)
 		{ "split: getppid at its pin", V_B, 110, { 0 }, P_NONE, OK },
 		{ "split: int 0x80 getpid at its pin", V_I386, 20, { 0 },
 		    P_NONE, OK },
-		{ "split: mmap anonymous RX from libc", V_LIBC, 9,
+		{ "split: mmap anonymous RX at its pin", V_A, 9,
 		    { 0, 4096, RX, ANON, -1, 0 }, P_NONE, NOPE },
+		{ "split: TIOCSTI from libc", V_LIBC, 16, { 0, 0x5412, 0 },
+		    P_NONE, EPERM_RET },
 	};
 
 	(void)state;
