@@ -1,0 +1,708 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * sp_needed_resolve: the objects ld.so may map at start-up, as a superset.
+ *
+ * ld.so (glibc 2.36, elf/dl-load.c) loads DT_NEEDED and filters breadth
+ * first, each from the first directory that holds a loadable file.  We
+ * take every loadable file along every path it could take:
+ *
+ *   - the DT_RPATHs of the loader and of its loaders, and the program's,
+ *     unless the loader has DT_RUNPATH: here the union of the DT_RPATHs of
+ *     every object found (a superset whatever the loading order);
+ *   - LD_LIBRARY_PATH (not in secure mode);
+ *   - the loader's DT_RUNPATH;
+ *   - every ld.so.cache entry for the name;
+ *   - the system directories, unless the loader has DF_1_NODEFLIB;
+ *   - in each directory its glibc-hwcaps and legacy hwcaps subdirectories.
+ *
+ * A found object's state (flags, $ORIGIN directories) and the DT_RPATH
+ * union only grow; an object is searched again whenever they grow, until
+ * nothing changes.  Every open, stat and lookup is paid from one budget.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <syspin/dynamic.h>
+#include <syspin/needed.h>
+
+#include "needed_int.h"
+
+#define PRELOAD_MAX (1u << 20)	/* bytes of /etc/ld.so.preload read */
+
+static const char *const system_dirs[] = {
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib",
+};
+
+struct obj {
+	struct sp_dyn dyn;
+	struct sp_file_id id;
+	char *path;		/* real path */
+	struct sp_nd_strv origins;	/* what $ORIGIN may be */
+	unsigned flags;
+	bool processed;
+	bool queued;
+	unsigned done_flags;	/* state the last search covered */
+	size_t done_origins;
+	uint64_t done_gen;
+};
+
+struct ctx {
+	const struct sp_needed_in *in;
+	struct sp_nd_search s;
+	struct sp_ldcache cache;
+	bool have_cache;
+	struct obj *objs;	/* [0] is the program */
+	size_t nobjs, capobjs;
+	uint32_t *ids;		/* (dev, ino) hash: index + 1 */
+	size_t *queue;		/* ring of object indices */
+	size_t qhead, qlen;
+	struct sp_file_id interp_id;
+	bool have_interp;
+	struct sp_nd_strv rpath;	/* union of expanded DT_RPATHs */
+	struct sp_nd_map rpath_set;
+	uint64_t gen;		/* bumped when rpath grows */
+	struct sp_nd_strv llp;
+	struct sp_nd_map probed;	/* path -> object index, or -1 */
+	struct sp_nd_strv sys_preload, env_preload;
+};
+
+#define ID_SLOTS (4 * SP_NEEDED_MAX_OBJS)
+#define QUEUE_CAP (SP_NEEDED_MAX_OBJS + 2)
+
+static size_t
+id_hash(const struct sp_file_id *id)
+{
+	uint64_t h = id->dev * 0x9e3779b97f4a7c15ull ^ id->ino;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return (h ^ (h >> 32)) & (ID_SLOTS - 1);
+}
+
+static bool
+same_file(const struct sp_file_id *a, const struct sp_file_id *b)
+{
+	return a->dev == b->dev && a->ino == b->ino;
+}
+
+static long
+id_find(const struct ctx *c, const struct sp_file_id *id)
+{
+	size_t h = id_hash(id);
+
+	for (; c->ids[h] != 0; h = (h + 1) & (ID_SLOTS - 1))
+		if (same_file(&c->objs[c->ids[h] - 1].id, id))
+			return c->ids[h] - 1;
+	return -1;
+}
+
+static void
+id_add(struct ctx *c, size_t i)
+{
+	size_t h = id_hash(&c->objs[i].id);
+
+	while (c->ids[h] != 0)
+		h = (h + 1) & (ID_SLOTS - 1);
+	c->ids[h] = i + 1;
+}
+
+static bool
+dirty(const struct ctx *c, const struct obj *o)
+{
+	if (!o->processed)
+		return true;
+	return o->flags != o->done_flags ||
+	    o->origins.n != o->done_origins ||
+	    (o->dyn.runpath == NULL && o->done_gen != c->gen);
+}
+
+static void
+push(struct ctx *c, size_t i)
+{
+	struct obj *o = &c->objs[i];
+
+	if (o->queued || !dirty(c, o))
+		return;
+	o->queued = true;
+	c->queue[(c->qhead + c->qlen++) % QUEUE_CAP] = i;
+}
+
+/* Adds a $ORIGIN directory (the directory of path) to object i. */
+static void
+add_origin(struct ctx *c, size_t i, const char *path)
+{
+	struct obj *o = &c->objs[i];
+	char *dir;
+
+	if (o->origins.n >= SP_ND_MAX_ORIGINS ||
+	    (dir = sp_nd_dirname(path)) == NULL)
+		return;
+	if (!sp_nd_strv_has(&o->origins, dir))
+		(void)sp_nd_strv_add(&o->origins, dir);
+	free(dir);
+}
+
+/* Another way to reach object i: its flags, another $ORIGIN. */
+static void
+touch(struct ctx *c, size_t i, unsigned flags, const char *path)
+{
+	c->objs[i].flags |= flags;
+	add_origin(c, i, path);
+	push(c, i);
+}
+
+static int
+grow_objs(struct ctx *c)
+{
+	struct obj *n;
+	size_t cap;
+
+	if (c->nobjs < c->capobjs)
+		return 0;
+	cap = c->capobjs == 0 ? 64 : 2 * c->capobjs;
+	if ((n = realloc(c->objs, cap * sizeof(*n))) == NULL)
+		return sp_nd_fail(&c->s, "out of memory");
+	c->objs = n;
+	c->capobjs = cap;
+	return 0;
+}
+
+/* The real path of an open file; path itself when /proc is missing. */
+static char *
+fd_path(int fd, const char *path)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+	char *r;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n > 0 && buf[0] == '/') {
+		buf[n] = '\0';
+		return strdup(buf);
+	}
+	if ((r = realpath(path, NULL)) != NULL)
+		return r;
+	return strdup(path);
+}
+
+/* A new candidate; -1 when it is no x86-64 shared object. */
+static long
+new_obj(struct ctx *c, int fd, const struct sp_file_id *id, const char *path,
+    unsigned flags)
+{
+	struct sp_error e;
+	struct obj *o;
+	size_t i;
+
+	if (c->nobjs > SP_NEEDED_MAX_OBJS)
+		return sp_nd_fail(&c->s, "more than %u objects",
+		    SP_NEEDED_MAX_OBJS);
+	if (grow_objs(c) == -1)
+		return -1;
+	i = c->nobjs;
+	o = &c->objs[i];
+	memset(o, 0, sizeof(*o));
+	if (sp_dyn_read_fd(fd, &o->dyn, &e) == -1)
+		return -1;
+	if (o->dyn.type != ET_DYN || (o->path = fd_path(fd, path)) == NULL) {
+		sp_dyn_free(&o->dyn);
+		return -1;
+	}
+	o->id = *id;
+	o->flags = flags;
+	c->nobjs++;
+	id_add(c, i);
+	add_origin(c, i, path);
+	add_origin(c, i, o->path);
+	push(c, i);
+	return i;
+}
+
+/* Opens one candidate file; its object index, or -1. */
+static long
+open_candidate(struct ctx *c, const char *path, unsigned flags)
+{
+	struct sp_file_id id;
+	struct stat st;
+	long i = -1;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd == -1)
+		return -1;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
+		goto out;
+	sp_file_id_from_stat(&id, &st);
+	/* The kernel maps these two; ld.so never loads them again. */
+	if (same_file(&id, &c->objs[0].id) ||
+	    (c->have_interp && same_file(&id, &c->interp_id)))
+		goto out;
+	if ((i = id_find(c, &id)) >= 0)
+		touch(c, i, flags, path);
+	else
+		i = new_obj(c, fd, &id, path, flags);
+out:
+	close(fd);
+	return i;
+}
+
+static void
+probe(struct ctx *c, const char *path, unsigned flags)
+{
+	long *seen, i;
+
+	if (sp_nd_spend(&c->s) == -1)
+		return;
+	if ((seen = sp_nd_map_get(&c->probed, path)) != NULL) {
+		if (*seen >= 0)
+			touch(c, *seen, flags, path);
+		return;
+	}
+	i = open_candidate(c, path, flags);
+	if (sp_nd_map_put(&c->probed, path, i) == -1)
+		(void)sp_nd_fail(&c->s, "out of memory");
+}
+
+/* name in directory dir and in its hwcaps subdirectories. */
+static void
+in_dir(struct ctx *c, const char *dir, const char *name, unsigned flags)
+{
+	const struct sp_nd_strv *subs = sp_nd_subdirs(&c->s, dir);
+	char path[PATH_MAX];
+	size_t k;
+
+	for (k = 0; subs != NULL && k < subs->n && !c->s.failed; k++)
+		if (sp_nd_join(path, sizeof(path), subs->v[k], name) == 0)
+			probe(c, path, flags);
+}
+
+static void
+in_dirs(struct ctx *c, const struct sp_nd_strv *dirs, const char *name,
+    unsigned flags)
+{
+	size_t k;
+
+	for (k = 0; k < dirs->n && !c->s.failed; k++)
+		in_dir(c, dirs->v[k], name, flags);
+}
+
+/* ld.so ignores cache entries in system directories under NODEFLIB. */
+static bool
+in_system_dir(const char *path)
+{
+	size_t k, l;
+
+	for (k = 0; k < sizeof(system_dirs) / sizeof(system_dirs[0]); k++) {
+		l = strlen(system_dirs[k]);
+		if (strncmp(path, system_dirs[k], l) == 0 && path[l] == '/')
+			return true;
+	}
+	return false;
+}
+
+static void
+in_cache(struct ctx *c, const char *name, bool nodeflib, unsigned flags)
+{
+	const struct sp_ldcache_entry *e;
+	size_t n, k;
+
+	if (!c->have_cache || sp_nd_spend(&c->s) == -1)
+		return;
+	n = sp_ldcache_lookup(&c->cache, name, &e);
+	for (k = 0; k < n && !c->s.failed; k++)
+		if (!nodeflib || !in_system_dir(e[k].path))
+			probe(c, e[k].path, flags);
+}
+
+static void
+in_system(struct ctx *c, const char *name, unsigned flags)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(system_dirs) / sizeof(system_dirs[0]); k++)
+		in_dir(c, system_dirs[k], name, flags);
+}
+
+/* The search context of the object whose name is resolved. */
+struct loader {
+	const struct sp_nd_strv *origins;
+	const struct sp_nd_strv *runpath;	/* expanded, or NULL */
+	bool nodeflib;
+};
+
+/* One DT_NEEDED (or filter, or preload) name of a loader. */
+static void
+resolve(struct ctx *c, const struct loader *l, const char *name,
+    unsigned flags)
+{
+	struct sp_nd_strv paths = { 0 };
+	size_t k;
+
+	if (name[0] == '\0')
+		return;
+	if (strchr(name, '/') != NULL) {
+		/* A path: DSTs expanded, no search. */
+		if (sp_nd_expand(&c->s, name, l->origins, &paths) == 0)
+			for (k = 0; k < paths.n && !c->s.failed; k++)
+				probe(c, paths.v[k], flags);
+		sp_nd_strv_free(&paths);
+		return;
+	}
+	if (l->runpath == NULL)
+		in_dirs(c, &c->rpath, name, flags);
+	if (!c->in->secure)
+		in_dirs(c, &c->llp, name, flags);
+	if (l->runpath != NULL)
+		in_dirs(c, l->runpath, name, flags);
+	in_cache(c, name, l->nodeflib, flags);
+	if (!l->nodeflib)
+		in_system(c, name, flags);
+}
+
+/* Adds object i's DT_RPATH to the union; searches again if it grew. */
+static void
+add_rpath(struct ctx *c, size_t i, const struct sp_nd_strv *origins)
+{
+	struct sp_nd_strv dirs = { 0 };
+	bool grew = false;
+	size_t k;
+
+	if (c->objs[i].dyn.rpath == NULL)
+		return;
+	(void)sp_nd_path_list(&c->s, c->objs[i].dyn.rpath, ":", origins,
+	    &dirs);
+	for (k = 0; k < dirs.n; k++) {
+		if (sp_nd_map_get(&c->rpath_set, dirs.v[k]) != NULL)
+			continue;
+		if (sp_nd_map_put(&c->rpath_set, dirs.v[k], 0) == -1 ||
+		    sp_nd_strv_add(&c->rpath, dirs.v[k]) == -1) {
+			(void)sp_nd_fail(&c->s, "out of memory");
+			break;
+		}
+		grew = true;
+	}
+	sp_nd_strv_free(&dirs);
+	if (!grew)
+		return;
+	c->gen++;
+	for (k = 0; k < c->nobjs; k++)
+		push(c, k);
+}
+
+static void
+resolve_list(struct ctx *c, const struct loader *l, char **names, size_t n,
+    unsigned flags)
+{
+	size_t k;
+
+	for (k = 0; k < n && !c->s.failed; k++)
+		resolve(c, l, names[k], flags);
+}
+
+/* The program's preloads: ld.so loads them with the program as loader. */
+static void
+resolve_preloads(struct ctx *c, const struct loader *l)
+{
+	size_t k;
+
+	resolve_list(c, l, c->sys_preload.v, c->sys_preload.n,
+	    SP_NEEDED_PROGRAM);
+	for (k = 0; k < c->env_preload.n && !c->s.failed; k++) {
+		/* AT_SECURE: only names, searched like the program's. */
+		if (c->in->secure && strchr(c->env_preload.v[k], '/') != NULL)
+			continue;
+		resolve(c, l, c->env_preload.v[k], SP_NEEDED_ENV);
+	}
+}
+
+static void
+process(struct ctx *c, size_t i)
+{
+	struct sp_nd_strv origins = { 0 }, runpath = { 0 };
+	struct loader l = { .origins = &origins };
+	struct obj *o = &c->objs[i];
+	unsigned flags = o->flags;
+	struct sp_dyn *d = &o->dyn;
+	uint64_t gen;
+
+	o->queued = false;
+	if (sp_nd_strv_copy(&origins, &o->origins) == -1) {
+		(void)sp_nd_fail(&c->s, "out of memory");
+		return;
+	}
+	add_rpath(c, i, &origins);
+	gen = c->gen;
+	if (d->runpath != NULL) {
+		(void)sp_nd_path_list(&c->s, d->runpath, ":", &origins,
+		    &runpath);
+		l.runpath = &runpath;
+	}
+	l.nodeflib = (d->flags_1 & DF_1_NODEFLIB) != 0;
+	/* c->objs moves as objects are added: d is not used below. */
+	resolve_list(c, &l, d->needed, d->nneeded, flags);
+	resolve_list(c, &l, c->objs[i].dyn.filters, c->objs[i].dyn.nfilters,
+	    flags);
+	if (i == 0)
+		resolve_preloads(c, &l);
+	o = &c->objs[i];
+	o->processed = true;
+	o->done_flags = flags;
+	o->done_origins = origins.n;
+	o->done_gen = gen;
+	push(c, i);
+	sp_nd_strv_free(&origins);
+	sp_nd_strv_free(&runpath);
+}
+
+/* Splits s at any of seps into v (empty pieces dropped). */
+static int
+split(const char *s, size_t len, const char *seps, struct sp_nd_strv *v)
+{
+	size_t i = 0, j;
+	char *piece;
+
+	while (i < len) {
+		for (j = i; j < len && s[j] != '\0' && !strchr(seps, s[j]); j++)
+			;
+		if (j > i) {
+			if ((piece = strndup(s + i, j - i)) == NULL)
+				return -1;
+			if (sp_nd_strv_add(v, piece) == -1) {
+				free(piece);
+				return -1;
+			}
+			free(piece);
+		}
+		i = j + 1;
+	}
+	return 0;
+}
+
+/*
+ * /etc/ld.so.preload: names separated by white space or ':', comments
+ * from '#' to the end of the line.  A NUL ends a name here; ld.so stops
+ * there, so we only look at more.
+ */
+static int
+read_preload_file(struct ctx *c, const char *file)
+{
+	char *buf, *p;
+	ssize_t n;
+	int fd, rc;
+
+	if ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1)
+		return 0;
+	if ((buf = malloc(PRELOAD_MAX)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	do
+		n = read(fd, buf, PRELOAD_MAX);
+	while (n == -1 && errno == EINTR);
+	close(fd);
+	if (n <= 0) {
+		free(buf);
+		return 0;
+	}
+	for (p = buf; (p = memchr(p, '#', buf + n - p)) != NULL; )
+		while (p < buf + n && *p != '\n')
+			*p++ = ' ';
+	rc = split(buf, n, " \t\n:", &c->sys_preload);
+	free(buf);
+	return rc;
+}
+
+static int
+load_program(struct ctx *c, struct sp_error *err)
+{
+	const char *exe = c->in->exe;
+	struct sp_error e;
+	struct stat st;
+	struct obj *o;
+	char *abs, *real;
+	int fd;
+
+	if (grow_objs(c) == -1 || (abs = sp_nd_absolute(&c->s, exe)) == NULL)
+		return sp_error_set(err, "%s: out of memory", exe);
+	o = &c->objs[0];
+	memset(o, 0, sizeof(*o));
+	c->nobjs = 1;
+	if ((fd = open(abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1 ||
+	    fstat(fd, &st) == -1) {
+		sp_error_set(err, "%s: %s", exe, strerror(errno));
+		goto fail;
+	}
+	if (sp_dyn_read_fd(fd, &o->dyn, &e) == -1) {
+		sp_error_set(err, "%s: %s", exe, e.msg);
+		goto fail;
+	}
+	if (!o->dyn.dynamic) {
+		sp_error_set(err, "%s: not dynamically linked", exe);
+		goto fail;
+	}
+	sp_file_id_from_stat(&o->id, &st);
+	o->flags = SP_NEEDED_PROGRAM;
+	/* The kernel's path for $ORIGIN is the real one; ld.so --list's not. */
+	add_origin(c, 0, abs);
+	if ((real = fd_path(fd, abs)) != NULL)
+		add_origin(c, 0, real);
+	free(real);
+	close(fd);
+	free(abs);
+	return 0;
+fail:
+	if (fd != -1)
+		close(fd);
+	free(abs);
+	return -1;
+}
+
+static void
+find_interp(struct ctx *c)
+{
+	struct stat st;
+	char *abs;
+
+	if (c->objs[0].dyn.interp == NULL ||
+	    (abs = sp_nd_absolute(&c->s, c->objs[0].dyn.interp)) == NULL)
+		return;
+	if (stat(abs, &st) == 0) {
+		sp_file_id_from_stat(&c->interp_id, &st);
+		c->have_interp = true;
+	}
+	free(abs);
+}
+
+/* The environment and system files, read once. */
+static void
+load_inputs(struct ctx *c)
+{
+	const struct sp_needed_in *in = c->in;
+	struct sp_error e;
+	const char *p;
+
+	find_interp(c);
+	if (in->ldcache_file != NULL)
+		c->have_cache = sp_ldcache_read(in->ldcache_file, &c->cache,
+		    &e) == 0;
+	if (!in->secure && in->ld_library_path != NULL &&
+	    in->ld_library_path[0] != '\0')
+		(void)sp_nd_path_list(&c->s, in->ld_library_path, ":;",
+		    &c->objs[0].origins, &c->llp);
+	if ((p = in->ld_preload) != NULL &&
+	    split(p, strlen(p), " :", &c->env_preload) == -1)
+		(void)sp_nd_fail(&c->s, "out of memory");
+	if (in->preload_file != NULL &&
+	    read_preload_file(c, in->preload_file) == -1)
+		(void)sp_nd_fail(&c->s, "out of memory");
+}
+
+static int
+output(struct ctx *c, struct sp_needed *out)
+{
+	struct sp_needed_obj *r;
+	struct obj *o;
+	size_t i;
+
+	out->audit = c->objs[0].dyn.audit;
+	if (c->objs[0].dyn.interp != NULL &&
+	    (out->interp = strdup(c->objs[0].dyn.interp)) == NULL)
+		return sp_nd_fail(&c->s, "out of memory");
+	if (c->nobjs > 1 &&
+	    (out->objs = calloc(c->nobjs - 1, sizeof(*out->objs))) == NULL)
+		return sp_nd_fail(&c->s, "out of memory");
+	for (i = 1; i < c->nobjs; i++) {
+		o = &c->objs[i];
+		r = &out->objs[out->nobjs++];
+		r->path = o->path;
+		o->path = NULL;
+		r->id = o->id;
+		r->flags = o->flags;
+		r->span = o->dyn.span;
+		r->align = o->dyn.align;
+		out->audit |= o->dyn.audit;
+	}
+	return 0;
+}
+
+static void
+ctx_free(struct ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nobjs; i++) {
+		sp_dyn_free(&c->objs[i].dyn);
+		sp_nd_strv_free(&c->objs[i].origins);
+		free(c->objs[i].path);
+	}
+	free(c->objs);
+	free(c->ids);
+	free(c->queue);
+	if (c->have_cache)
+		sp_ldcache_free(&c->cache);
+	sp_nd_strv_free(&c->rpath);
+	sp_nd_map_free(&c->rpath_set);
+	sp_nd_strv_free(&c->llp);
+	sp_nd_map_free(&c->probed);
+	sp_nd_strv_free(&c->sys_preload);
+	sp_nd_strv_free(&c->env_preload);
+	sp_nd_free(&c->s);
+}
+
+int
+sp_needed_resolve(const struct sp_needed_in *in, struct sp_needed *out,
+    struct sp_error *err)
+{
+	struct ctx c = { .in = in };
+	size_t i;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (in->exe == NULL)
+		return sp_error_set(err, "no program");
+	if (sp_nd_init(&c.s, in->cwd, in->exe, err) == -1)
+		goto out;
+	c.ids = calloc(ID_SLOTS, sizeof(*c.ids));
+	c.queue = calloc(QUEUE_CAP, sizeof(*c.queue));
+	if (c.ids == NULL || c.queue == NULL) {
+		sp_error_set(err, "%s: out of memory", in->exe);
+		goto out;
+	}
+	if (load_program(&c, err) == -1)
+		goto out;
+	load_inputs(&c);
+	push(&c, 0);
+	while (c.qlen > 0 && !c.s.failed) {
+		i = c.queue[c.qhead];
+		c.qhead = (c.qhead + 1) % QUEUE_CAP;
+		c.qlen--;
+		process(&c, i);
+	}
+	if (!c.s.failed && output(&c, out) == 0)
+		rc = 0;
+out:
+	ctx_free(&c);
+	if (rc == -1)
+		sp_needed_free(out);
+	return rc;
+}
+
+void
+sp_needed_free(struct sp_needed *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->nobjs; i++)
+		free(n->objs[i].path);
+	free(n->objs);
+	free(n->interp);
+	memset(n, 0, sizeof(*n));
+}

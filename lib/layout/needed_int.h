@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Internals of sp_needed_resolve (needed.c): string sets, the search
+ * budget, directory probing and ld.so's dynamic string tokens
+ * (needed_search.c).
+ */
+#ifndef SYSPIN_NEEDED_INT_H
+#define SYSPIN_NEEDED_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <syspin/error.h>
+
+#define SP_ND_MAX_ORIGINS 8	/* $ORIGIN values kept per object */
+#define SP_ND_MAX_VARIANTS 64	/* expansions of one string */
+
+/* A growing vector of owned strings. */
+struct sp_nd_strv {
+	char **v;
+	size_t n, cap;
+};
+
+int sp_nd_strv_add(struct sp_nd_strv *s, const char *str);
+bool sp_nd_strv_has(const struct sp_nd_strv *s, const char *str);
+int sp_nd_strv_copy(struct sp_nd_strv *dst, const struct sp_nd_strv *src);
+void sp_nd_strv_free(struct sp_nd_strv *s);
+
+/* Owned string keys -> long, open addressing. */
+struct sp_nd_map {
+	char **keys;
+	long *vals;
+	size_t cap, n;
+};
+
+long *sp_nd_map_get(const struct sp_nd_map *m, const char *key);
+int sp_nd_map_put(struct sp_nd_map *m, const char *key, long val);
+void sp_nd_map_free(struct sp_nd_map *m);
+
+struct sp_nd_search {
+	char *cwd;		/* for relative names, or NULL */
+	const char *exe;	/* prefix of the error message */
+	struct sp_error *err;
+	size_t spent;		/* of SP_NEEDED_MAX_PROBES */
+	bool failed;
+	struct sp_nd_map dirmap;	/* directory -> index into dirs */
+	struct sp_nd_strv **dirs;	/* its existing search directories */
+	size_t ndirs, capdirs;
+};
+
+int sp_nd_init(struct sp_nd_search *s, const char *cwd, const char *exe,
+    struct sp_error *err);
+void sp_nd_free(struct sp_nd_search *s);
+
+/* Fails the whole search ("EXE: msg"), once.  Returns -1. */
+int sp_nd_fail(struct sp_nd_search *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Pays for one lookup; -1 (and failed) past the budget. */
+int sp_nd_spend(struct sp_nd_search *s);
+
+/*
+ * The directories to look in for dir (absolute): its glibc-hwcaps and
+ * legacy hwcaps subdirectories that exist, then dir; empty when dir is
+ * not a directory.  Probed once per dir; valid until sp_nd_free.
+ */
+const struct sp_nd_strv *sp_nd_subdirs(struct sp_nd_search *s,
+    const char *dir);
+
+/* Every expansion of $ORIGIN, $LIB, $PLATFORM in str, made absolute. */
+int sp_nd_expand(struct sp_nd_search *s, const char *str,
+    const struct sp_nd_strv *origins, struct sp_nd_strv *out);
+
+/*
+ * A search path (DT_RPATH, DT_RUNPATH, LD_LIBRARY_PATH) split at seps,
+ * expanded, absolute, without trailing slashes, without duplicates.  An
+ * empty element is the working directory.
+ */
+int sp_nd_path_list(struct sp_nd_search *s, const char *list,
+    const char *seps, const struct sp_nd_strv *origins,
+    struct sp_nd_strv *out);
+
+char *sp_nd_absolute(const struct sp_nd_search *s, const char *path);
+char *sp_nd_dirname(const char *path);
+
+/* dir + "/" + name into buf; -1 when too long. */
+int sp_nd_join(char *buf, size_t size, const char *dir, const char *name);
+
+#endif

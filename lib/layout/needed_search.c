@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The directories ld.so looks in, and the names it builds (needed.c).
+ *
+ * Dynamic string tokens (elf/dl-load.c is_dst, _dl_dst_substitute):
+ * "$NAME" not followed by [A-Za-z0-9_], or "${NAME}".  We cannot know the
+ * value ld.so picks, so each token takes all of them: $ORIGIN every
+ * directory the object was found in (and its real directory), $LIB
+ * Debian's multiarch directory and upstream's, $PLATFORM the AT_PLATFORM
+ * strings of x86-64 (glibc overrides it with haswell or xeon_phi).
+ *
+ * hwcaps subdirectories of each search directory, glibc 2.36:
+ * glibc-hwcaps/x86-64-v{4,3,2}, and the legacy ones, paths made of the
+ * hwcap names (x86_64, avx512_1), then AT_PLATFORM, then "tls", any
+ * of them left out.  Only existing directories are descended into, so
+ * the legacy tree costs a handful of stats per directory.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <limits.h>
+
+#include <syspin/needed.h>
+
+#include "needed_int.h"
+
+static const char *const hwcaps[] = { "x86-64-v4", "x86-64-v3", "x86-64-v2" };
+static const char *const legacy[] = {
+	"x86_64", "avx512_1",			/* hwcap bits */
+	"x86_64", "haswell", "xeon_phi",	/* AT_PLATFORM */
+	"tls",
+};
+#define NLEGACY (sizeof(legacy) / sizeof(legacy[0]))
+static const char *const lib_values[] = { "lib/x86_64-linux-gnu", "lib64",
+	"lib" };
+static const char *const platform_values[] = { "x86_64", "haswell",
+	"xeon_phi" };
+
+/* ---- string vectors and maps ---- */
+
+int
+sp_nd_strv_add(struct sp_nd_strv *s, const char *str)
+{
+	char **v;
+	size_t cap;
+
+	if (s->n == s->cap) {
+		cap = s->cap == 0 ? 8 : 2 * s->cap;
+		if ((v = realloc(s->v, cap * sizeof(*v))) == NULL)
+			return -1;
+		s->v = v;
+		s->cap = cap;
+	}
+	if ((s->v[s->n] = strdup(str)) == NULL)
+		return -1;
+	s->n++;
+	return 0;
+}
+
+bool
+sp_nd_strv_has(const struct sp_nd_strv *s, const char *str)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], str) == 0)
+			return true;
+	return false;
+}
+
+int
+sp_nd_strv_copy(struct sp_nd_strv *dst, const struct sp_nd_strv *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->n; i++)
+		if (sp_nd_strv_add(dst, src->v[i]) == -1)
+			return -1;
+	return 0;
+}
+
+void
+sp_nd_strv_free(struct sp_nd_strv *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+static size_t
+str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+long *
+sp_nd_map_get(const struct sp_nd_map *m, const char *key)
+{
+	size_t h;
+
+	if (m->cap == 0)
+		return NULL;
+	for (h = str_hash(key) & (m->cap - 1); m->keys[h] != NULL;
+	    h = (h + 1) & (m->cap - 1))
+		if (strcmp(m->keys[h], key) == 0)
+			return &m->vals[h];
+	return NULL;
+}
+
+/* Moves an owned key into a table with room. */
+static void
+map_place(char **keys, long *vals, size_t cap, char *key, long val)
+{
+	size_t h = str_hash(key) & (cap - 1);
+
+	while (keys[h] != NULL)
+		h = (h + 1) & (cap - 1);
+	keys[h] = key;
+	vals[h] = val;
+}
+
+static int
+map_grow(struct sp_nd_map *m)
+{
+	size_t cap = m->cap == 0 ? 64 : 2 * m->cap, i;
+	char **keys;
+	long *vals;
+
+	keys = calloc(cap, sizeof(*keys));
+	vals = calloc(cap, sizeof(*vals));
+	if (keys == NULL || vals == NULL) {
+		free(keys);
+		free(vals);
+		return -1;
+	}
+	for (i = 0; i < m->cap; i++)
+		if (m->keys[i] != NULL)
+			map_place(keys, vals, cap, m->keys[i], m->vals[i]);
+	free(m->keys);
+	free(m->vals);
+	m->keys = keys;
+	m->vals = vals;
+	m->cap = cap;
+	return 0;
+}
+
+int
+sp_nd_map_put(struct sp_nd_map *m, const char *key, long val)
+{
+	long *v;
+	char *k;
+
+	if ((v = sp_nd_map_get(m, key)) != NULL) {
+		*v = val;
+		return 0;
+	}
+	if (2 * (m->n + 1) > m->cap && map_grow(m) == -1)
+		return -1;
+	if ((k = strdup(key)) == NULL)
+		return -1;
+	map_place(m->keys, m->vals, m->cap, k, val);
+	m->n++;
+	return 0;
+}
+
+void
+sp_nd_map_free(struct sp_nd_map *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		free(m->keys[i]);
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- the search state ---- */
+
+int
+sp_nd_init(struct sp_nd_search *s, const char *cwd, const char *exe,
+    struct sp_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->exe = exe;
+	s->err = err;
+	s->cwd = cwd != NULL ? strdup(cwd) : getcwd(NULL, 0);
+	if (cwd != NULL && s->cwd == NULL)
+		return sp_nd_fail(s, "out of memory");
+	return 0;
+}
+
+void
+sp_nd_free(struct sp_nd_search *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->ndirs; i++) {
+		sp_nd_strv_free(s->dirs[i]);
+		free(s->dirs[i]);
+	}
+	free(s->dirs);
+	sp_nd_map_free(&s->dirmap);
+	free(s->cwd);
+	memset(s, 0, sizeof(*s));
+}
+
+int
+sp_nd_fail(struct sp_nd_search *s, const char *fmt, ...)
+{
+	char msg[SP_ERROR_MAX];
+	va_list ap;
+
+	if (s->failed)
+		return -1;
+	s->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return sp_error_set(s->err, "%s: %s", s->exe, msg);
+}
+
+int
+sp_nd_spend(struct sp_nd_search *s)
+{
+	if (s->failed)
+		return -1;
+	if (++s->spent > SP_NEEDED_MAX_PROBES)
+		return sp_nd_fail(s, "library search exceeds %u lookups",
+		    SP_NEEDED_MAX_PROBES);
+	return 0;
+}
+
+/* ---- directories ---- */
+
+int
+sp_nd_join(char *buf, size_t size, const char *dir, const char *name)
+{
+	size_t l = strlen(dir);
+	int n;
+
+	n = snprintf(buf, size, "%s%s%s", dir,
+	    l > 0 && dir[l - 1] == '/' ? "" : "/", name);
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+static bool
+is_dir(struct sp_nd_search *s, const char *path)
+{
+	struct stat st;
+
+	if (sp_nd_spend(s) == -1)
+		return false;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Was legacy[i] tried already at this level ("x86_64" is there twice)? */
+static bool
+earlier(size_t first, size_t i)
+{
+	size_t j;
+
+	for (j = first; j < i; j++)
+		if (strcmp(legacy[j], legacy[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Legacy hwcaps below base, from legacy[first] on. */
+static void
+legacy_dirs(struct sp_nd_search *s, const char *base, size_t first,
+    struct sp_nd_strv *out)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = first; i < NLEGACY && !s->failed; i++) {
+		if (earlier(first, i) ||
+		    sp_nd_join(path, sizeof(path), base, legacy[i]) == -1 ||
+		    sp_nd_strv_has(out, path) || !is_dir(s, path))
+			continue;
+		if (sp_nd_strv_add(out, path) == -1) {
+			(void)sp_nd_fail(s, "out of memory");
+			return;
+		}
+		legacy_dirs(s, path, i + 1, out);
+	}
+}
+
+static void
+probe_dir(struct sp_nd_search *s, const char *dir, struct sp_nd_strv *out)
+{
+	char top[PATH_MAX], path[PATH_MAX];
+	size_t i;
+
+	if (!is_dir(s, dir))
+		return;
+	if (sp_nd_join(top, sizeof(top), dir, "glibc-hwcaps") == 0 &&
+	    is_dir(s, top))
+		for (i = 0; i < sizeof(hwcaps) / sizeof(hwcaps[0]); i++)
+			if (sp_nd_join(path, sizeof(path), top, hwcaps[i]) ==
+			    0 && is_dir(s, path) &&
+			    sp_nd_strv_add(out, path) == -1)
+				(void)sp_nd_fail(s, "out of memory");
+	legacy_dirs(s, dir, 0, out);
+	if (sp_nd_strv_add(out, dir) == -1)
+		(void)sp_nd_fail(s, "out of memory");
+}
+
+const struct sp_nd_strv *
+sp_nd_subdirs(struct sp_nd_search *s, const char *dir)
+{
+	struct sp_nd_strv **v, *out;
+	long *idx;
+	size_t cap;
+
+	if (sp_nd_spend(s) == -1)
+		return NULL;
+	if ((idx = sp_nd_map_get(&s->dirmap, dir)) != NULL)
+		return s->dirs[*idx];
+	if (s->ndirs == s->capdirs) {
+		cap = s->capdirs == 0 ? 32 : 2 * s->capdirs;
+		if ((v = realloc(s->dirs, cap * sizeof(*v))) == NULL)
+			goto nomem;
+		s->dirs = v;
+		s->capdirs = cap;
+	}
+	if ((out = calloc(1, sizeof(*out))) == NULL)
+		goto nomem;
+	s->dirs[s->ndirs] = out;
+	if (sp_nd_map_put(&s->dirmap, dir, s->ndirs++) == -1)
+		goto nomem;
+	probe_dir(s, dir, out);
+	return out;
+nomem:
+	(void)sp_nd_fail(s, "out of memory");
+	return NULL;
+}
+
+/* ---- names ---- */
+
+char *
+sp_nd_absolute(const struct sp_nd_search *s, const char *path)
+{
+	char buf[PATH_MAX];
+
+	if (path[0] == '/' || s->cwd == NULL)
+		return strdup(path);
+	if (sp_nd_join(buf, sizeof(buf), s->cwd, path) == -1)
+		return NULL;
+	return strdup(buf);
+}
+
+char *
+sp_nd_dirname(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, slash - path);
+}
+
+/* Length of the token name at s (after '$'), 0 when it is not ref. */
+static size_t
+is_dst(const char *s, const char *ref)
+{
+	size_t len = strlen(ref);
+	bool curly = s[0] == '{';
+
+	if (curly)
+		s++;
+	if (strncmp(s, ref, len) != 0)
+		return 0;
+	if (curly)
+		return s[len] == '}' ? len + 2 : 0;
+	if ((s[len] >= 'a' && s[len] <= 'z') ||
+	    (s[len] >= 'A' && s[len] <= 'Z') ||
+	    (s[len] >= '0' && s[len] <= '9') || s[len] == '_')
+		return 0;
+	return len;
+}
+
+struct expansion {
+	struct sp_nd_search *s;
+	const struct sp_nd_strv *origins;
+	struct sp_nd_strv *out;
+	char buf[PATH_MAX];
+	size_t left;		/* variants still allowed */
+	size_t steps;		/* calls still allowed: "$LIB$LIB..." */
+};
+
+static void
+expand_at(struct expansion *x, const char *p, size_t len)
+{
+	const char *const *vals = NULL;
+	size_t nvals = 0, skip = 0, k, l;
+
+	if (x->steps == 0)
+		return;
+	x->steps--;
+	for (; *p != '\0' && x->left > 0; p++) {
+		if (*p == '$') {
+			if ((skip = is_dst(p + 1, "ORIGIN")) > 0) {
+				vals = (const char *const *)x->origins->v;
+				nvals = x->origins->n;
+			} else if ((skip = is_dst(p + 1, "LIB")) > 0) {
+				vals = lib_values;
+				nvals = 3;
+			} else if ((skip = is_dst(p + 1, "PLATFORM")) > 0) {
+				vals = platform_values;
+				nvals = 3;
+			}
+		}
+		if (skip > 0)
+			break;
+		if (len + 1 >= sizeof(x->buf))
+			return;
+		x->buf[len++] = *p;
+	}
+	if (skip == 0) {
+		if (x->left == 0)
+			return;
+		x->left--;
+		x->buf[len] = '\0';
+		if (sp_nd_strv_add(x->out, x->buf) == -1)
+			(void)sp_nd_fail(x->s, "out of memory");
+		return;
+	}
+	for (k = 0; k < nvals && x->left > 0; k++) {
+		l = strlen(vals[k]);
+		if (len + l >= sizeof(x->buf))
+			continue;
+		memcpy(x->buf + len, vals[k], l);
+		expand_at(x, p + 1 + skip, len + l);
+	}
+}
+
+int
+sp_nd_expand(struct sp_nd_search *s, const char *str,
+    const struct sp_nd_strv *origins, struct sp_nd_strv *out)
+{
+	struct sp_nd_strv raw = { 0 };
+	struct expansion *x;
+	size_t i;
+	char *abs;
+
+	if ((x = calloc(1, sizeof(*x))) == NULL)
+		return sp_nd_fail(s, "out of memory");
+	x->s = s;
+	x->origins = origins;
+	x->out = &raw;
+	x->left = SP_ND_MAX_VARIANTS;
+	x->steps = 16 * SP_ND_MAX_VARIANTS;
+	expand_at(x, str, 0);
+	free(x);
+	for (i = 0; i < raw.n; i++) {
+		if ((abs = sp_nd_absolute(s, raw.v[i])) == NULL)
+			continue;
+		if (!sp_nd_strv_has(out, abs) && sp_nd_strv_add(out, abs) == -1)
+			(void)sp_nd_fail(s, "out of memory");
+		free(abs);
+	}
+	sp_nd_strv_free(&raw);
+	return s->failed ? -1 : 0;
+}
+
+/* Drops trailing slashes in place, keeping "/". */
+static void
+strip_slashes(char *p)
+{
+	size_t l = strlen(p);
+
+	while (l > 1 && p[l - 1] == '/')
+		p[--l] = '\0';
+}
+
+int
+sp_nd_path_list(struct sp_nd_search *s, const char *list, const char *seps,
+    const struct sp_nd_strv *origins, struct sp_nd_strv *out)
+{
+	struct sp_nd_strv dirs = { 0 };
+	struct sp_nd_map seen = { 0 };
+	char elem[PATH_MAX];
+	size_t len, i;
+
+	for (i = 0; i < out->n; i++)
+		if (sp_nd_map_put(&seen, out->v[i], 0) == -1)
+			(void)sp_nd_fail(s, "out of memory");
+	while (sp_nd_spend(s) == 0) {
+		len = strcspn(list, seps);
+		if (len == 0)
+			(void)sp_nd_expand(s, ".", origins, &dirs);
+		else if (len < sizeof(elem)) {
+			memcpy(elem, list, len);
+			elem[len] = '\0';
+			(void)sp_nd_expand(s, elem, origins, &dirs);
+		}
+		for (i = 0; i < dirs.n; i++) {
+			strip_slashes(dirs.v[i]);
+			if (sp_nd_map_get(&seen, dirs.v[i]) != NULL)
+				continue;
+			if (sp_nd_map_put(&seen, dirs.v[i], 0) == -1 ||
+			    sp_nd_strv_add(out, dirs.v[i]) == -1)
+				(void)sp_nd_fail(s, "out of memory");
+		}
+		sp_nd_strv_free(&dirs);
+		if (list[len] == '\0' || s->failed)
+			break;
+		list += len + 1;
+	}
+	sp_nd_map_free(&seen);
+	return s->failed ? -1 : 0;
+}

@@ -1,0 +1,460 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# The escape battery (README.md here): attacks that try to get a system
+# call past the pins from inside a pinned process, judged by their effect.
+#
+# usage: battery.sh SYSPIN PROGDIR [MODE...]
+#   SYSPIN   the syspin binary (its runtime is found next to it, as
+#            `syspin run` finds it, or from $SYSPIN_RT)
+#   PROGDIR  where meson built escape, escape_* and libescape_*.so
+#   MODE     default strict jit runtime nobody trusted noexec (all when
+#            none is given): `syspin run`, --strict, --allow-jit,
+#            SYSPIN_SUPERVISE=0, as user nobody, --exec=trusted, --exec=none
+#
+# Every attack gets a fresh MARK path and every `syspin run` a fresh
+# --cache-dir.  An attack first runs unpinned: if its effect does not
+# happen there it proves nothing ("skip").  Pinned, the effect happening
+# is an escape, whatever the exit status.  Controls do the legitimate
+# thing and must exit 0 (with their effect, where they have one).
+#
+# Output: "ok   NAME MODE: stopped (status S)", "ESCAPE NAME MODE: ...",
+# "known NAME MODE: documented route" (the routes in KNOWN below, not
+# failures), "skip ...", "ok   control NAME MODE" / "FAIL control ...",
+# a table, and "battery: N stopped, M escaped, K controls failed, J
+# skipped".  Exit 0 when nothing escaped and every control passed.
+set -u
+[ $# -ge 2 ] || { echo "usage: battery.sh SYSPIN PROGDIR [MODE...]" >&2; exit 2; }
+SYSPIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+P=$(cd "$2" && pwd)
+shift 2
+MODES=${*:-default strict jit runtime nobody trusted noexec}
+RT=${SYSPIN_RT:-$(dirname "$SYSPIN")/../runtime/libsyspin-rt.so}
+[ -r "$RT" ] && RT=$(cd "$(dirname "$RT")" && pwd)/$(basename "$RT") || RT=
+unset SYSPIN_CACHE_DIR SYSPIN_FLAGS SYSPIN_FILLING SYSPIN_DLOPEN \
+    SYSPIN_REPORT_DIR SYSPIN_BIN SYSPIN_SUPERVISE SYSPIN_VERBOSE \
+    LD_PRELOAD LD_AUDIT
+PY=
+for p in /usr/bin/python3 "$(command -v python3 2>/dev/null)"; do
+	[ -n "$p" ] && [ -x "$p" ] && { PY=$p; break; }
+done
+
+# Documented routes: "NAME:MODE ..." reported as known, not as escapes.
+# Exec of a file the attacker wrote is pinned as written (docs/run.md);
+# --exec=trusted / --exec=none are meant to close it.
+KNOWN="exec-memfd:default exec-memfd:jit exec-memfd:runtime exec-memfd:nobody
+exec-tmp:default exec-tmp:jit exec-tmp:runtime exec-tmp:nobody"
+
+ATTACKS="wrong-site libc-site
+remap-libc
+memfd shm-file tmpfile tmp-file memfd-fixed shm-fixed tmpfile-fixed tmp-fixed
+shared-double-memfd shared-double-shm
+mprotect pkey-mprotect mremap-exec personality
+execstack
+dlopen-raw
+preload-true preload-self preload-rt-true preload-rt-self audit-true audit-self
+ctypes-python libc-syscall
+exec-memfd exec-tmp
+ptrace-parent mem-parent vmwrite-parent getfd-parent
+ptrace-victim mem-victim vmwrite-victim getfd-victim
+tiocsti tioclinux
+ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
+user-notif
+env-flags-a env-flags-t env-flags-j env-filling env-dlopen env-clear env-cachedir
+forged-table forged-table-rerun forged-default forged-default-rerun
+filter"
+CONTROLS="mkdir-ok dlopen-ok filter-ok python-modules sh-pipe sh-kill pty-jobs
+node-jit java-jit"
+
+# ESC_ONLY="NAME..." runs only those attacks and controls;
+# ESC_VERBOSE=1 shows the output of every pinned run.
+if [ -n "${ESC_ONLY:-}" ]; then
+	keep() { for x in $1; do case " $ESC_ONLY " in *" $x "*) echo "$x";; esac; done; }
+	ATTACKS=$(keep "$ATTACKS")
+	CONTROLS=$(keep "$CONTROLS")
+fi
+
+W=$(mktemp -d /tmp/escape-battery.XXXXXX)
+VICTIM=
+cleanup() {
+	[ -n "$VICTIM" ] && kill "$VICTIM" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+chmod 755 "$W"
+mkdir "$W/m" && chmod 1777 "$W/m"	# marks, caches, victim files
+n_ok=0 n_esc=0 n_ctl=0 n_skip=0 n_known=0 seq=0
+
+# Sets F to a new path under $W/m (not created).  No $(...): seq must
+# survive.
+fresh() {
+	seq=$((seq + 1))
+	F=$W/m/$1.$seq
+}
+
+# Sets NC to a new cache directory owned by the user who will run syspin
+# (0700).
+new_cache() {
+	fresh cache
+	NC=$F
+	mkdir "$NC" && chmod 700 "$NC"
+	[ "$WHO" = nobody ] && chown nobody "$NC"
+}
+
+# Runs "$@" as $WHO with a timeout; output in $W/out, status in $rc.
+run_as() {
+	if [ "$WHO" = nobody ]; then
+		setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+		    env -i PATH=/usr/bin:/bin HOME="$W/home" LC_ALL=C \
+		    ESC_TMP="$W/m" $XENV timeout -k 5 "$TMO" "$@" \
+		    >"$W/out" 2>&1 </dev/null
+	else
+		env ESC_TMP="$W/m" $XENV timeout -k 5 "$TMO" "$@" \
+		    >"$W/out" 2>&1 </dev/null
+	fi
+	rc=$?
+}
+
+# Unpinned, with a shell of the same user as the parent.
+bare() {
+	run_as sh -c '"$@"; exit $?' sh "$@"
+}
+
+# Under `syspin run` in $MODE, with the cache $CACHE ("" = the default).
+pinned() {
+	if [ -n "$CACHE" ]; then
+		run_as env $MENV "$SYS" run $MOPT --cache-dir "$CACHE" "$@"
+	else
+		run_as env $MENV "$SYS" run $MOPT "$@"
+	fi
+}
+
+# The command line of `syspin run` in $MODE, for a shell on the pty.
+pinned_line() {
+	echo "$MENV $SYS run $MOPT --cache-dir $CACHE"
+}
+
+# Sets E (programs), SYS, RTP for the user $WHO.
+paths_for() {
+	if [ "$WHO" = nobody ]; then
+		E=$W/b/esc SYS=$W/b/cli/syspin RTP=$W/b/runtime/libsyspin-rt.so
+	else
+		E=$P SYS=$SYSPIN RTP=$RT
+	fi
+}
+
+# Starts the victim outside the tree (as $WHO); sets INFO and VICTIM.
+start_victim() {	# mark
+	fresh info
+	INFO=$F
+	if [ "$WHO" = nobody ]; then
+		setpriv --reuid=nobody --regid="$(id -g nobody)" \
+		    --clear-groups "$E/escape_victim" "$INFO" "$1" \
+		    >/dev/null 2>&1 &
+	else
+		"$E/escape_victim" "$INFO" "$1" >/dev/null 2>&1 &
+	fi
+	VICTIM=$!
+	i=0
+	while [ ! -s "$INFO" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+
+stop_victim() {
+	[ -n "$VICTIM" ] || return
+	kill "$VICTIM" 2>/dev/null
+	wait "$VICTIM" 2>/dev/null
+	VICTIM=
+}
+
+# Runs attack NAME with effect MARK, through $1 (bare or pinned).
+invoke() {	# how name mark
+	how=$1 name=$2 mark=$3
+	XENV= TMO=60
+	case $name in
+	execstack) $how "$E/escape_execstack" "$mark" ;;
+	ctypes-python)
+		$how "$PY" -c 'import ctypes, sys
+ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
+	*-parent) $how "$E/escape" "${name%-parent}" "$mark" parent ;;
+	*-victim)
+		start_victim "$mark"
+		$how "$E/escape" "${name%-victim}" "$mark" "$INFO"
+		i=0
+		while [ ! -e "$mark" ] && [ $i -lt 20 ]; do sleep 0.05; i=$((i + 1)); done
+		stop_victim ;;
+	tiocsti)
+		# An interactive shell outside the tree runs the attack on its
+		# terminal, then reads what the attack pushed into its input.
+		if [ "$how" = bare ]; then
+			line="$E/escape tiocsti $mark"
+		else
+			line="$(pinned_line) $E/escape tiocsti $mark"
+		fi
+		TMO=40
+		run_as "$E/escape_pty" -w 2500 -t 30 -l "$line" -l exit \
+		    -- sh -i ;;
+	env-cachedir) $how "$E/escape_forge" cachedir "$mark" ;;
+	forged-table|forged-default)
+		if [ "$how" = bare ]; then
+			# unpinned: forging a table of our own proves nothing,
+			# the child's libc-site mkdir is the effect
+			new_cache
+			CACHE=$NC
+		fi
+		[ $name = forged-default ] && XENV="XDG_CACHE_HOME=$XDG"
+		$how "$E/escape_forge" table "$mark" \
+		    "$([ $name = forged-table ] && echo "$CACHE" || echo -)" ;;
+	*) $how "$E/escape" "$name" "$mark" "$RTP" ;;
+	esac
+}
+
+setv() { eval "v_$(echo "$1" | tr -c 'a-zA-Z0-9\n' _)=\$2"; }
+getv() { eval "echo \${v_$(echo "$1" | tr -c 'a-zA-Z0-9\n' _):-}"; }
+
+result() {	# name mode cell
+	echo "$1 $2 $3" >>"$W/results"
+}
+
+show_out() {
+	tail -n 6 "$W/out" | sed 's/^/     | /'
+}
+
+# Why an attack cannot be tried at all (prints the reason), or nothing.
+not_here() {	# name
+	case $1 in
+	ctypes-python) [ -n "$PY" ] || echo "no python3" ;;
+	preload-rt-*) [ -n "$RT" ] || echo "no libsyspin-rt.so next to syspin" ;;
+	tioclinux)
+		echo "TIOCLINUX needs a virtual console (/dev/ttyN); the battery's terminal is a pty" ;;
+	forged-table-rerun|forged-default-rerun)
+		;;	# run with their first half
+	esac
+}
+
+# Unpinned: does the attack work at all (as $WHO)?
+baseline() {	# name
+	key="works_${WHO}_$1"
+	[ -n "$(getv "$key")" ] && return
+	why=$(not_here "$1")
+	if [ -n "$why" ]; then
+		setv "$key" "no:$why"
+		return
+	fi
+	case $1 in
+	*-rerun) setv "$key" yes; return ;;	# judged with the first half
+	forged-default) [ "$WHO" = nobody ] || { setv "$key" "no:root's default cache is /var/cache/syspin, which the battery never touches"; return; } ;;
+	esac
+	fresh mark
+	mark=$F
+	new_cache
+	XDG=$NC
+	invoke bare "$1" "$mark"
+	if [ -e "$mark" ]; then
+		setv "$key" yes
+	else
+		setv "$key" "no:status $rc: $(tail -n 1 "$W/out")"
+	fi
+}
+
+# One attack in one mode.
+attack() {	# name
+	name=$1
+	baseline "$name"
+	w=$(getv "works_${WHO}_$name")
+	case $name in
+	forged-table-rerun|forged-default-rerun)
+		w=$(getv "works_${WHO}_${name%-rerun}") ;;
+	esac
+	if [ "$w" != yes ]; then
+		rk="skipped_${WHO}_$name"
+		if [ -z "$(getv "$rk")" ]; then
+			u=
+			[ "$WHO" = nobody ] && u=" (as nobody)"
+			echo "skip $name$u: does not work here (${w#no:})"
+			n_skip=$((n_skip + 1))
+			setv "$rk" 1
+		fi
+		result "$name" "$MODE" skip
+		return
+	fi
+	case $name in
+	forged-table-rerun|forged-default-rerun)
+		# The second run: --strict, the cache the first run forged.
+		CACHE=$FORGED_CACHE XENV= TMO=60
+		[ $name = forged-default-rerun ] && { CACHE=; XENV="XDG_CACHE_HOME=$XDG"; }
+		fresh mark
+		mark=$F
+		saved=$MOPT
+		MOPT="$MOPT --strict"
+		pinned "$E/escape" libc-site "$mark"
+		MOPT=$saved
+		judge "$name" "$mark"
+		return ;;
+	forged-default)
+		[ "$WHO" = nobody ] || { result "$name" "$MODE" skip; return; }
+		new_cache
+		CACHE= XDG=$NC ;;
+	*)	new_cache
+		CACHE=$NC ;;
+	esac
+	FORGED_CACHE=$CACHE
+	fresh mark
+	mark=$F
+	invoke pinned "$name" "$mark"
+	judge "$name" "$mark"
+}
+
+judge() {	# name mark
+	[ -n "${ESC_VERBOSE:-}" ] && sed 's/^/     : /' "$W/out"
+	if [ ! -e "$2" ]; then
+		echo "ok   $1 $MODE: stopped (status $rc)"
+		n_ok=$((n_ok + 1))
+		result "$1" "$MODE" ok
+	elif echo " $KNOWN " | tr '\n' ' ' | grep -q " $1:$MODE "; then
+		echo "known $1 $MODE: documented route (status $rc)"
+		n_known=$((n_known + 1))
+		result "$1" "$MODE" known
+	else
+		echo "ESCAPE $1 $MODE: the effect happened (status $rc)"
+		show_out
+		n_esc=$((n_esc + 1))
+		result "$1" "$MODE" ESCAPE
+	fi
+}
+
+# Controls: the legitimate way; status 0, and the effect where there is one.
+control() {	# name
+	fresh mark
+	name=$1 mark=$F want_mark=yes XENV= TMO=60
+	new_cache
+	CACHE=$NC
+	case $name in
+	sh-pipe|pty-jobs)
+		case $MODE in strict|noexec)
+			result "$name" "$MODE" -; return ;;	# they exec
+		esac ;;
+	node-jit|java-jit)
+		[ $MODE = jit ] || { result "$name" "$MODE" -; return; } ;;
+	esac
+	case $name in
+	mkdir-ok|dlopen-ok|filter-ok) pinned "$E/escape" "$name" "$mark" ;;
+	python-modules)
+		[ -n "$PY" ] || { echo "skip control python-modules: no python3"; result "$name" "$MODE" skip; return; }
+		TMO=120
+		pinned "$PY" -c 'import importlib, os, sys
+for m in ("json", "decimal", "ssl", "sqlite3", "ctypes", "hashlib", "zlib"):
+    try:
+        importlib.import_module(m)
+    except ImportError as e:
+        print("missing", m, e)
+os.mkdir(sys.argv[1])' "$mark" ;;
+	sh-pipe) pinned sh -c 'ls / | sort >/dev/null && mkdir "$0"' "$mark" ;;
+	sh-kill) want_mark=no; pinned sh -c 'kill -0 $$' ;;
+	pty-jobs)
+		# job control: the shell puts `sleep` in a process group of its
+		# own and makes it the terminal's foreground group
+		want_mark=no TMO=40
+		run_as "$E/escape_pty" -w 1500 -t 30 \
+		    -l 'sleep 1 & wait; sleep 0.2; echo jobs-$((40+2))' \
+		    -l exit -- env $MENV "$SYS" run $MOPT --cache-dir "$CACHE" sh -i
+		grep -q '^jobs-42' "$W/out" || rc="$rc (no jobs-42 line)" ;;
+	node-jit)
+		command -v node >/dev/null || { echo "skip control node-jit: no node"; result "$name" "$MODE" skip; return; }
+		want_mark=no TMO=120
+		pinned node -e 'console.log(6 * 7)'
+		grep -q '^42$' "$W/out" || rc="$rc (no 42)" ;;
+	java-jit)
+		command -v java >/dev/null || { echo "skip control java-jit: no java"; result "$name" "$MODE" skip; return; }
+		want_mark=no TMO=300
+		pinned java -version ;;
+	esac
+	if [ "$rc" = 0 ] && { [ $want_mark = no ] || [ -e "$mark" ]; }; then
+		echo "ok   control $name $MODE"
+		result "$name" "$MODE" ok
+	else
+		[ "$rc" = 0 ] && rc="0, but no effect"
+		echo "FAIL control $name $MODE: status $rc"
+		show_out
+		n_ctl=$((n_ctl + 1))
+		result "$name" "$MODE" FAIL
+	fi
+}
+
+# Per mode: MOPT (options), MENV (environment), WHO.
+mode_setup() {	# mode
+	MOPT= MENV= WHO=root
+	case $1 in
+	default) ;;
+	strict) MOPT=--strict ;;
+	jit) MOPT=--allow-jit ;;
+	runtime) MENV=SYSPIN_SUPERVISE=0 ;;
+	nobody) WHO=nobody ;;
+	trusted) MOPT=--exec=trusted ;;
+	noexec) MOPT=--exec=none ;;
+	*) echo "unknown mode $1"; return 1 ;;
+	esac
+	paths_for
+	if [ $WHO = nobody ]; then
+		if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
+			echo "skip mode nobody: needs root and setpriv"
+			return 1
+		fi
+		if [ ! -d "$W/b" ]; then
+			mkdir -p "$W/b/cli" "$W/b/runtime" "$W/b/esc" "$W/home"
+			cp "$SYSPIN" "$W/b/cli/syspin"
+			[ -n "$RT" ] && cp "$RT" "$W/b/runtime/libsyspin-rt.so"
+			cp "$P"/escape "$P"/escape_* "$P"/libescape_*.so "$W/b/esc/"
+			chmod -R a+rX "$W/b"
+			chown nobody "$W/home" && chmod 700 "$W/home"
+		fi
+	fi
+	case $1 in trusted|noexec)
+		new_cache
+		CACHE=$NC XENV= TMO=60
+		pinned /bin/true
+		if [ "$rc" != 0 ]; then
+			echo "skip mode $1: syspin run $MOPT /bin/true: status $rc: $(head -n 1 "$W/out")"
+			return 1
+		fi ;;
+	esac
+	return 0
+}
+
+for MODE in $MODES; do
+	echo "== mode $MODE"
+	if ! mode_setup "$MODE"; then
+		n_skip=$((n_skip + 1))
+		for a in $ATTACKS $CONTROLS; do result "$a" "$MODE" skip; done
+		continue
+	fi
+	for a in $ATTACKS; do
+		attack "$a"
+	done
+	for c in $CONTROLS; do
+		control "$c"
+	done
+done
+
+# The table: one row per attack or control, one column per mode.
+echo
+awk -v modes="$MODES" -v order="$ATTACKS $CONTROLS" '
+{ cell[$1 " " $2] = $3 }
+END {
+	nm = split(modes, m, " ")
+	na = split(order, a, " ")
+	printf "%-22s", ""
+	for (j = 1; j <= nm; j++) printf " %-8s", m[j]
+	printf "\n"
+	for (i = 1; i <= na; i++) {
+		printf "%-22s", a[i]
+		for (j = 1; j <= nm; j++) {
+			c = cell[a[i] " " m[j]]
+			printf " %-8s", c == "" ? "." : c
+		}
+		printf "\n"
+	}
+}' "$W/results"
+echo
+echo "battery: $n_known known (documented routes)"
+echo "battery: $n_ok stopped, $n_esc escaped, $n_ctl controls failed, $n_skip skipped"
+[ $n_esc = 0 ] && [ $n_ctl = 0 ]
