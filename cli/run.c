@@ -33,6 +33,8 @@
 
 struct run_args {
 	bool strict, allow_jit, audit, verbose, fill;
+	int exec;		/* enum sp_exec_policy */
+	unsigned scope;		/* SP_SCOPE_* */
 	const char *cache_dir;
 	char *dlopen[16];	/* --dlopen FILE, real paths */
 	size_t ndlopen;
@@ -46,14 +48,23 @@ static void
 usage(FILE *f)
 {
 	fputs("usage: syspin run [--strict] [--allow-jit] [--audit] "
-	    "[--cache-dir DIR]\n"
-	    "                  [--dlopen FILE]... [-v] PROG [ARG...]\n"
+	    "[--exec=POLICY]\n"
+	    "                  [--scope=WHAT] [--cache-dir DIR] "
+	    "[--dlopen FILE]... [-v]\n"
+	    "                  PROG [ARG...]\n"
 	    "       syspin run --fill-cache [--cache-dir DIR] FILE...\n"
 	    "      --strict        no syscalls from outside the pinned image, "
 	    "no execve\n"
 	    "      --allow-jit     allow anonymous or writable executable "
 	    "memory\n"
 	    "      --audit         log violations instead of killing\n"
+	    "      --exec=POLICY   what the tree may exec: any (default), "
+	    "trusted (root's\n"
+	    "                      files nobody else can write, older than "
+	    "the run), none\n"
+	    "      --scope=WHAT    keep signals, sockets (abstract unix) or "
+	    "both\n"
+	    "                      inside the tree (Landlock ABI 6)\n"
 	    "      --dlopen FILE   FILE will be dlopen'ed: allow the numbers "
 	    "it passes to\n"
 	    "                      libc's syscall() (repeatable)\n"
@@ -110,6 +121,45 @@ set_dlopen(const struct run_args *a)
 }
 
 static int
+parse_exec(const char *v, int *exec)
+{
+	if (strcmp(v, "any") == 0)
+		*exec = SP_EXEC_ANY;
+	else if (strcmp(v, "trusted") == 0)
+		*exec = SP_EXEC_TRUSTED;
+	else if (strcmp(v, "none") == 0)
+		*exec = SP_EXEC_NONE;
+	else {
+		cli_error("run: --exec=%s: not any, trusted or none", v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+parse_scope(const char *v, unsigned *scope)
+{
+	char *copy, *w, *save = NULL;
+	int r = 0;
+
+	if ((copy = strdup(v)) == NULL)
+		return -1;
+	for (w = strtok_r(copy, ",", &save); w != NULL && r == 0;
+	    w = strtok_r(NULL, ",", &save)) {
+		if (strcmp(w, "signals") == 0)
+			*scope |= SP_SCOPE_SIGNALS;
+		else if (strcmp(w, "sockets") == 0)
+			*scope |= SP_SCOPE_SOCKETS;
+		else
+			r = -1;
+	}
+	if (r == -1)
+		cli_error("run: --scope=%s: a list of signals, sockets", v);
+	free(copy);
+	return r;
+}
+
+static int
 parse(int argc, char **argv, struct run_args *a)
 {
 	static const struct option opts[] = {
@@ -119,6 +169,8 @@ parse(int argc, char **argv, struct run_args *a)
 		{ "cache-dir", required_argument, NULL, 'c' },
 		{ "dlopen", required_argument, NULL, 'd' },
 		{ "fill-cache", no_argument, NULL, 'F' },
+		{ "exec", required_argument, NULL, 'e' },
+		{ "scope", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -138,11 +190,21 @@ parse(int argc, char **argv, struct run_args *a)
 				return -1;
 			break;
 		case 'F': a->fill = true; break;
+		case 'e':
+			if (parse_exec(optarg, &a->exec) == -1)
+				return -1;
+			break;
+		case 'S':
+			if (parse_scope(optarg, &a->scope) == -1)
+				return -1;
+			break;
 		case 'v': a->verbose = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
 	}
+	if (a->strict)		/* today's --strict: no exec at all */
+		a->exec = SP_EXEC_NONE;
 	a->argc = argc - optind;
 	a->argv = argv + optind;
 	if (a->argc == 0) {
@@ -299,26 +361,19 @@ wait_child(const char *prog, const char *reportdir, int kfd)
 	return rc;
 }
 
-/* The supervisor's filters stop at violations (SYSPIN_FLAGS 't'). */
+/* The supervisor pins every image itself: no runtime, no environment. */
 static int
 supervised(const struct run_args *a, const char *path, const char *dir,
-    const char *reportdir, const char *flags, bool *fallback)
+    const char *reportdir, bool *fallback)
 {
-	struct run_sup r = { a->argv, path, dir, reportdir, 0, a->audit,
-	    a->verbose };
-	char tflags[16];
-	int rc;
+	struct run_sup r = { a->argv, path, dir, reportdir, 0, a->exec,
+	    a->scope, a->audit, a->verbose };
 
 	if (a->strict)
 		r.bpf_flags |= SP_BPF_STRICT;
 	if (a->allow_jit)
 		r.bpf_flags |= SP_BPF_ALLOW_JIT;
-	snprintf(tflags, sizeof(tflags), "%st", flags);
-	setenv("SYSPIN_FLAGS", tflags, 1);
-	rc = run_supervised(&r, fallback);
-	if (*fallback)
-		setenv("SYSPIN_FLAGS", flags, 1);
-	return rc;
+	return run_supervised(&r, fallback);
 }
 
 static int
@@ -331,8 +386,22 @@ exec_child(const struct run_args *a, const char *path, const char *dir,
 	ssize_t len;
 	int kfd, rc;
 
+	if (run_want_supervise()) {
+		bool fallback;
+		rc = supervised(a, path, dir, reportdir, &fallback);
+		if (!fallback)
+			return rc;
+	}
+	/* The runtime alone: see its limits in runtime/rt.c. */
+	if (a->exec == SP_EXEC_TRUSTED || a->scope != 0) {
+		cli_error("run: --exec=trusted and --scope need the supervisor "
+		    "(ptrace)");
+		return EXIT_TROUBLE;
+	}
 	if (a->strict)
 		flags[n++] = 's';
+	if (a->exec == SP_EXEC_NONE)
+		flags[n++] = 'x';
 	if (a->allow_jit)
 		flags[n++] = 'j';
 	if (a->audit)
@@ -348,17 +417,10 @@ exec_child(const struct run_args *a, const char *path, const char *dir,
 	setenv("SYSPIN_CACHE_DIR", dir, 1);
 	setenv("SYSPIN_REPORT_DIR", reportdir, 1);
 	setenv("SYSPIN_FLAGS", flags, 1);
-	unsetenv("SYSPIN_FILLING");
 	if (a->verbose)
 		setenv("SYSPIN_VERBOSE", "1", 1);
 	if (set_dlopen(a) == -1)
 		return EXIT_TROUBLE;
-	if (run_want_supervise()) {
-		bool fallback;
-		rc = supervised(a, path, dir, reportdir, flags, &fallback);
-		if (!fallback)
-			return rc;
-	}
 	if (run_is_static(path)) {
 		cli_error("%s: statically linked: pinning it needs ptrace",
 		    path);

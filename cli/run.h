@@ -56,6 +56,8 @@ struct run_sup {
 	const char *cache_dir;
 	const char *reportdir;
 	unsigned bpf_flags;	/* SP_BPF_STRICT, SP_BPF_ALLOW_JIT */
+	int exec;		/* enum sp_exec_policy */
+	unsigned scope;		/* SP_SCOPE_* */
 	bool audit, verbose;
 };
 

@@ -78,10 +78,11 @@ run_supervised(const struct run_sup *r, bool *fallback)
 	memset(&o, 0, sizeof(o));
 	o.pin.cache = &c;
 	o.pin.flags = r->bpf_flags;
-	o.pin.action = SECCOMP_RET_TRACE;
+	o.pin.exec = r->exec;
 	o.pin.reportdir = r->reportdir;
 	o.pin.verbose = r->verbose;
 	o.audit = r->audit;
+	o.scope = r->scope;
 	o.argv = r->argv;
 	o.path = r->path;
 	rc = sp_supervise(&o, &err);

@@ -2,15 +2,22 @@
 /*
  * libsyspin-rt.so: pins the syscalls of the process it is loaded into.
  *
- * Injected with LD_PRELOAD by `syspin run` (or /etc/ld.so.preload), its
+ * `syspin run` without its supervisor (SYSPIN_SUPERVISE=0, or no ptrace)
+ * preloads it with LD_PRELOAD (or /etc/ld.so.preload does); its
  * constructor runs before the program's own code: it enumerates every
  * executable mapping, reads each object's pin table from the cache (asking
  * the syspin binary to fill what is missing), places the pins, installs the
  * seccomp filter on every thread and seals the pinned text with mseal(2).
+ * Code mapped later goes into the late-code band (rt_place.c).
  *
  * Anything that goes wrong before the filter is installed ends the process:
  * a pinned program that silently ran unpinned would be worse than one that
  * does not run.
+ *
+ * Its limits, which only the supervisor lifts (docs/threat-model.md): the
+ * objects and constructors that run before this one, and a child exec'd
+ * without it in its environment, run unpinned; a process already under a
+ * filter (a descendant) takes no weakening setting from its environment.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,18 +37,21 @@
 #include <syspin/cache.h>
 #include <syspin/layout.h>
 
+#include "../lib/util/raw.h"
+#include "rt.h"
+
 #ifndef SYSPIN_BIN
 #define SYSPIN_BIN "/usr/local/bin/syspin"
 #endif
-#define SYS_mseal_nr 462
 
 extern char **environ;
 
 struct rt {
 	bool secure;		/* AT_SECURE: the environment is not ours */
+	bool inherited;		/* under a filter already: a descendant, whose
+				   environment a pinned program wrote */
 	bool verbose;
 	unsigned flags;		/* SP_BPF_* */
-	bool traced;		/* violations stop for the supervisor */
 	char dir[4096];
 	struct sp_cache cache;
 	bool have_cache;
@@ -56,61 +66,51 @@ env(const struct rt *rt, const char *name)
 	return rt->secure ? NULL : getenv(name);
 }
 
+/* A setting that loosens the pins: only the first image's environment,
+ * which `syspin run` wrote, may give it. */
+static const char *
+loosening(const struct rt *rt, const char *name)
+{
+	return rt->inherited ? NULL : env(rt, name);
+}
+
 static void
 die(const char *fmt, const char *arg)
 {
 	char msg[512];
-	int n;
+	size_t n;
+	int k;
 
-	n = snprintf(msg, sizeof(msg), "syspin: %s[%ld]: cannot pin: ",
+	k = snprintf(msg, sizeof(msg), "syspin: %s[%ld]: cannot pin: ",
 	    program_invocation_short_name, (long)getpid());
-	n += snprintf(msg + n, sizeof(msg) - n, fmt, arg);
-	if (n > 0 && (size_t)n < sizeof(msg) - 1) {
-		msg[n++] = '\n';
-		(void)!write(2, msg, n);
-	}
+	n = k < 0 ? 0 : (size_t)k < sizeof(msg) ? (size_t)k : sizeof(msg) - 1;
+	k = snprintf(msg + n, sizeof(msg) - n, fmt, arg);
+	n += k < 0 ? 0 : (size_t)k < sizeof(msg) - n ? (size_t)k :
+	    sizeof(msg) - n - 1;
+	if (n == sizeof(msg) - 1)	/* truncated: keep the newline */
+		n--;
+	msg[n++] = '\n';
+	(void)!write(2, msg, n);
 	_exit(127);
 }
 
-/*
- * `syspin run` supervises the tree (lib/supervise): violations stop for it
- * (SECCOMP_RET_TRACE) so that it can say exactly what happened, then it
- * kills (or, --audit, records).  Only if someone traces us: untraced,
- * TRACE would merely fail the call with ENOSYS.
- */
-static bool
-traced(void)
-{
-	char buf[4096], *p;
-	ssize_t n;
-	int fd;
-
-	if ((fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)) == -1)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return (p = strstr(buf, "TracerPid:")) != NULL &&
-	    strtol(p + 10, NULL, 10) > 0;
-}
-
+/* 's' and 'x' only tighten: anyone may ask for them. */
 static void
 parse_flags(struct rt *rt)
 {
 	const char *f = env(rt, "SYSPIN_FLAGS");
+	bool loosen = loosening(rt, "SYSPIN_FLAGS") != NULL;
 
 	rt->verbose = env(rt, "SYSPIN_VERBOSE") != NULL;
 	for (; f != NULL && *f != '\0'; f++) {
 		if (*f == 's')
 			rt->flags |= SP_BPF_STRICT;
-		else if (*f == 'j')
+		else if (*f == 'x')
+			rt->flags |= SP_BPF_NO_EXEC;
+		else if (*f == 'j' && loosen)
 			rt->flags |= SP_BPF_ALLOW_JIT;
-		else if (*f == 'a')
+		else if (*f == 'a' && loosen)
 			rt->flags |= SP_BPF_AUDIT;
-		else if (*f == 't')
-			rt->traced = traced();
 	}
 }
 
@@ -118,7 +118,7 @@ static void
 open_cache(struct rt *rt)
 {
 	struct sp_error err;
-	const char *d = env(rt, "SYSPIN_CACHE_DIR");
+	const char *d = loosening(rt, "SYSPIN_CACHE_DIR");
 
 	if (d != NULL)
 		snprintf(rt->dir, sizeof(rt->dir), "%s", d);
@@ -145,10 +145,8 @@ filler_env(void)
 	if ((e = calloc(n + 2, sizeof(*e))) == NULL)
 		return NULL;
 	for (i = 0; i < n; i++)
-		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
-		    strncmp(environ[i], "SYSPIN_FILLING=", 15) != 0)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0)
 			e[j++] = environ[i];
-	e[j++] = "SYSPIN_FILLING=1";
 	e[j] = NULL;
 	return e;
 }
@@ -240,7 +238,7 @@ load_tables(struct rt *rt)
 static void
 add_later(struct rt *rt)
 {
-	const char *v = env(rt, "SYSPIN_DLOPEN"), *e;
+	const char *v = loosening(rt, "SYSPIN_DLOPEN"), *e;
 	char path[4096];
 	struct sp_error err;
 	size_t n;
@@ -264,7 +262,7 @@ have_sys_admin(void)
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2];
 
-	if (syscall(SYS_capget, &h, d) == -1)
+	if (sp_raw_capget(&h, d) < 0)
 		return false;
 	return (d[CAP_SYS_ADMIN / 32].effective >> (CAP_SYS_ADMIN % 32)) & 1;
 }
@@ -288,10 +286,10 @@ seal(struct rt *rt)
 		const struct sp_layout_range *r = &rt->lo.ranges[i];
 		if (rt->lo.objs[r->obj].kind == SP_OBJ_VSYSCALL)
 			continue;
-		if (syscall(SYS_mseal_nr, r->start, r->end - r->start, 0) ==
-		    -1 && rt->verbose)
+		long e = sp_raw_mseal(r->start, r->end - r->start, 0);
+		if (e < 0 && rt->verbose)
 			fprintf(stderr, "syspin-rt: mseal %s: %s\n",
-			    rt->lo.objs[r->obj].name, strerror(errno));
+			    rt->lo.objs[r->obj].name, strerror((int)-e));
 	}
 }
 
@@ -304,30 +302,16 @@ usec(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-/* Filters this process inherited; -1 unknown. */
-static long
-inherited_filters(void)
-{
-	return sp_filters_pid(getpid());
-}
-
-/*
- * ENOMEM: our filter and those inherited from pinned ancestors would pass
- * seccomp's limit on all of a task's filters together.  Filters cannot be
- * removed.  Under the supervisor the image is not lost: without our report
- * it pins the image at its entry point, checking its calls itself against
- * the same program (lib/supervise/pin.c).  Untraced, it must not run.
- */
+/* ld.so (AT_BASE): dlopen'ed objects are placed in the band. */
 static void
-unreport(struct rt *rt)
+mark_loader(struct sp_layout *lo)
 {
-	const char *dir = env(rt, "SYSPIN_REPORT_DIR");
-	char path[4200];
+	uint64_t base = getauxval(AT_BASE);
 
-	if (dir == NULL)
-		return;
-	sp_report_path(dir, (long)getpid(), path, sizeof(path));
-	(void)unlink(path);
+	for (size_t i = 0; base != 0 && i < lo->nobjs; i++)
+		if (lo->objs[i].kind == SP_OBJ_FILE &&
+		    lo->objs[i].base == base)
+			lo->objs[i].loader = true;
 }
 
 static void
@@ -336,7 +320,7 @@ die_nested(size_t nprogs)
 	char what[128];
 
 	snprintf(what, sizeof(what), "%ld filters inherited from pinned "
-	    "programs, %zu more needed", inherited_filters(), nprogs);
+	    "programs, %zu more needed", sp_filters_pid(getpid()), nprogs);
 	die("too many nested pinned programs (%s; seccomp allows 32768 "
 	    "instructions in all of a process's filters: see syspin run's "
 	    "Limits)", what);
@@ -350,29 +334,18 @@ install(struct rt *rt)
 	struct sp_error err;
 	size_t nprogs;
 
-	/* Under the supervisor a violation stops for it (lib/supervise). */
-	sp_placement_bpf_input(&rt->pl, rt->flags, rt->traced ?
-	    SECCOMP_RET_TRACE : 0, rt->traced ? inherited_filters() : 0, &in);
+	/* Placements are made by our SIGSYS handler (rt_place.c). */
+	sp_placement_bpf_input(&rt->pl, rt->flags, SP_ANSWER_RUNTIME, &in);
 	if (sp_bpf_generate(&in, &progs, &nprogs, &err) == -1)
 		die("%s", err.msg);
 	rt->t[5] = usec();
 	report(rt);
 	seal(rt);
+	rt_place_init(rt->flags & SP_BPF_STRICT);
 	if (sp_bpf_install(progs, nprogs, have_sys_admin() ?
 	    SP_BPF_INSTALL_NO_NNP : 0, &err) == -1) {
 		/* ENOMEM: the stack of filters inherited from pinned
 		 * ancestors would pass seccomp's 32768-instruction limit. */
-		if (errno == ENOMEM && rt->traced) {
-			unreport(rt);
-			if (rt->verbose)
-				fprintf(stderr, "syspin-rt: %s[%ld]: the "
-				    "filter does not fit under those "
-				    "inherited: left to the supervisor\n",
-				    program_invocation_short_name,
-				    (long)getpid());
-			sp_bpf_free(progs, nprogs);
-			return;
-		}
 		if (errno == ENOMEM)
 			die_nested(nprogs);
 		die("%s", err.msg);
@@ -396,14 +369,15 @@ syspin_rt_init(void)
 
 	rt.t[0] = usec();
 	rt.secure = getauxval(AT_SECURE) != 0;
-	/* The filler is syspin itself, about to analyse for us. */
-	if (env(&rt, "SYSPIN_FILLING") != NULL)
-		return;
+	/* Unknown counts as inherited: the safe side. */
+	rt.inherited = sp_filters_pid(getpid()) != 0;
 	parse_flags(&rt);
 	open_cache(&rt);
 	rt.t[1] = usec();
-	if (sp_layout_self(&rt.lo, &err) == -1)
+	if (sp_layout_self(&rt.lo, &err) == -1 ||
+	    sp_layout_add_stack(&rt.lo, getpid(), &err) == -1)
 		die("%s", err.msg);
+	mark_loader(&rt.lo);
 	add_later(&rt);
 	rt.t[2] = usec();
 	load_tables(&rt);

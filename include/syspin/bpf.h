@@ -28,13 +28,17 @@
  *     image exec'd later can be there), or a violation with SP_BPF_STRICT
  *     or SP_BPF_OUTSIDE.
  *  5. The image's own rules, for calls from its sites: no executable
- *     memory outside the band.  mmap with PROT_EXEC: refused with
- *     SP_BPF_STRICT, and (without SP_BPF_ALLOW_JIT) when anonymous or
- *     writable; with MAP_FIXED(_NOREPLACE) allowed only inside the band
- *     (or, from a loader site, inside `slots`, where the start-up objects
- *     go); without, `place` (the supervisor or the runtime maps it in the
- *     band).  A loader site's mmap without MAP_FIXED of a file or of
+ *     memory outside the band.  mmap with PROT_EXEC: refused when
+ *     anonymous or writable (without SP_BPF_ALLOW_JIT, or with
+ *     SP_BPF_STRICT); with MAP_FIXED(_NOREPLACE) allowed only inside the
+ *     band (or, from a loader site, inside `slots`, where the start-up
+ *     objects go; with SP_BPF_STRICT only that); without, `place` (the
+ *     supervisor or the runtime maps it in a slot or the band; with
+ *     SP_BPF_STRICT only in a slot).  A loader site's mmap without MAP_FIXED of a file or of
  *     PROT_NONE memory (ld.so reserving room for an object): `place`.
+ *     With SP_BPF_ALLOW_JIT also anyone's anonymous mmap without
+ *     MAP_FIXED that is not plain read-write data (a JIT reserving its
+ *     code space): `place`.
  *     MAP_GROWSDOWN: refused.  mprotect/pkey_mprotect with PROT_EXEC:
  *     refused without SP_BPF_ALLOW_JIT, else allowed inside the band (or
  *     from a loader site inside `slots`).  mremap of the image's ranges:
@@ -104,6 +108,9 @@ struct sp_bpf_pin {
 #define SP_BAND_START	0x110000000000ull
 #define SP_BAND_END	0x290000000000ull
 #define SP_BAND_MARGIN	(1ull << 32)
+/* The band's first bytes, reserved (PROT_NONE) when an image is pinned:
+ * mappings placed for it go there, and nothing else does. */
+#define SP_BAND_ARENA	(64ull << 30)
 
 /* An executable range of the pinned image: [start, end). */
 struct sp_bpf_range {

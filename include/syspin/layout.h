@@ -85,6 +85,7 @@ struct sp_object {
 	size_t build_id_len;
 	char key[SP_CACHE_KEY_MAX]; /* "" when no table can exist */
 	bool have_tab;		/* else: empty table */
+	bool loader;		/* the image's ld.so: SP_BPF_PIN_LOADER */
 	struct sp_pintab tab;
 };
 
@@ -118,6 +119,10 @@ int sp_layout_load(struct sp_layout *lo, const struct sp_cache *cache,
 
 void sp_layout_free(struct sp_layout *lo);
 
+/* The region pid's main stack may grow into: a range with no pins. */
+int sp_layout_add_stack(struct sp_layout *lo, pid_t pid,
+    struct sp_error *err);
+
 /* Index of the range holding addr, or -1. */
 long sp_layout_find(const struct sp_layout *lo, uint64_t addr);
 
@@ -133,28 +138,38 @@ size_t sp_mem_image_size(const void *ehdr);
 struct sp_placement {
 	struct sp_bpf_pin *pins;
 	size_t npins;
+	size_t cpins;
 	uint64_t *any_ips;
 	size_t nany_ips;
 	struct sp_bpf_range *ranges;
 	size_t nranges;
+	struct sp_bpf_range slots;	/* where the loader maps start-up code */
 };
 
-/*
- * The filter generator's input for a placement.  With SECCOMP_RET_TRACE
- * the action's data carries how many filters the process had before this
- * one (filters_below), so that a violation stop tells ours from an
- * ancestor's (lib/supervise).
- */
+/* Who answers the calls a filter neither allows nor kills outright. */
+enum sp_answers {
+	SP_ANSWER_KERNEL,	/* the kernel alone: EACCES, EPERM */
+	SP_ANSWER_RUNTIME,	/* placements: SIGSYS to the runtime's
+				   handler (runtime/rt.c) */
+	SP_ANSWER_SUPERVISOR,	/* every one a TRACE stop (lib/supervise),
+				   violations (data 0) included */
+};
+
+/* The filter generator's input for a placement (the band included). */
 void sp_placement_bpf_input(const struct sp_placement *pl, unsigned flags,
-    uint32_t action, long filters_below, struct sp_bpf_input *in);
+    enum sp_answers who, struct sp_bpf_input *in);
 
 /*
  * Places every object's pins.  SP_PIN_EXPORT sites get the union of the
  * numbers that all objects' imports pass to that symbol; an import that
- * passes an unknown number turns the site into an any-number site.
+ * passes a number the analysis could not tell adds nothing (never "any
+ * number": such a call is refused, or judged by the supervisor).
  */
 int sp_layout_place(const struct sp_layout *lo, struct sp_placement *pl,
     struct sp_error *err);
+
+/* One more pin (the supervisor's own calls at its injection site). */
+int sp_placement_add_pin(struct sp_placement *pl, uint32_t nr, uint64_t ip);
 
 void sp_placement_free(struct sp_placement *pl);
 

@@ -4,23 +4,23 @@
  *
  * `syspin run` stays the ptrace(2) tracer of every process it starts and of
  * all their descendants (PTRACE_O_TRACEEXEC, TRACEFORK, TRACEVFORK,
- * TRACECLONE, TRACESECCOMP, EXITKILL).  Only exec, fork, entry and
- * violation events stop a process; ordinary system calls never do.
+ * TRACECLONE, TRACESECCOMP, EXITKILL).  Only exec, fork, entry and the
+ * filters' stops stop a process; ordinary system calls never do.
  *
- * - Every new image is pinned at its entry point.  A static image stops at
- *   its entry at the exec event itself; a dynamic one gets a breakpoint at
- *   AT_ENTRY.  If the preloaded runtime did not pin it by then (static, the
- *   environment was cleared, secure mode), the supervisor does: it reads
- *   the layout from /proc/PID/maps, takes the tables from the cache (filling
- *   what is missing), places the pins and generates the filter exactly like
- *   the runtime (lib/layout, lib/bpf), then makes the tracee itself execute
- *   prctl(PR_SET_NO_NEW_PRIVS), mseal and seccomp at an existing `syscall`
- *   instruction (inject.c), and restores its registers and stack.
- * - The violation action is SECCOMP_RET_TRACE: the tracee stops before the
- *   call runs, the supervisor prints the diagnostic from the registers and
- *   kills it (enforcing) or records it once and lets it run (--audit).
- * - A guard filter, installed in the first process and inherited by all,
- *   makes the kill exact and the tracing unescapable (guard.c).
+ * - Every new image is pinned before its first instruction runs: at the
+ *   end of its execve (a syscall-exit stop).  For a dynamic program that
+ *   is before ld.so maps anything: the objects ld.so may load are
+ *   predicted (lib/layout/needed.c), each gets an address slot, and the
+ *   filter pins them there; ld.so's reservations stop (SP_BPF_PLACE_DATA)
+ *   and are moved into their slots.  Nothing the environment names
+ *   (LD_PRELOAD in a descendant, LD_AUDIT) runs with pins of its own.
+ * - Code mapped later (dlopen, a second libc, a memfd, JIT memory) is
+ *   placed in the late-code band, where no system call may come from.
+ * - Every stop is judged by evaluating the image's own program: the data
+ *   a filter returns is never believed (a process can install filters).
+ *   Violations are printed and killed (or, --audit, recorded).
+ * - Landlock (where the kernel has it) keeps the tree from reaching any
+ *   process outside it.
  *
  * Not in the runtime: ptrace and the analysis are the supervisor's.
  */
@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <linux/filter.h>
 
@@ -47,8 +48,8 @@ struct sp_inject {
 	uint64_t trap;		/* address of a `syscall` instruction */
 	int pending_sig;	/* arrived meanwhile: deliver it on resume */
 	bool seccomp_stop;	/* a filter answered SECCOMP_RET_TRACE */
-	long pass_trace;	/* a TRACE stop with this data is let through
-				   (the all-TRACE filter); -1: none */
+	bool pass_trace;	/* our own filters stop our calls too (the
+				   process stops every call): let them run */
 };
 
 /*
@@ -78,80 +79,111 @@ int sp_mem_write(pid_t pid, uint64_t addr, const void *buf, size_t len,
  */
 int sp_layout_pid(pid_t pid, struct sp_layout *lo, struct sp_error *err);
 
-/* AT_ENTRY and AT_SECURE of pid from /proc/PID/auxv. */
-int sp_auxv_pid(pid_t pid, uint64_t *entry, bool *secure,
-    struct sp_error *err);
+/* What the kernel told the new image (/proc/PID/auxv). */
+struct sp_auxv {
+	uint64_t entry;		/* AT_ENTRY */
+	uint64_t base;		/* AT_BASE: the interpreter, 0 when none */
+	bool secure;		/* AT_SECURE */
+};
+
+int sp_auxv_pid(pid_t pid, struct sp_auxv *a, struct sp_error *err);
+
+/* A start-up object whose first PT_LOAD ld.so will map at base (its
+ * slot); its executable PT_LOADs become its ranges.  Returns its index,
+ * or -1 with err. */
+long sp_layout_add_file(struct sp_layout *lo, const char *path,
+    const struct sp_file_id *id, uint64_t base, struct sp_error *err);
 
 /* Seccomp_filters of /proc/PID/status; -1 when unknown. */
 /* sp_filters_pid() is in <syspin/layout.h>. */
 
 /* ---- pinning a stopped tracee (pin.c) ---- */
 
+/* What a pinned tree may exec (syspin run --exec). */
+enum sp_exec_policy {
+	SP_EXEC_ANY,		/* anything: its own pins judge it */
+	SP_EXEC_TRUSTED,	/* root's files nobody else can write, made
+				   before the run: no memfd, no tmpfile */
+	SP_EXEC_NONE,		/* nothing: execve fails with EACCES */
+};
+
 struct sp_pin_opts {
 	const struct sp_cache *cache;	/* writable: missing tables are filled */
 	unsigned flags;			/* SP_BPF_* */
-	uint32_t action;		/* violation action, 0: default */
+	enum sp_exec_policy exec;
+	struct timespec start;		/* the run's start (SP_EXEC_TRUSTED) */
 	const char *reportdir;		/* PID.layout is written there, or NULL */
 	bool verbose;
 };
 
 /*
- * How an image was pinned: by its filter in the kernel, or, when that does
- * not fit under the filters inherited from pinned ancestors (seccomp allows
- * 32768 instructions in all of a task's filters, and filters cannot be
- * removed), by a smaller filter plus the supervisor.  The smaller filter is
- * the same program for a subset of the numbers (the calls most programs
- * make most often, as many as fit, possibly none): it allows exactly what
- * the whole program allows for those numbers, and answers
- * SECCOMP_RET_TRACE, with data check_data, where the whole program might
- * decide otherwise.  At such a stop the supervisor evaluates the whole
- * program (sp_bpf_eval_all): the same verdicts, at the cost of a stop.
- * When not even a program without pins fits, one instruction does:
- * SECCOMP_RET_TRACE for every call, data trace_all.  From then on every
- * call of the process and its descendants stops, and no image of theirs
- * installs anything more: the supervisor checks each call.
+ * An image's start-up objects: where ld.so will map each of them (see
+ * needed.h).  Filled by sp_pin_process for a dynamic image.
+ */
+struct sp_slot {
+	char *path;
+	struct sp_file_id id;
+	uint64_t base;		/* aligned; ld.so's reservation goes here */
+	uint64_t room;		/* bytes reserved for it */
+	uint64_t span, align;	/* what ld.so will ask for */
+};
+
+/*
+ * How an image was pinned.  progs is always its whole program: every stop
+ * is judged by it.  In the kernel it has that program, or, when that did
+ * not fit under the filters inherited from pinned ancestors (seccomp
+ * allows 32768 instructions in all of a task's filters, and filters
+ * cannot be removed), the same program for a subset of the numbers, with
+ * SP_BPF_OUTSIDE: it stops what it cannot judge, every call of later
+ * images included (stops_all); when not even that fits, one instruction
+ * that stops every call.  From then on the supervisor judges every stop
+ * of the process and its descendants, which install nothing more.
  */
 struct sp_pin_result {
 	int sig;		/* arrived meanwhile: deliver on resume, or 0 */
-	struct sp_bpf_prog *checked;	/* the whole program, or NULL */
-	size_t nchecked;
-	long check_data;	/* the smaller filter's TRACE data, or -1 */
-	size_t nkept;		/* numbers it pins in the kernel */
-	long trace_all;		/* the all-TRACE filter's data, or -1 */
+	struct sp_bpf_prog *progs;	/* the whole program */
+	size_t nprogs;
+	struct sp_layout lo;	/* what it pins, for diagnostics */
+	struct sp_placement pl;
+	size_t nkept;		/* numbers the smaller filter judges itself */
+	bool smaller;		/* the kernel has a smaller filter */
+	bool stops_all;		/* the process stops every later image's call */
+	struct sp_slot *slots;	/* dynamic: the start-up objects' slots */
+	size_t nslots;
+	uint64_t slot_lo, slot_hi;	/* the reserved region */
+	uint64_t entry;		/* AT_ENTRY */
+	uint64_t trap;		/* where our calls are made (the vDSO's) */
 };
 
 void sp_pin_result_free(struct sp_pin_result *res);
 
+/* sp_pin_process's how. */
+#define SP_PIN_STOPS_ALL 0x1u	/* the process stops every call already:
+				   nothing is installed */
+#define SP_PIN_FIRST	 0x2u	/* the tree's first image: its environment
+				   (LD_PRELOAD) is the user's, not an
+				   attacker's */
+
 /*
- * Pins the tracee pid, stopped at its entry point (no thread of it may be
- * inside a system call that the filter must see): layout, tables, placement,
- * filter, then injects no_new_privs (unless it has CAP_SYS_ADMIN), mseal of
- * its executable mappings and the filter (TSYNC).  Its registers and the
- * stack bytes used are restored.  trace_all: the data of the all-TRACE
- * filter the process has, or -1; with one, nothing more is installed.
- * -1 with err: the tracee must not run.
+ * Pins the tracee pid, stopped at the end of its execve: layout (with
+ * the start-up objects' slots for a dynamic image), tables, placement,
+ * filter, then injects the reservations (late-code arena, slots),
+ * no_new_privs (unless it has CAP_SYS_ADMIN), mseal of what is mapped and
+ * the filter (TSYNC).  Its registers and the stack bytes used are
+ * restored.  -1 with err: the tracee must not run.
  */
-int sp_pin_process(pid_t pid, const struct sp_pin_opts *o, long trace_all,
+int sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
     struct sp_pin_result *res, struct sp_error *err);
 
-
-/* ---- the guard filter (guard.c) ---- */
-
 /*
- * The number the supervisor puts in orig_rax to kill a tracee stopped at a
- * violation: the guard answers SECCOMP_RET_KILL_PROCESS for it when the
- * kernel re-checks the call after the stop.  No real system call has it.
+ * Seals what ld.so mapped in the slots (and the unused slots), once the
+ * image reaches its entry point; the slot region must hold only the
+ * objects that were placed there.  -1 with err: kill it.
  */
+int sp_pin_seal_slots(pid_t pid, const struct sp_pin_result *res,
+    const bool *placed, struct sp_error *err);
 
-
-/*
- * A small filter for the whole tree: SP_GUARD_KILL_NR is killed (with
- * SIGSYS, core, audit record, like any violation); clone with CLONE_UNTRACED
- * is killed (a child out of the supervisor's reach would turn
- * SECCOMP_RET_TRACE into a mere ENOSYS); clone3, whose flags the filter
- * cannot read, fails with ENOSYS (glibc falls back to clone).
- */
-void sp_guard_program(struct sock_fprog *prog);
+/* ---- evaluating our programs (guard.c) ---- */
 
 /* Evaluates a classic BPF program on seccomp data (tests, install order). */
 uint32_t sp_bpf_eval(const struct sock_filter *insns, size_t len,
@@ -163,9 +195,14 @@ uint32_t sp_bpf_eval_all(const struct sp_bpf_prog *progs, size_t nprogs,
 
 /* ---- the supervisor (tree.c) ---- */
 
+/* Landlock scopes the tree may be put in (syspin run --scope). */
+#define SP_SCOPE_SIGNALS	0x1u	/* no signals to outside processes */
+#define SP_SCOPE_SOCKETS	0x2u	/* no abstract unix sockets outside */
+
 struct sp_supervise_opts {
 	struct sp_pin_opts pin;
 	bool audit;			/* record violations, let them run */
+	unsigned scope;			/* SP_SCOPE_* */
 	char *const *argv;		/* PROG ARG... */
 	const char *path;		/* PROG as found */
 };
@@ -177,6 +214,15 @@ struct sp_supervise_opts {
  * permitted: the caller may run PROG the old way), before PROG ran.
  */
 int sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err);
+
+/*
+ * Puts the calling process (and its descendants) into a Landlock domain:
+ * no ptrace, /proc/PID/mem, process_vm_* or pidfd_getfd on processes
+ * outside it, and what scope asks.  Needs no_new_privs or CAP_SYS_ADMIN.
+ * Returns the Landlock ABI version, 0 when the kernel has none, -1 with
+ * err when it has one and refused.
+ */
+int sp_confine(unsigned scope, struct sp_error *err);
 
 /* Forwards the signals sent to this process in particular to *to. */
 void sp_forward_signals(volatile pid_t *to);

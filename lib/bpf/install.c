@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Loading programs into the kernel with the raw seccomp(2) system call:
- * the runtime must not need libseccomp.
+ * the runtime must not need libseccomp, and the call comes from an
+ * instruction of our own (lib/util/raw.S), not libc's syscall().
  */
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -12,6 +13,8 @@
 #include <unistd.h>
 
 #include <syspin/bpf.h>
+
+#include "../util/raw.h"
 
 static const char *
 hint(int e)
@@ -50,12 +53,14 @@ sp_bpf_install_tid(const struct sp_bpf_prog *progs, size_t nprogs,
 	for (i = nprogs; i-- > 0;) {
 		fp.len = (unsigned short)progs[i].len;
 		fp.filter = progs[i].insns;
-		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		r = sp_raw_seccomp(SECCOMP_SET_MODE_FILTER,
 		    SECCOMP_FILTER_FLAG_TSYNC, &fp);
-		if (r == -1)
+		if (r < 0) {
+			errno = (int)-r;
 			return sp_error_set(err, "seccomp: program %zu of %zu "
 			    "(%zu instructions): %s%s", i + 1, nprogs,
 			    progs[i].len, strerror(errno), hint(errno));
+		}
 		if (r > 0) {
 			if (tid != NULL)
 				*tid = r;

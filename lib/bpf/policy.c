@@ -12,6 +12,7 @@
 
 #include "program.h"
 
+#define PROT_READ_	0x1u
 #define PROT_WRITE_	0x2u
 #define PROT_EXEC_	0x4u
 #define PROT_ALL_	0x7u
@@ -291,32 +292,44 @@ emit_mmap(struct pgen *g, uint32_t f, enum site_class cls, uint32_t allow)
 	ld(g, f, 2);
 	jset(g, f, PROT_EXEC_, x, nx);
 	asm_bind(&g->a, x, f);
-	if (flags & SP_BPF_STRICT) {
-		ja(g, f, refuse);
-	} else {
-		if (!(flags & SP_BPF_ALLOW_JIT)) {
-			jset(g, f, PROT_WRITE_, refuse, NEXT);
-			ld(g, f, 3);
-			jset(g, f, MAP_ANON_, refuse, NEXT);
-		}
+	if (!(flags & SP_BPF_ALLOW_JIT) || (flags & SP_BPF_STRICT)) {
+		jset(g, f, PROT_WRITE_, refuse, NEXT);
 		ld(g, f, 3);
-		jset(g, f, MAP_FIXED_ | MAP_NOREPLACE_, fixed, place);
-		asm_bind(&g->a, fixed, f);
-		emit_exec_area(g, f, cls, allow);
+		jset(g, f, MAP_ANON_, refuse, NEXT);
 	}
+	ld(g, f, 3);
+	jset(g, f, MAP_FIXED_ | MAP_NOREPLACE_, fixed, place);
+	asm_bind(&g->a, fixed, f);
+	if (flags & SP_BPF_STRICT) {	/* only the start-up objects' code */
+		if (cls == CLS_LOADER)
+			emit_area(g, f, 0, 1, g->in->slots, allow, refuse);
+		else
+			ja(g, f, refuse);
+	} else
+		emit_exec_area(g, f, cls, allow);
 	asm_bind(&g->a, nx, f);
-	if (cls != CLS_LOADER) {
+	if (cls != CLS_LOADER && !(flags & SP_BPF_ALLOW_JIT)) {
 		ja(g, f, allow);
 		return;
 	}
-	/* ld.so reserving room for an object: a file, or PROT_NONE */
+	/*
+	 * ld.so reserving room for an object: a file, or PROT_NONE.  With
+	 * SP_BPF_ALLOW_JIT, anyone's anonymous memory that is not plain
+	 * read-write data: a JIT reserving its code space (V8, a JVM:
+	 * PROT_NONE; the JVM's PROT_WRITE probe), so that its code lands in
+	 * the band.
+	 */
 	anon = asm_label(&g->a);
 	ld(g, f, 3);
 	jset(g, f, MAP_FIXED_ | MAP_NOREPLACE_, allow, NEXT);
-	jset(g, f, MAP_ANON_, anon, place);
+	jset(g, f, MAP_ANON_, anon, cls == CLS_LOADER ? place : allow);
 	asm_bind(&g->a, anon, f);
 	ld(g, f, 2);
-	jset(g, f, PROT_ALL_, allow, place);
+	if (flags & SP_BPF_ALLOW_JIT) {
+		asm_emit(&g->a, f, BPF_ALU | BPF_AND | BPF_K, PROT_ALL_, 0, 0);
+		jeq(g, f, PROT_READ_ | PROT_WRITE_, allow, place);
+	} else
+		jset(g, f, PROT_ALL_, allow, place);
 }
 
 static void

@@ -168,6 +168,30 @@ where(char *buf, size_t size, const struct sp_layout *lo, uint64_t addr)
 	snprintf(buf, size, "%s+0x%" PRIx64, base, addr - o->base);
 }
 
+/* Late code (the band): "late code in FILE+0xoff", or "[anon]". */
+static void
+late_where(char *buf, size_t size, long pid, uint64_t addr)
+{
+	struct sp_map *m;
+	struct sp_error err;
+	char path[64];
+	size_t n, i;
+
+	snprintf(buf, size, "late code");
+	snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
+	if (pid <= 0 || sp_maps_read(path, &m, &n, &err) == -1)
+		return;
+	for (i = 0; i < n; i++)
+		if (addr >= m[i].start && addr < m[i].end) {
+			const char *b = strrchr(m[i].path, '/');
+			snprintf(buf, size, "late code in %s+0x%" PRIx64,
+			    b != NULL ? b + 1 : m[i].path[0] ? m[i].path :
+			    "[anon]", addr - m[i].start + m[i].offset);
+			break;
+		}
+	sp_maps_free(m, n);
+}
+
 static bool
 pinned_at(const struct sp_placement *pl, uint32_t nr, uint64_t ip)
 {
@@ -291,7 +315,11 @@ sp_diag_format(char *buf, size_t size, const char *comm, long pid,
 	if (v->arch != SP_AUDIT_ARCH_X86_64)
 		snprintf(more, sizeof(more), ": 32-bit system call (int 0x80)"
 		    " from a 64-bit process");
-	else if (sp_layout_find(lo, addr) == -1)
+	else if (addr >= SP_BAND_START && addr < SP_BAND_END) {
+		late_where(w, sizeof(w), pid, addr);
+		snprintf(more, sizeof(more), ": code mapped after the image "
+		    "was pinned makes no system call of its own");
+	} else if (sp_layout_find(lo, addr) == -1)
 		snprintf(more, sizeof(more), ": outside the pinned image "
 		    "(refused by the memory or --strict rules)");
 	else if (pinned_at(pl, v->nr, v->ip))

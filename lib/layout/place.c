@@ -41,24 +41,37 @@ push(void **v, size_t *n, size_t *cap, size_t sz, const void *e)
 
 struct acc {
 	struct sp_placement *pl;
-	size_t cpins, cany, cranges;
+	size_t cany, cranges;
+	uint8_t flags;		/* SP_BPF_PIN_* of the object being placed */
 };
 
 static int
-pin(struct acc *a, uint32_t nr, uint64_t ip)
+pin_flags(struct sp_placement *pl, uint32_t nr, uint64_t ip, uint8_t flags)
 {
-	struct sp_bpf_pin p = { .nr = nr, .ip = ip };
+	struct sp_bpf_pin p = { .nr = nr, .ip = ip, .flags = flags };
 
-	if (push((void **)&a->pl->pins, &a->pl->npins, &a->cpins,
-	    sizeof(p), &p) != 0)
+	if (push((void **)&pl->pins, &pl->npins, &pl->cpins, sizeof(p),
+	    &p) != 0)
 		return -1;
 	/* The kernel may restart this call as restart_syscall from the
 	 * same instruction (numbers completed at load time included). */
 	if (!sp_nr_restarts(nr))
 		return 0;
 	p.nr = SP_NR_RESTART_SYSCALL;
-	return push((void **)&a->pl->pins, &a->pl->npins, &a->cpins,
-	    sizeof(p), &p);
+	return push((void **)&pl->pins, &pl->npins, &pl->cpins, sizeof(p),
+	    &p);
+}
+
+static int
+pin(struct acc *a, uint32_t nr, uint64_t ip)
+{
+	return pin_flags(a->pl, nr, ip, a->flags);
+}
+
+int
+sp_placement_add_pin(struct sp_placement *pl, uint32_t nr, uint64_t ip)
+{
+	return pin_flags(pl, nr, ip, 0);
 }
 
 static int
@@ -74,7 +87,11 @@ good_table(const struct sp_object *o)
 	return o->have_tab && !(o->tab.flags & SP_PINTAB_FAILED);
 }
 
-/* Numbers importers pass to `name`; 1 when some pass an unknown one. */
+/*
+ * Numbers importers pass to `name`.  One that passes a number nobody
+ * could tell adds nothing: "any number here" for one unreadable caller
+ * would be a gadget for every call (python3's ctypes.CDLL(None).syscall).
+ */
 static int
 pin_importers(struct acc *a, const struct sp_layout *lo, const char *name,
     uint64_t ip)
@@ -89,8 +106,6 @@ pin_importers(struct acc *a, const struct sp_layout *lo, const char *name,
 			const struct sp_pin_import *im = &t->imports[j];
 			if (strcmp(t->strtab + im->name, name) != 0)
 				continue;
-			if (im->unresolved)
-				return 1;
 			for (k = 0; k < im->nr_count; k++)
 				if (pin(a, t->nrs[im->nr_first + k], ip) == -1)
 					return -1;
@@ -108,7 +123,6 @@ place_site(struct acc *a, const struct sp_layout *lo, size_t oi,
 	uint64_t addr = o->base + s->addr, ip = addr + s->length;
 	long r;
 	size_t k;
-	int imp;
 
 	/* Only sites that really are in this object's executable text. */
 	r = sp_layout_find(lo, addr);
@@ -121,10 +135,8 @@ place_site(struct acc *a, const struct sp_layout *lo, size_t oi,
 			return -1;
 	if (s->how != SP_PIN_EXPORT)
 		return 0;
-	imp = pin_importers(a, lo, t->strtab + t->exports[s->export].name, ip);
-	if (imp == 1)
-		return any(a, ip);
-	return imp;
+	return pin_importers(a, lo, t->strtab + t->exports[s->export].name,
+	    ip);
 }
 
 static int
@@ -146,6 +158,7 @@ place_object(struct acc *a, const struct sp_layout *lo, size_t oi)
 	}
 	if (!good_table(o))
 		return 0;
+	a->flags = o->loader ? SP_BPF_PIN_LOADER : 0;
 	for (i = 0; i < o->tab.nsites; i++)
 		if (place_site(a, lo, oi, &o->tab.sites[i]) == -1)
 			return -1;
@@ -232,7 +245,7 @@ sp_layout_load(struct sp_layout *lo, const struct sp_cache *cache,
 
 void
 sp_placement_bpf_input(const struct sp_placement *pl, unsigned flags,
-    uint32_t action, long filters_below, struct sp_bpf_input *in)
+    enum sp_answers who, struct sp_bpf_input *in)
 {
 	memset(in, 0, sizeof(*in));
 	in->pins = pl->pins;
@@ -241,11 +254,21 @@ sp_placement_bpf_input(const struct sp_placement *pl, unsigned flags,
 	in->nany_ips = pl->nany_ips;
 	in->ranges = pl->ranges;
 	in->nranges = pl->nranges;
+	in->band = (struct sp_bpf_range){ SP_BAND_START, SP_BAND_END };
+	in->slots = pl->slots;
 	in->flags = flags;
-	in->action = action;
-	if (action == SECCOMP_RET_TRACE && filters_below > 0)
-		in->action |= (uint32_t)filters_below & SECCOMP_RET_DATA;
-	/* Under the supervisor a refusal stops, to be explained once. */
-	if (action == SECCOMP_RET_TRACE)
+	switch (who) {
+	case SP_ANSWER_SUPERVISOR:
+		/* It says why once, and places new code in the band. */
+		in->action = SECCOMP_RET_TRACE;
 		in->refuse = SECCOMP_RET_TRACE | SP_BPF_REFUSE_DATA;
+		in->deny = SECCOMP_RET_TRACE | SP_BPF_DENY_DATA;
+		in->place = SECCOMP_RET_TRACE | SP_BPF_PLACE_DATA;
+		break;
+	case SP_ANSWER_RUNTIME:
+		in->place = SECCOMP_RET_TRAP | SP_BPF_PLACE_DATA;
+		break;
+	default:
+		break;
+	}
 }

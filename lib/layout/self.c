@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <syspin/layout.h>
@@ -283,4 +285,45 @@ sp_layout_free(struct sp_layout *lo)
 	free(lo->objs);
 	free(lo->ranges);
 	memset(lo, 0, sizeof(*lo));
+}
+
+/*
+ * The region the main stack may grow into, as a range with no pins: an
+ * executable stack (-z execstack) grows below its start-up extent without
+ * a system call, and no call may come from what it grows into.  Down to
+ * RLIMIT_STACK below its top, or to the mapping below it.
+ */
+int
+sp_layout_add_stack(struct sp_layout *lo, pid_t pid, struct sp_error *err)
+{
+	struct sp_map *maps;
+	struct rlimit rl;
+	char path[64];
+	size_t n, i;
+	uint64_t top = 0, below = 0, bottom;
+	long oi;
+
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
+	if (sp_maps_read(path, &maps, &n, err) == -1)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (maps[i].kind == SP_MAP_SPECIAL &&
+		    strcmp(maps[i].path, "[stack]") == 0)
+			top = maps[i].end;
+	for (i = 0; i < n; i++)
+		if (maps[i].end <= top && maps[i].end > below &&
+		    strcmp(maps[i].path, "[stack]") != 0)
+			below = maps[i].end;
+	sp_maps_free(maps, n);
+	if (top == 0)
+		return 0;
+	bottom = below;
+	if (prlimit(pid, RLIMIT_STACK, NULL, &rl) == 0 &&
+	    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < top &&
+	    top - rl.rlim_cur > bottom)
+		bottom = top - rl.rlim_cur;
+	if ((oi = sp_layout_add_object(lo, "[stack]", SP_OBJ_UNKNOWN, 0)) < 0 ||
+	    sp_layout_add_range(lo, bottom, top, (size_t)oi) == -1)
+		return sp_error_set(err, "out of memory");
+	return 0;
 }

@@ -1,22 +1,25 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Exec and entry events: every new image is pinned at its entry point.
+ * Exec and entry events: every new image is pinned before its first
+ * instruction.
  *
  * At the exec stop the new image is mapped but the tracee is still inside
  * execve (the kernel has yet to write its return value), so nothing can be
- * injected there.  We plant a breakpoint at AT_ENTRY instead: a static
- * image reaches it at once, a dynamic one after ld.so mapped its objects
- * and ran their constructors.  At the breakpoint, if the filter count grew
- * since the exec and the runtime left a fresh report, the preloaded runtime
- * pinned the image; otherwise (static, LD_PRELOAD gone from the
- * environment, secure mode, the runtime failed or found no room for its
- * filter) we pin it from outside (pin.c; when its filter does not fit,
- * a smaller one and the supervisor's checks: fallback.c).
- * A process we cannot pin is killed: it never runs its own code unpinned.
+ * injected there: we check what was exec'd (--exec=trusted) and resume
+ * it to the end of the system call (PTRACE_SYSCALL), where it stops
+ * again, back in user mode's registers but before running anything.
+ * There we pin it (pin.c): a static image entirely, a dynamic one with
+ * slots for the objects ld.so will map (startup.c), sealed when the image
+ * reaches its entry point (a breakpoint at AT_ENTRY).  Neither ld.so's
+ * audit modules nor a preload's constructor nor an IFUNC resolver runs
+ * before the pins are in force.  A process we cannot pin is killed: it
+ * never runs its own code unpinned.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
@@ -40,8 +43,8 @@ sup_comm(pid_t pid, char *buf, size_t size)
 	fclose(f);
 }
 
-static int
-refuse(pid_t pid, const char *why)
+int
+sup_refuse(pid_t pid, const char *why)
 {
 	char comm[64];
 
@@ -52,49 +55,113 @@ refuse(pid_t pid, const char *why)
 	return -1;
 }
 
-static void
-report_path(const struct sup *s, pid_t pid, char *buf, size_t size)
+/* --exec=trusted: the file the kernel mapped, whatever its path says. */
+static int
+check_exec(struct sup *s, pid_t pid)
 {
-	sp_report_path(s->o->pin.reportdir ? s->o->pin.reportdir :
-	    "/nonexistent", (long)pid, buf, size);
+	char path[64], why[256], msg[320];
+	int fd;
+
+	if (s->o->pin.exec != SP_EXEC_TRUSTED)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return sup_refuse(pid, "--exec=trusted: the program cannot "
+		    "be checked");
+	if (!sup_trusted_fd(s, fd, why, sizeof(why))) {
+		close(fd);
+		snprintf(msg, sizeof(msg), "--exec=trusted: %s", why);
+		return sup_refuse(pid, msg);
+	}
+	close(fd);
+	return 0;
 }
 
 int
 sup_on_exec(struct sup *s, pid_t pid)
 {
 	struct proc *p = sup_proc(s, pid, true);
-	struct sp_error err;
-	char path[4200];
-	uint8_t cc = 0xcc;
-	bool secure;
 
 	if (p == NULL)
-		return refuse(pid, "out of memory");
+		return sup_refuse(pid, "out of memory");
 	p->inherited = true;
-	/* The report of the image before this one must not vouch for it. */
-	report_path(s, pid, path, sizeof(path));
-	unlink(path);
+	/* The old image and its address space are gone. */
+	image_drop(p->img);
+	space_drop(p->sp);
+	p->img = NULL;
+	p->sp = NULL;
 	p->bp = 0;
-	sup_unpinned(p);
-	p->filters0 = sp_filters_pid(pid);
-	if (sp_auxv_pid(pid, &p->bp, &secure, &err) == -1 ||
-	    sp_mem_read(pid, p->bp, &p->bp_byte, 1, &err) == -1 ||
-	    sp_mem_write(pid, p->bp, &cc, 1, &err) == -1) {
-		p->bp = 0;
-		return refuse(pid, err.msg);
-	}
+	if (check_exec(s, pid) == -1)
+		return -1;
+	p->exec_pending = true;		/* pinned at the syscall's end */
 	return 0;
 }
 
-/* The runtime pinned this image: a filter more, and its fresh report. */
-static bool
-runtime_pinned(const struct sup *s, const struct proc *p)
+static char *
+exe_of(pid_t pid)
 {
-	char path[4200];
+	char path[64], buf[4096];
+	ssize_t n;
 
-	report_path(s, p->pid, path, sizeof(path));
-	return p->filters0 >= 0 && sp_filters_pid(p->pid) > p->filters0 &&
-	    access(path, F_OK) == 0;
+	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
+	if ((n = readlink(path, buf, sizeof(buf) - 1)) <= 0)
+		return strdup("?");
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+/* A dynamic image stops at its entry point: ld.so has mapped it all. */
+static int
+plant(pid_t pid, struct proc *p, uint64_t entry, struct sp_error *err)
+{
+	uint8_t cc = 0xcc;
+
+	if (sp_mem_read(pid, entry, &p->bp_byte, 1, err) == -1 ||
+	    sp_mem_write(pid, entry, &cc, 1, err) == -1)
+		return -1;
+	p->bp = entry;
+	return 0;
+}
+
+int
+sup_on_exec_done(struct sup *s, pid_t pid)
+{
+	struct proc *p = sup_proc(s, pid, false);
+	struct image *img;
+	struct space *sp;
+	struct sp_error err;
+	unsigned how = 0;
+	int sig;
+
+	if (p == NULL || !p->exec_pending)
+		return 0;
+	p->exec_pending = false;
+	if (p->stops_all)
+		how |= SP_PIN_STOPS_ALL;
+	if (pid == s->main && !s->main_pinned)
+		how |= SP_PIN_FIRST;
+	if ((img = calloc(1, sizeof(*img))) == NULL)
+		return sup_refuse(pid, "out of memory");
+	img->refs = 1;
+	img->exe = exe_of(pid);
+	if (sp_pin_process(pid, &s->o->pin, how, &img->pin, &err) == -1) {
+		image_drop(img);
+		return sup_refuse(pid, err.msg);
+	}
+	s->main_pinned = s->main_pinned || pid == s->main;
+	sig = img->pin.sig;
+	if ((sp = space_new(img->pin.nslots)) == NULL) {
+		image_drop(img);
+		return sup_refuse(pid, "out of memory");
+	}
+	sp->startup = img->pin.nslots > 0;
+	if (sp->startup && plant(pid, p, img->pin.entry, &err) == -1) {
+		image_drop(img);
+		space_drop(sp);
+		return sup_refuse(pid, err.msg);
+	}
+	sup_pinned(s, pid, img, sp, img->pin.stops_all || p->stops_all);
+	return sig;
 }
 
 int
@@ -102,26 +169,21 @@ sup_on_trap(struct sup *s, pid_t pid)
 {
 	struct proc *p = sup_proc(s, pid, false);
 	struct user_regs_struct r;
-	struct sp_pin_result res;
 	struct sp_error err;
-	int sig;
 
 	if (p == NULL || p->bp == 0 ||
 	    ptrace(PTRACE_GETREGS, pid, 0, &r) == -1 || r.rip != p->bp + 1)
 		return SIGTRAP;		/* not ours: the program's own */
 	r.rip = p->bp;
 	if (sp_mem_write(pid, p->bp, &p->bp_byte, 1, &err) == -1)
-		return refuse(pid, err.msg);
+		return sup_refuse(pid, err.msg);
 	p->bp = 0;
 	if (ptrace(PTRACE_SETREGS, pid, 0, &r) == -1)
-		return refuse(pid, strerror(errno));
-	if (runtime_pinned(s, p)) {
-		sup_pinned(s, pid, NULL);
+		return sup_refuse(pid, strerror(errno));
+	if (p->img == NULL || p->sp == NULL)
 		return 0;
-	}
-	if (sp_pin_process(pid, &s->o->pin, p->trace_all, &res, &err) == -1)
-		return refuse(pid, err.msg);
-	sig = res.sig;
-	sup_pinned(s, pid, &res);
-	return sig;
+	p->sp->startup = false;
+	if (sp_pin_seal_slots(pid, &p->img->pin, p->sp->placed, &err) == -1)
+		return sup_refuse(pid, err.msg);
+	return 0;
 }

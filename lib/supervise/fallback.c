@@ -22,9 +22,9 @@
  * image pays a ptrace stop only for its rarer calls.  As many as fit:
  * halved after each refusal, down to none (a program of the argument rules
  * and the ranges only, a few dozen instructions).  When not even that
- * fits: one instruction, SECCOMP_RET_TRACE for every call (its data the
- * number of filters below, like all of ours), and the process and its
- * descendants are checked call by call from then on.
+ * fits: one instruction, SECCOMP_RET_TRACE for every call, and the process
+ * and its descendants are checked call by call from then on.  The
+ * supervisor judges every stop with the whole program (verdict.c).
  */
 #include <errno.h>
 #include <linux/seccomp.h>
@@ -55,21 +55,18 @@ kept(uint32_t nr, size_t nkeep)
 	return false;
 }
 
-/* The program for the first nkeep hot numbers; its TRACE data in *data. */
+/* The program for the first nkeep hot numbers. */
 static int
 generate_kept(struct job *j, size_t nkeep, struct sp_bpf_prog **progs,
-    size_t *nprogs, long *data, struct sp_error *err)
+    size_t *nprogs, struct sp_error *err)
 {
 	struct sp_bpf_input in;
 	struct sp_bpf_pin *pins;
 	size_t i, n = 0;
 	int r;
 
-	if ((*data = sp_filters_pid(j->pid)) < 1 ||
-	    *data > (long)SECCOMP_RET_DATA)
-		return sp_error_set(err, "cannot count the process's filters");
 	sp_placement_bpf_input(&j->pl, j->o->flags | SP_BPF_OUTSIDE,
-	    SECCOMP_RET_TRACE, *data, &in);
+	    SP_ANSWER_SUPERVISOR, &in);
 	if ((pins = calloc(in.npins + 1, sizeof(*pins))) == NULL)
 		return sp_error_set(err, "out of memory");
 	for (i = 0; i < in.npins; i++)
@@ -83,33 +80,14 @@ generate_kept(struct job *j, size_t nkeep, struct sp_bpf_prog **progs,
 	return r;
 }
 
-int
-pin_hand_over(struct job *j, struct sp_pin_result *res, long check_data,
-    size_t nkept, long trace_all)
-{
-	res->checked = j->progs;
-	res->nchecked = j->nprogs;
-	res->check_data = check_data;
-	res->nkept = nkept;
-	res->trace_all = trace_all;
-	j->progs = NULL;
-	j->nprogs = 0;
-	return 0;
-}
-
-/* One instruction: every call stops.  Its data, or -1. */
-static long
+/* One instruction: every call stops. */
+static int
 install_trace_all(struct job *j, struct sp_error *err)
 {
-	struct sp_bpf_prog all;
-	struct sock_filter insn = BPF_STMT(BPF_RET | BPF_K, 0);
-	long below = sp_filters_pid(j->pid), kret;
+	struct sock_filter insn = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+	struct sp_bpf_prog all = { &insn, 1 };
+	long kret;
 
-	if (below < 1 || below > (long)SECCOMP_RET_DATA)
-		return sp_error_set(err, "cannot count the process's filters");
-	insn.k = SECCOMP_RET_TRACE | (uint32_t)below;
-	all.insns = &insn;
-	all.len = 1;
 	if (pin_install_progs(j, &all, 1, &kret, err) == -1)
 		return -1;
 	if (kret != 0)
@@ -117,7 +95,7 @@ install_trace_all(struct job *j, struct sp_error *err)
 		    "no room left for even one instruction (seccomp allows "
 		    "32768 in all of a process's filters): %s",
 		    strerror((int)-kret));
-	return below;
+	return 0;
 }
 
 int
@@ -125,10 +103,10 @@ pin_fallback(struct job *j, struct sp_pin_result *res, struct sp_error *err)
 {
 	struct sp_bpf_prog *progs;
 	size_t nprogs, nkeep = NHOT;
-	long data, kret;
+	long kret;
 
 	for (;;) {
-		if (generate_kept(j, nkeep, &progs, &nprogs, &data, err) == -1)
+		if (generate_kept(j, nkeep, &progs, &nprogs, err) == -1)
 			return -1;
 		if (pin_install_progs(j, progs, nprogs, &kret, err) == -1) {
 			sp_bpf_free(progs, nprogs);
@@ -136,9 +114,13 @@ pin_fallback(struct job *j, struct sp_pin_result *res, struct sp_error *err)
 		}
 		sp_bpf_free(progs, nprogs);
 		/* It stops every call outside the image: once the image
-		 * is gone, every call of the next ones (see image.c). */
-		if (kret == 0)
-			return pin_hand_over(j, res, data, nkeep, data);
+		 * is gone, every call of the next ones. */
+		if (kret == 0) {
+			res->smaller = true;
+			res->nkept = nkeep;
+			res->stops_all = true;
+			return 0;
+		}
 		if (kret != -ENOMEM)
 			return sp_error_set(err, "seccomp in the process: %s",
 			    strerror((int)-kret));
@@ -146,15 +128,8 @@ pin_fallback(struct job *j, struct sp_pin_result *res, struct sp_error *err)
 			break;
 		nkeep /= 2;
 	}
-	if ((data = install_trace_all(j, err)) == -1)
+	if (install_trace_all(j, err) == -1)
 		return -1;
-	return pin_hand_over(j, res, -1, 0, data);
-}
-
-void
-sp_pin_result_free(struct sp_pin_result *res)
-{
-	sp_bpf_free(res->checked, res->nchecked);
-	res->checked = NULL;
-	res->nchecked = 0;
+	res->stops_all = true;
+	return 0;
 }

@@ -1,110 +1,131 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * What each traced thread knows of the image it runs: whether that image
- * has its own filter in the kernel yet, and, when that filter is a smaller
- * one or the process's all-TRACE one (see sp_pin_result), the whole
- * program the supervisor checks its stops with.  Threads and forks
- * inherit it.  An exec makes the image's filter an earlier image's; under
- * the all-TRACE filter, where every call stops, the earlier image's
- * program goes on judging the new image's calls until it is pinned, just
- * as that image's filter would in the kernel (it allows everything outside
- * the earlier image's mappings): ld.so must be able to load the new image.
+ * What each traced thread runs: the pinned image (shared by its threads
+ * and forks, read-only) and its address space (shared by threads, copied
+ * by fork: what was placed where, and whether ld.so still maps start-up
+ * objects).  An exec replaces both; until the new image is pinned (the
+ * end of the execve, before its first instruction) the thread has none.
  */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "supervise_int.h"
 
-void
-sup_checked_drop(struct checked *c)
+struct image *
+image_ref(struct image *img)
 {
-	if (c == NULL || --c->refs > 0)
+	if (img != NULL)
+		img->refs++;
+	return img;
+}
+
+void
+image_drop(struct image *img)
+{
+	if (img == NULL || --img->refs > 0)
 		return;
-	sp_bpf_free(c->progs, c->nprogs);
-	free(c);
+	sp_pin_result_free(&img->pin);
+	free(img->exe);
+	free(img);
 }
 
-static void
-set_checked(struct proc *p, struct checked *c)
+struct space *
+space_new(size_t nslots)
 {
-	if (c != NULL)
-		c->refs++;
-	sup_checked_drop(p->chk);
-	p->chk = c;
+	struct space *sp = calloc(1, sizeof(*sp));
+
+	if (sp == NULL)
+		return NULL;
+	if ((sp->placed = calloc(nslots + 1, sizeof(*sp->placed))) == NULL) {
+		free(sp);
+		return NULL;
+	}
+	sp->nplaced = nslots;
+	sp->refs = 1;
+	return sp;
+}
+
+struct space *
+space_ref(struct space *sp)
+{
+	if (sp != NULL)
+		sp->refs++;
+	return sp;
+}
+
+struct space *
+space_copy(const struct space *sp)
+{
+	struct space *c;
+
+	if (sp == NULL || (c = space_new(sp->nplaced)) == NULL)
+		return NULL;
+	c->band_next = sp->band_next;
+	c->startup = sp->startup;
+	memcpy(c->placed, sp->placed, sp->nplaced * sizeof(*c->placed));
+	return c;
 }
 
 void
-sup_inherit(struct proc *c, const struct proc *parent)
+space_drop(struct space *sp)
 {
+	if (sp == NULL || --sp->refs > 0)
+		return;
+	free(sp->placed);
+	free(sp);
+}
+
+void
+sup_inherit(struct proc *c, const struct proc *parent, bool vm)
+{
+	image_drop(c->img);
+	space_drop(c->sp);
+	c->img = image_ref(parent->img);
+	c->sp = vm ? space_ref(parent->sp) : space_copy(parent->sp);
 	c->bp = parent->bp;
 	c->bp_byte = parent->bp_byte;
-	c->filters0 = parent->filters0;
-	c->kpinned = parent->kpinned;
-	c->trace_all = parent->trace_all;
-	set_checked(c, parent->chk);
-}
-
-void
-sup_unpinned(struct proc *p)
-{
-	p->kpinned = false;
-	if (p->trace_all < 0)
-		set_checked(p, NULL);
+	c->stops_all = parent->stops_all;
+	c->exec_pending = false;
 }
 
 static void
-mark(struct proc *p, struct checked *c, bool kernel, long trace_all)
+mark(struct proc *p, struct image *img, struct space *sp, bool stops_all)
 {
-	p->kpinned = kernel;
-	p->trace_all = trace_all;
-	set_checked(p, c);
+	image_drop(p->img);
+	space_drop(p->sp);
+	p->img = image_ref(img);
+	p->sp = space_ref(sp);
+	p->stops_all = stops_all;
 }
 
 /*
- * TSYNC gave every thread the filter: each of them now runs a pinned image
- * (at the entry point there is normally one thread, but constructors may
- * have started more).  Takes res's programs.  Out of memory, the smaller
- * filter's stops find nothing to check them by: they are refused.
+ * TSYNC gave every thread the filter: each of them now runs the image (at
+ * the end of an execve there is one thread, but be safe).  Takes over the
+ * caller's references to img and sp.
  */
 void
-sup_pinned(struct sup *s, pid_t pid, struct sp_pin_result *res)
+sup_pinned(struct sup *s, pid_t pid, struct image *img, struct space *sp,
+    bool stops_all)
 {
-	struct checked *c = NULL;
 	struct dirent *e;
 	struct proc *p;
 	char path[64];
 	DIR *d;
-	/* In the kernel: the whole program, or a smaller one that passes
-	 * nothing the whole program refuses. */
-	bool kernel = res == NULL || res->checked == NULL ||
-	    res->check_data >= 0;
-	long trace_all = res != NULL ? res->trace_all : -1;
 
-	if (res == NULL && (p = sup_proc(s, pid, false)) != NULL)
-		trace_all = p->trace_all;	/* the runtime's: unchanged */
-	if (res != NULL && res->checked != NULL &&
-	    (c = calloc(1, sizeof(*c))) != NULL) {
-		c->progs = res->checked;
-		c->nprogs = res->nchecked;
-		c->data = res->check_data;
-		c->refs = 1;	/* ours, until the end */
-		res->checked = NULL;
-		res->nchecked = 0;
-	}
 	if ((p = sup_proc(s, pid, true)) != NULL)
-		mark(p, c, kernel, trace_all);
+		mark(p, img, sp, stops_all);
 	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
 	if ((d = opendir(path)) != NULL) {
 		while ((e = readdir(d)) != NULL) {
 			pid_t tid = (pid_t)atol(e->d_name);
 			if (tid > 0 && tid != pid &&
 			    (p = sup_proc(s, tid, false)) != NULL)
-				mark(p, c, kernel, trace_all);
+				mark(p, img, sp, stops_all);
 		}
 		closedir(d);
 	}
-	if (res != NULL)
-		sp_pin_result_free(res);
-	sup_checked_drop(c);
+	image_drop(img);
+	space_drop(sp);
 }

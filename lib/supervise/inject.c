@@ -79,21 +79,11 @@ load_args(struct user_regs_struct *r, const uint64_t *a, size_t n)
 	r->r9 = v[5];
 }
 
-/* A stop of the all-TRACE filter: resuming it runs the call. */
-static bool
-passes(const struct sp_inject *in)
-{
-	unsigned long data;
-
-	return in->pass_trace >= 0 &&
-	    ptrace(PTRACE_GETEVENTMSG, in->pid, 0, &data) == 0 &&
-	    (long)data == in->pass_trace;
-}
-
 /*
  * Waits for the step to end.  Another signal may be reported first (it is
- * kept for later, the step repeated), or a seccomp event (an inherited
- * filter refuses the call: the caller decides).
+ * kept for later, the step repeated).  A seccomp stop is a filter asking
+ * us about our own call: stepping on runs it, unless in->pass_trace is
+ * false (the caller must know: the call may not be allowed there).
  */
 static int
 step(struct sp_inject *in, struct sp_error *err)
@@ -111,7 +101,7 @@ step(struct sp_inject *in, struct sp_error *err)
 		if (!WIFSTOPPED(st))
 			return sp_error_set(err, "the process died");
 		sig = WSTOPSIG(st);
-		if (st >> 16 == PTRACE_EVENT_SECCOMP && passes(in))
+		if (st >> 16 == PTRACE_EVENT_SECCOMP && in->pass_trace)
 			continue;	/* stepping on runs the call */
 		if (st >> 16 == PTRACE_EVENT_SECCOMP) {
 			in->seccomp_stop = true;

@@ -6,16 +6,18 @@
  * what the objects present at the start pass (lib/layout/place.c).  At
  * such a violation the return address on the stack names the caller
  * (glibc's syscall() is a leaf: nothing is pushed before its `syscall`).
- * When it lies in a file the image's report does not list (mapped later),
- * that file's own table says which numbers it passes to that function:
- * those are allowed, as they would have been had it been there at the
- * start.  A forged return address gains only numbers that some such
- * object really passes there (an object that passes a number we cannot
- * tell gets nothing this way).  Each such call costs a stop;
- * `syspin run --dlopen FILE` pins them in the kernel instead.
+ * When it lies in a file the image's layout does not hold (mapped later:
+ * in the late-code band), that file's own table says which numbers it
+ * passes to that function: those are allowed, as they would have been had
+ * it been there at the start.  A forged return address gains only numbers
+ * that some such object really passes there (an object that passes a
+ * number we cannot tell gets nothing this way); with --exec=trusted only
+ * a trusted file's table counts, since a file the tree wrote says what
+ * its writer wants.  Each such call costs a stop.
  * Returns 1 (allowed), 0, or -1 when the thread was killed meanwhile.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,19 +25,29 @@
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/user.h>
+#include <unistd.h>
 
 #include "supervise_int.h"
 
-/* The table of the file at path, filled when missing. */
+/* The table of the file at path, filled when missing; with
+ * --exec=trusted, only of a file we would let the tree run. */
 static bool
 table_of(const struct sup *s, const char *path, struct sp_pintab *tab)
 {
-	char key[SP_CACHE_KEY_MAX];
+	char key[SP_CACHE_KEY_MAX], why[256];
 	struct sp_file_id id;
 	struct sp_error err;
 	struct stat st;
+	bool ok;
+	int fd;
 
-	if (s->o->pin.cache == NULL || stat(path, &st) == -1)
+	if (s->o->pin.cache == NULL ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return false;
+	ok = fstat(fd, &st) == 0 && (s->o->pin.exec != SP_EXEC_TRUSTED ||
+	    sup_trusted_fd(s, fd, why, sizeof(why)));
+	close(fd);
+	if (!ok)
 		return false;
 	sp_file_id_from_stat(&id, &st);
 	sp_cache_key_file(&id, key, sizeof(key));

@@ -21,6 +21,7 @@
 #include <syspin/supervise.h>
 
 #define PAGE_DOWN(a) ((a) & ~(uint64_t)4095)
+#define PAGE_UP(a) (((a) + 4095) & ~(uint64_t)4095)
 #define MAX_PHNUM 256
 
 struct elfinfo {
@@ -210,8 +211,70 @@ sp_layout_pid(pid_t pid, struct sp_layout *lo, struct sp_error *err)
 	return ret;
 }
 
+/*
+ * A start-up object whose lowest PT_LOAD ld.so will map at base (its
+ * slot): its executable PT_LOADs there are its ranges.  The file must
+ * still be the one the prediction found (id).
+ */
+long
+sp_layout_add_file(struct sp_layout *lo, const char *path,
+    const struct sp_file_id *id, uint64_t base, struct sp_error *err)
+{
+	struct sp_file_id now;
+	struct elfinfo *e;
+	struct stat st;
+	long oi = -1;
+	size_t i;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return sp_error_set(err, "%s: %s", path, strerror(errno));
+	if ((e = malloc(sizeof(*e))) == NULL || fstat(fd, &st) == -1 ||
+	    read_elf(fd, e) == -1) {
+		sp_error_set(err, "%s: not an ELF object", path);
+		goto out;
+	}
+	sp_file_id_from_stat(&now, &st);
+	if (memcmp(&now, id, sizeof(now)) != 0) {
+		sp_error_set(err, "%s: replaced while it was being pinned",
+		    path);
+		goto out;
+	}
+	/* ld.so: l_addr = where it mapped the first PT_LOAD - its page */
+	for (i = 0; i < e->eh.e_phnum; i++)
+		if (e->ph[i].p_type == PT_LOAD) {
+			base -= PAGE_DOWN(e->ph[i].p_vaddr);
+			break;
+		}
+	if ((oi = sp_layout_add_object(lo, path, SP_OBJ_FILE, base)) < 0) {
+		oi = sp_error_set(err, "out of memory");
+		goto out;
+	}
+	struct sp_object *o = &lo->objs[oi];
+	o->id = now;
+	o->have_id = true;
+	sp_cache_key_file(&o->id, o->key, sizeof(o->key));
+	o->build_id_len = file_build_id(fd, e, o->build_id,
+	    sizeof(o->build_id));
+	for (i = 0; i < e->eh.e_phnum; i++) {
+		const Elf64_Phdr *ph = &e->ph[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (sp_layout_add_range(lo, base + PAGE_DOWN(ph->p_vaddr),
+		    base + PAGE_UP(ph->p_vaddr + ph->p_memsz),
+		    (size_t)oi) == -1) {
+			oi = sp_error_set(err, "out of memory");
+			goto out;
+		}
+	}
+out:
+	free(e);
+	close(fd);
+	return oi;
+}
+
 int
-sp_auxv_pid(pid_t pid, uint64_t *entry, bool *secure, struct sp_error *err)
+sp_auxv_pid(pid_t pid, struct sp_auxv *a, struct sp_error *err)
 {
 	char path[64];
 	uint64_t av[2 * 64];
@@ -219,8 +282,7 @@ sp_auxv_pid(pid_t pid, uint64_t *entry, bool *secure, struct sp_error *err)
 	size_t i;
 	int fd;
 
-	*entry = 0;
-	*secure = false;
+	memset(a, 0, sizeof(*a));
 	snprintf(path, sizeof(path), "/proc/%ld/auxv", (long)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return sp_error_set(err, "%s: %s", path, strerror(errno));
@@ -229,11 +291,13 @@ sp_auxv_pid(pid_t pid, uint64_t *entry, bool *secure, struct sp_error *err)
 	for (i = 0; n > 0 && i + 1 < (size_t)n / 8 && av[i] != AT_NULL;
 	    i += 2) {
 		if (av[i] == AT_ENTRY)
-			*entry = av[i + 1];
+			a->entry = av[i + 1];
 		else if (av[i] == AT_SECURE)
-			*secure = av[i + 1] != 0;
+			a->secure = av[i + 1] != 0;
+		else if (av[i] == AT_BASE)
+			a->base = av[i + 1];
 	}
-	if (*entry == 0)
+	if (a->entry == 0)
 		return sp_error_set(err, "%s: no AT_ENTRY", path);
 	return 0;
 }

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Pinning a stopped tracee from outside: the same layout, tables, placement
- * and filter as the runtime builds from inside (lib/layout, lib/bpf), then
- * the tracee installs the filter itself (inject.c).
+ * Pinning a tracee from outside, before its first instruction (the end of
+ * its execve): the layout the kernel made (the program, its interpreter,
+ * the vDSO, the stack), for a dynamic program the slots its start-up
+ * objects will get (startup.c), their tables and pins (lib/layout), the
+ * filter (lib/bpf); then the tracee installs it itself (inject.c).
  *
  * The calls are made at a `syscall` instruction of the tracee's vDSO: its
  * address is random in every process, so the filters inherited from pinned
- * ancestors (which allow everything outside their own images) let them
- * through, even when a non-PIE image sits where an ancestor's did.  The
- * filter program is written below the stack pointer (restored afterwards),
- * else into a mapping we make (left behind, zeroed: unmapping it would be a
- * system call the new filter does not pin there).
+ * ancestors (which allow everything outside their own images and the band)
+ * let them through.  The filter pins mseal there too: the seals of what
+ * ld.so maps are injected at the entry point, after the filter.  The
+ * program is written below the stack pointer (restored afterwards), else
+ * into a mapping we make (left behind, zeroed).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,7 +36,6 @@
 #define SYS_mseal_nr 462
 #define RED_ZONE 256
 #define STACK_MAX (96u << 10)	/* the initial stack has 128 KiB below */
-
 
 static int
 fill_missing(struct job *j, const size_t *missing, size_t n)
@@ -106,7 +107,7 @@ find_trap(struct job *j, struct sp_error *err)
 			const struct sp_layout_range *r = &j->lo.ranges[i];
 			enum sp_obj_kind k = j->lo.objs[r->obj].kind;
 			if ((pass == 0) != (k == SP_OBJ_VDSO) ||
-			    k == SP_OBJ_VSYSCALL)
+			    k == SP_OBJ_VSYSCALL || k == SP_OBJ_UNKNOWN)
 				continue;
 			if ((j->in.trap = trap_in(j->pid, r)) != 0)
 				return 0;
@@ -116,11 +117,22 @@ find_trap(struct job *j, struct sp_error *err)
 
 int
 pin_call(struct job *j, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
-    long *ret, struct sp_error *err)
+    uint64_t a3, long *ret, struct sp_error *err)
 {
-	uint64_t args[6] = { a0, a1, a2, 0, 0, 0 };
+	uint64_t args[6] = { a0, a1, a2, a3, 0, 0 };
 
 	return sp_inject_syscall(&j->in, nr, args, 6, ret, err);
+}
+
+/* Anonymous memory (fd -1) in the tracee. */
+int
+pin_mmap(struct job *j, uint64_t addr, uint64_t len, uint64_t prot,
+    uint64_t flags, long *ret, struct sp_error *err)
+{
+	uint64_t args[6] = { addr, len, prot, flags | MAP_ANONYMOUS,
+	    (uint64_t)-1, 0 };
+
+	return sp_inject_syscall(&j->in, SYS_mmap, args, 6, ret, err);
 }
 
 static bool
@@ -150,9 +162,8 @@ make_area(struct job *j, struct sp_error *err)
 		return 0;
 	free(j->saved);
 	j->saved = NULL;
-	uint64_t a[6] = { 0, len, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1, 0 };
-	if (sp_inject_syscall(&j->in, SYS_mmap, a, 6, &ret, err) == -1)
+	if (pin_mmap(j, 0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, &ret,
+	    err) == -1)
 		return -1;
 	if (ret < 0 && ret > -4096)
 		return sp_error_set(err, "mmap in the process: %s",
@@ -240,7 +251,7 @@ pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
 		return -1;
 	for (i = 0; i < nprogs; i++) {
 		if (pin_call(j, SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-		    SECCOMP_FILTER_FLAG_TSYNC, fprog[order[i]], &ret,
+		    SECCOMP_FILTER_FLAG_TSYNC, fprog[order[i]], 0, &ret,
 		    err) == -1)
 			return -1;
 		if (ret > 0)
@@ -254,28 +265,64 @@ pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
 	return 0;
 }
 
+/*
+ * The late-code arena at the start of the band: mappings the supervisor
+ * places go there (band.c), and nothing else lands in it.  Where the
+ * reservation fails (RLIMIT_AS), placements still go there, with
+ * MAP_FIXED_NOREPLACE.
+ */
+static void
+reserve_arena(struct job *j)
+{
+	long ret;
+	struct sp_error err;
+
+	(void)pin_mmap(j, SP_BAND_START, SP_BAND_ARENA, PROT_NONE,
+	    MAP_PRIVATE | MAP_NORESERVE | MAP_FIXED_NOREPLACE, &ret, &err);
+}
+
+/* What the kernel mapped is sealed now; what ld.so maps, at the entry. */
 static int
-install(struct job *j, long trace_all, struct sp_pin_result *res,
-    struct sp_error *err)
+seal_mapped(struct job *j, struct sp_error *err)
 {
 	long ret;
 	size_t i;
 
-	if (trace_all < 0 && make_area(j, err) == -1)
-		return -1;
-	if (!has_sys_admin(j->pid) && (pin_call(j, SYS_prctl,
-	    PR_SET_NO_NEW_PRIVS, 1, 0, &ret, err) == -1 || ret != 0))
-		return sp_error_set(err, "no_new_privs: %s", ret ?
-		    strerror((int)-ret) : err->msg);
 	for (i = 0; i < j->lo.nranges; i++) {
 		const struct sp_layout_range *r = &j->lo.ranges[i];
-		if (j->lo.objs[r->obj].kind != SP_OBJ_VSYSCALL &&
-		    pin_call(j, SYS_mseal_nr, r->start, r->end - r->start, 0,
-		    &ret, err) == -1)
+		const struct sp_object *o = &j->lo.objs[r->obj];
+		if (o->kind == SP_OBJ_VSYSCALL || o->kind == SP_OBJ_UNKNOWN ||
+		    (o->kind == SP_OBJ_FILE && r->start >= j->slot_lo &&
+		    r->start < j->slot_hi))
+			continue;
+		if (pin_call(j, SYS_mseal_nr, r->start, r->end - r->start, 0,
+		    0, &ret, err) == -1)
 			return -1;
 	}
-	if (trace_all >= 0)		/* every call stops already */
-		return pin_hand_over(j, res, -1, 0, trace_all);
+	return 0;
+}
+
+static int
+install(struct job *j, bool stops_all, struct sp_pin_result *res,
+    struct sp_error *err)
+{
+	long ret;
+
+	reserve_arena(j);
+	if (j->nslots > 0 && startup_reserve(j, err) == -1)
+		return -1;
+	if (!stops_all && make_area(j, err) == -1)
+		return -1;
+	if (!has_sys_admin(j->pid) && (pin_call(j, SYS_prctl,
+	    PR_SET_NO_NEW_PRIVS, 1, 0, 0, &ret, err) == -1 || ret != 0))
+		return ret != 0 ? sp_error_set(err, "no_new_privs: %s",
+		    strerror((int)-ret)) : -1;
+	if (seal_mapped(j, err) == -1)
+		return -1;
+	if (stops_all) {		/* every call stops already */
+		res->stops_all = true;
+		return 0;
+	}
 	if (pin_install_progs(j, j->progs, j->nprogs, &ret, err) == -1)
 		return -1;
 	/* Programs installed before the refusal pin a part of the same
@@ -306,12 +353,16 @@ restore(struct job *j, struct sp_error *err)
 	return r;
 }
 
+/* The interpreter (AT_BASE) is the loader: its mmap places objects. */
 static void
-write_report(struct job *j)
+mark_loader(struct job *j)
 {
-	if (j->o->reportdir != NULL)
-		(void)sp_report_save(j->o->reportdir, (long)j->pid, &j->lo,
-		    &j->pl);
+	size_t i;
+
+	for (i = 0; j->aux.base != 0 && i < j->lo.nobjs; i++)
+		if (j->lo.objs[i].kind == SP_OBJ_FILE &&
+		    j->lo.objs[i].base == j->aux.base)
+			j->lo.objs[i].loader = true;
 }
 
 static int
@@ -319,14 +370,73 @@ generate(struct job *j, struct sp_error *err)
 {
 	struct sp_bpf_input in;
 
-	sp_placement_bpf_input(&j->pl, j->o->flags, j->o->action,
-	    j->o->action == SECCOMP_RET_TRACE ? sp_filters_pid(j->pid) : 0,
+	/* the seals injected at the entry point, after the filter */
+	if (sp_placement_add_pin(&j->pl, SYS_mseal_nr, j->in.trap + 2) == -1)
+		return sp_error_set(err, "out of memory");
+	j->pl.slots = (struct sp_bpf_range){ j->slot_lo,
+	    j->slot_lo + j->slot_used };
+	sp_placement_bpf_input(&j->pl, j->o->flags, SP_ANSWER_SUPERVISOR,
 	    &in);
 	return sp_bpf_generate(&in, &j->progs, &j->nprogs, err);
 }
 
+static int
+prepare(struct job *j, struct sp_error *err)
+{
+	if (ptrace(PTRACE_GETREGS, j->pid, 0, &j->regs) == -1)
+		return sp_error_set(err, "ptrace getregs: %s", strerror(errno));
+	if (sp_auxv_pid(j->pid, &j->aux, err) == -1 ||
+	    sp_layout_pid(j->pid, &j->lo, err) == -1)
+		return -1;
+	mark_loader(j);
+	if (j->aux.base != 0 && startup_plan(j, err) == -1)
+		return -1;
+	if (sp_layout_add_stack(&j->lo, j->pid, err) == -1 ||
+	    tables(j, err) == -1 ||
+	    sp_layout_place(&j->lo, &j->pl, err) == -1 ||
+	    find_trap(j, err) == -1)
+		return -1;
+	return generate(j, err);
+}
+
+/* The result keeps the program, the layout and the slots. */
+static void
+hand_over(struct job *j, struct sp_pin_result *res)
+{
+	res->progs = j->progs;
+	res->nprogs = j->nprogs;
+	res->lo = j->lo;
+	res->pl = j->pl;
+	res->slots = j->slots;
+	res->nslots = j->nslots;
+	res->slot_lo = j->slot_lo;
+	res->slot_hi = j->slot_hi;
+	res->entry = j->aux.entry;
+	res->trap = j->in.trap;
+	j->progs = NULL;
+	j->nprogs = 0;
+	memset(&j->lo, 0, sizeof(j->lo));
+	memset(&j->pl, 0, sizeof(j->pl));
+	j->slots = NULL;
+	j->nslots = 0;
+}
+
+static void
+say(const struct job *j, const struct sp_pin_result *res)
+{
+	fprintf(stderr, "syspin: [%ld]: pinned from outside: %zu objects "
+	    "(%zu start-up slots), %zu ranges, %zu pins, %zu any-number "
+	    "sites, %zu programs\n", (long)j->pid, j->lo.nobjs, j->nslots,
+	    j->lo.nranges, j->pl.npins, j->pl.nany_ips, j->nprogs);
+	if (res->smaller || res->stops_all)
+		fprintf(stderr, "syspin: [%ld]: no room for the whole filter "
+		    "under the inherited ones: %zu of its numbers judged in "
+		    "the kernel, the others by the supervisor at each call\n",
+		    (long)j->pid, res->smaller ? res->nkept : 0);
+}
+
 int
-sp_pin_process(pid_t pid, const struct sp_pin_opts *o, long trace_all,
+sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
     struct sp_pin_result *res, struct sp_error *err)
 {
 	struct sp_error rerr;
@@ -335,39 +445,34 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, long trace_all,
 
 	memset(&j, 0, sizeof(j));
 	memset(res, 0, sizeof(*res));
-	res->check_data = -1;
-	res->trace_all = trace_all;
 	j.pid = pid;
 	j.o = o;
+	j.first = how & SP_PIN_FIRST;
 	j.in.pid = pid;
-	j.in.pass_trace = trace_all;
-	if (ptrace(PTRACE_GETREGS, pid, 0, &j.regs) == -1)
-		return sp_error_set(err, "ptrace getregs: %s", strerror(errno));
-	if (sp_layout_pid(pid, &j.lo, err) == -1)
-		return -1;
-	if (tables(&j, err) == 0 && sp_layout_place(&j.lo, &j.pl, err) == 0 &&
-	    generate(&j, err) == 0 && find_trap(&j, err) == 0) {
-		write_report(&j);
-		r = install(&j, trace_all, res, err);
-	}
+	j.in.pass_trace = true;
+	if (prepare(&j, err) == 0)
+		r = install(&j, how & SP_PIN_STOPS_ALL, res, err);
 	if (restore(&j, &rerr) == -1 && r == 0)
 		r = sp_error_set(err, "%s", rerr.msg);
 	if (r == 0 && o->verbose)
-		fprintf(stderr, "syspin: [%ld]: pinned from outside: %zu "
-		    "objects, %zu ranges, %zu pins, %zu any-number sites, "
-		    "%zu programs\n", (long)pid, j.lo.nobjs, j.lo.nranges,
-		    j.pl.npins, j.pl.nany_ips, j.nprogs);
-	if (r == 0 && o->verbose && res->checked != NULL)
-		fprintf(stderr, "syspin: [%ld]: no room for the whole filter "
-		    "under the inherited ones: %zu of its numbers pinned in "
-		    "the kernel, the others checked by the supervisor at each "
-		    "call\n", (long)pid, res->check_data < 0 ? 0 : res->nkept);
-	if (r == -1)
-		sp_pin_result_free(res);
+		say(&j, res);
 	res->sig = j.in.pending_sig;
+	if (r == 0)
+		hand_over(&j, res);
 	free(j.saved);
 	sp_bpf_free(j.progs, j.nprogs);
 	sp_placement_free(&j.pl);
 	sp_layout_free(&j.lo);
+	startup_free(j.slots, j.nslots);
 	return r;
+}
+
+void
+sp_pin_result_free(struct sp_pin_result *res)
+{
+	sp_bpf_free(res->progs, res->nprogs);
+	sp_layout_free(&res->lo);
+	sp_placement_free(&res->pl);
+	startup_free(res->slots, res->nslots);
+	memset(res, 0, sizeof(*res));
 }

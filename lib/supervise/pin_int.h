@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* pin.c internals shared with fallback.c. */
+/* pin.c internals shared with startup.c and fallback.c. */
 #ifndef SYSPIN_PIN_INT_H
 #define SYSPIN_PIN_INT_H
 
@@ -10,6 +10,8 @@
 struct job {
 	pid_t pid;
 	const struct sp_pin_opts *o;
+	bool first;			/* the tree's first image */
+	struct sp_auxv aux;
 	struct sp_layout lo;
 	struct sp_placement pl;
 	struct sp_bpf_prog *progs;
@@ -19,18 +21,27 @@ struct job {
 	uint64_t area;			/* where the programs are written */
 	size_t area_len;
 	void *saved;			/* the stack bytes under them */
+	/* a dynamic image's start-up objects (startup.c) */
+	struct sp_slot *slots;
+	size_t nslots;
+	uint64_t slot_lo, slot_used, slot_hi;
 };
 
-/* Runs nr(a0, a1, a2) in the tracee at its trap. */
+/* Runs nr(a0..a5) in the tracee at its trap. */
 int pin_call(struct job *j, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
-    long *ret, struct sp_error *err);
+    uint64_t a3, long *ret, struct sp_error *err);
+int pin_mmap(struct job *j, uint64_t addr, uint64_t len, uint64_t prot,
+    uint64_t flags, long *ret, struct sp_error *err);
 int pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
     size_t nprogs, long *kret, struct sp_error *err);
-/* The supervisor checks j's whole program from now on (fallback.c). */
-int pin_hand_over(struct job *j, struct sp_pin_result *res, long check_data,
-    size_t nkept, long trace_all);
 /* The whole filter did not fit (fallback.c). */
 int pin_fallback(struct job *j, struct sp_pin_result *res,
     struct sp_error *err);
+
+/* startup.c: the slots of a dynamic image's start-up objects, added to
+ * its layout; and their reservation in the tracee. */
+int startup_plan(struct job *j, struct sp_error *err);
+int startup_reserve(struct job *j, struct sp_error *err);
+void startup_free(struct sp_slot *slots, size_t n);
 
 #endif

@@ -7,45 +7,60 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <linux/ptrace.h>
+#include <linux/seccomp.h>
+
 #include <syspin/diag.h>
 #include <syspin/supervise.h>
 
-/* What we know about one traced thread or process. */
 /*
- * The whole program of an image whose kernel filter is a smaller one (see
- * sp_pin_result): shared by the threads and forks that run that image.
+ * A pinned image: its whole program (every stop of its processes is
+ * judged by it), its layout (diagnostics), its start-up slots.  Shared by
+ * the threads and forks that run it; read-only once made.
  */
-struct checked {
+struct image {
 	unsigned refs;
-	struct sp_bpf_prog *progs;
-	size_t nprogs;
-	long data;		/* the smaller filter's TRACE data, or -1 */
+	struct sp_pin_result pin;
+	char *exe;		/* /proc/PID/exe at the exec */
 };
 
+/*
+ * An address space: threads share it, a fork copies it, an exec makes a
+ * new one.  What the supervisor placed in it.
+ */
+struct space {
+	unsigned refs;
+	uint64_t band_next;	/* where the next late mapping goes */
+	bool startup;		/* before the entry point: slots open */
+	bool *placed;		/* per slot: ld.so put its object there */
+	size_t nplaced;
+};
+
+/* What we know about one traced thread. */
 struct proc {
 	pid_t pid;
+	struct image *img;	/* the pinned image it runs, NULL before */
+	struct space *sp;	/* its address space, NULL before */
+	bool exec_pending;	/* exec seen: pin it at the syscall's end */
+	bool stops_all;		/* a filter stops each of its calls */
 	uint64_t bp;		/* entry breakpoint, 0 when none */
 	uint8_t bp_byte;	/* the byte the breakpoint replaced */
-	long filters0;		/* Seccomp_filters when the image was exec'd */
 	bool doomed;		/* killed at a violation: any stop kills it */
 	bool held;		/* new child stopped before its parent's
 				   fork event told us what it inherits */
 	bool inherited;		/* the parent's fork event was seen */
-	bool kpinned;		/* the image has its own filter in the kernel */
-	long trace_all;		/* data of the all-TRACE filter, -1: none */
-	struct checked *chk;	/* the image's whole program, when its filter
-				   is a smaller one or the all-TRACE one;
-				   NULL: none */
 };
 
-/* A violation already reported in audit mode. */
+/* A violation already reported in audit mode, or a refusal explained. */
 struct seen {
-	char *key;		/* "EXE nr SITE" */
+	char *key;
 };
 
 struct sup {
 	const struct sp_supervise_opts *o;
 	pid_t main;
+	bool main_pinned;	/* the first image is pinned */
+	bool landlock;		/* the tree is in a Landlock domain */
 	struct proc *procs;
 	size_t nprocs, cap;
 	struct seen *seen;
@@ -57,23 +72,43 @@ struct sup {
 
 struct proc *sup_proc(struct sup *s, pid_t pid, bool create);
 void sup_forget(struct sup *s, pid_t pid);
-/* Copies what a new thread or process inherits from its parent. */
-void sup_inherit(struct proc *c, const struct proc *parent);
-/* Marks every thread of pid's process as running a pinned image; res:
- * how the supervisor pinned it (NULL: the runtime did). */
-void sup_pinned(struct sup *s, pid_t pid, struct sp_pin_result *res);
-/* An exec: the image's own filter is now an earlier image's. */
-void sup_unpinned(struct proc *p);
-void sup_checked_drop(struct checked *c);
+
+/* image.c: sharing images and spaces. */
+struct image *image_ref(struct image *img);
+void image_drop(struct image *img);
+struct space *space_new(size_t nslots);
+struct space *space_ref(struct space *sp);
+struct space *space_copy(const struct space *sp);
+void space_drop(struct space *sp);
+/* Copies what a new thread (shares: vm) or process inherits. */
+void sup_inherit(struct proc *c, const struct proc *parent, bool vm);
+/* Every thread of pid's process now runs img (TSYNC). */
+void sup_pinned(struct sup *s, pid_t pid, struct image *img,
+    struct space *sp, bool stops_all);
 
 /* The thread's command name, "?" when unknown (events.c). */
 void sup_comm(pid_t pid, char *buf, size_t size);
+/* Kills pid after saying why ("cannot pin: why"); returns -1. */
+int sup_refuse(pid_t pid, const char *why);
 
 /* events.c: each returns the signal to resume the tracee with, or -1 when
  * the tracee was killed (do not resume it). */
 int sup_on_exec(struct sup *s, pid_t pid);
+int sup_on_exec_done(struct sup *s, pid_t pid);
 int sup_on_trap(struct sup *s, pid_t pid);
-int sup_on_violation(struct sup *s, pid_t pid);
+int sup_on_seccomp(struct sup *s, pid_t pid);
+
+/* verdict.c: true the first time key is seen (a line said once). */
+bool sup_first_time(struct sup *s, const char *key);
+/* Fails the stopped call with -e (it does not run). */
+int sup_fail_call(pid_t pid, int e);
+/* Kills the process at its stop, as SECCOMP_RET_KILL_PROCESS would. */
+int sup_doom(struct sup *s, pid_t pid);
+
+/* band.c: the placement of a mapping the filter stopped (data
+ * SP_BPF_PLACE_DATA): into its start-up slot or the late-code band. */
+int sup_place(struct sup *s, pid_t pid, const struct seccomp_data *d);
+uint64_t sp_slot_maplen(uint64_t span, uint64_t align);
 
 /* later.c: 1 when v is a number that an object mapped after the image
  * was pinned passes to the exported function whose site v is at; -1: the
@@ -81,7 +116,8 @@ int sup_on_violation(struct sup *s, pid_t pid);
 int sup_later_import(struct sup *s, pid_t pid, const struct sp_violation *v,
     const struct sp_layout *lo);
 
-/* report.c: the diagnostic line of a violation stop. */
-void sup_report(struct sup *s, pid_t pid);
+/* trust.c: a file the tree may run (SP_EXEC_TRUSTED): owned by root,
+ * writable by nobody else, linked, changed before the run started. */
+bool sup_trusted_fd(const struct sup *s, int fd, char *why, size_t size);
 
 #endif

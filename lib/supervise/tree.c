@@ -2,21 +2,25 @@
 /*
  * The supervisor: `syspin run` traces its child and, by the fork, vfork and
  * clone events, every descendant from the moment it exists.  Stops are
- * few: exec, entry breakpoint, fork/clone, violations, and signals (passed
- * on unchanged).  Like `strace -f`, it returns once every traced process
+ * few: exec and the end of the execve (pinning), the entry breakpoint of
+ * a dynamic image, fork/clone, ld.so's reservations and other mappings of
+ * new code (placement), violations, and signals (passed on unchanged).  Like `strace -f`, it returns once every traced process
  * has gone (leaving earlier would kill them: PTRACE_O_EXITKILL), with the
  * first program's status.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,7 +28,7 @@
 
 #define TRACE_OPTS (PTRACE_O_TRACEEXEC | PTRACE_O_TRACEFORK | \
 	PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACESECCOMP | \
-	PTRACE_O_EXITKILL)
+	PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)
 
 static volatile pid_t main_pid;
 
@@ -47,8 +51,6 @@ sup_proc(struct sup *s, pid_t pid, bool create)
 	}
 	memset(&s->procs[s->nprocs], 0, sizeof(*nv));
 	s->procs[s->nprocs].pid = pid;
-	s->procs[s->nprocs].filters0 = -1;
-	s->procs[s->nprocs].trace_all = -1;
 	return &s->procs[s->nprocs++];
 }
 
@@ -59,31 +61,33 @@ sup_forget(struct sup *s, pid_t pid)
 
 	for (i = 0; i < s->nprocs; i++)
 		if (s->procs[i].pid == pid) {
-			sup_checked_drop(s->procs[i].chk);
+			image_drop(s->procs[i].img);
+			space_drop(s->procs[i].sp);
 			s->procs[i] = s->procs[--s->nprocs];
 			return;
 		}
 }
 
-/* The guard goes in before the first exec; every descendant inherits it. */
+/*
+ * The first process of the tree: into the Landlock domain (every
+ * descendant stays in it), then the program.  Its filter comes at the end
+ * of the execve, before the program's first instruction (events.c).
+ * With CAP_SYS_ADMIN no no_new_privs: setuid programs in the tree keep
+ * working (docs/run.md).  Without it, Landlock and seccomp need it.
+ */
 static void
-child(const struct sp_supervise_opts *o, int fd)
+child(const struct sp_supervise_opts *o, int fd, bool landlock)
 {
-	struct sock_fprog guard;
+	struct sp_error err;
 	char go = 0;
 
 	if (read(fd, &go, 1) != 1 || go != 'y')
 		_exit(126);
 	close(fd);
-	sp_guard_program(&guard);
-	/* With CAP_SYS_ADMIN no no_new_privs: setuid programs in the tree
-	 * keep working, as with the runtime (docs/run.md).  Without it,
-	 * EACCES: set it and try again. */
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &guard) == -1 &&
-	    (errno != EACCES || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
-	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &guard) == -1)) {
-		fprintf(stderr, "syspin: run: guard filter: %s\n",
-		    strerror(errno));
+	if (landlock && sp_confine(o->scope, &err) < 0 &&
+	    (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
+	    sp_confine(o->scope, &err) < 0)) {
+		fprintf(stderr, "syspin: run: %s\n", err.msg);
 		_exit(126);
 	}
 	execv(o->path, o->argv);
@@ -92,7 +96,7 @@ child(const struct sp_supervise_opts *o, int fd)
 }
 
 static int
-start(const struct sp_supervise_opts *o, struct sp_error *err)
+start(const struct sp_supervise_opts *o, bool landlock, struct sp_error *err)
 {
 	int p[2];
 	pid_t pid;
@@ -103,7 +107,7 @@ start(const struct sp_supervise_opts *o, struct sp_error *err)
 		return sp_error_set(err, "fork: %s", strerror(errno));
 	if (pid == 0) {
 		close(p[1]);
-		child(o, p[0]);
+		child(o, p[0], landlock);
 	}
 	close(p[0]);
 	if (ptrace(PTRACE_SEIZE, pid, 0, TRACE_OPTS) == -1) {
@@ -129,10 +133,12 @@ start(const struct sp_supervise_opts *o, struct sp_error *err)
  * inherited, so that it cannot run into a breakpoint we do not know of.
  */
 static void
-on_child(struct sup *s, pid_t parent)
+on_child(struct sup *s, pid_t parent, int event)
 {
+	struct user_regs_struct r;
 	unsigned long msg;
 	struct proc *pp, *c;
+	bool vm;
 	pid_t pid;
 
 	if (ptrace(PTRACE_GETEVENTMSG, parent, 0, &msg) == -1)
@@ -140,9 +146,13 @@ on_child(struct sup *s, pid_t parent)
 	pid = (pid_t)msg;
 	if ((c = sup_proc(s, pid, true)) == NULL)
 		return;
+	/* A thread (clone with CLONE_VM) shares the address space. */
+	vm = event == PTRACE_EVENT_VFORK || (event == PTRACE_EVENT_CLONE &&
+	    ptrace(PTRACE_GETREGS, parent, 0, &r) == 0 &&
+	    (r.rdi & CLONE_VM));
 	pp = sup_proc(s, parent, false);
 	if (pp != NULL && !c->inherited)
-		sup_inherit(c, pp);
+		sup_inherit(c, pp, vm);
 	c->inherited = true;
 	if (c->held) {
 		c->held = false;
@@ -175,10 +185,10 @@ on_stop(struct sup *s, pid_t pid, int st)
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
 	case PTRACE_EVENT_CLONE:
-		on_child(s, pid);
+		on_child(s, pid, st >> 16);
 		return 0;
 	case PTRACE_EVENT_SECCOMP:
-		return sup_on_violation(s, pid);
+		return sup_on_seccomp(s, pid);
 	case PTRACE_EVENT_STOP:
 		if (sup_proc(s, pid, false) == NULL ||
 		    !sup_proc(s, pid, false)->inherited)
@@ -194,6 +204,8 @@ on_stop(struct sup *s, pid_t pid, int st)
 			kill(pid, SIGKILL);
 			return -1;
 		}
+		if (sig == (SIGTRAP | 0x80))	/* the end of an execve */
+			return sup_on_exec_done(s, pid);
 		return sig == SIGTRAP ? sup_on_trap(s, pid) : sig;
 	default:
 		return 0;
@@ -204,6 +216,7 @@ static int
 loop(struct sup *s)
 {
 	int st, sig, status = -1;
+	struct proc *p;
 	pid_t pid;
 
 	for (;;) {
@@ -221,31 +234,61 @@ loop(struct sup *s)
 		}
 		if (!WIFSTOPPED(st) || (sig = on_stop(s, pid, st)) < 0)
 			continue;
-		ptrace(PTRACE_CONT, pid, 0, sig);
+		p = sup_proc(s, pid, false);
+		/* after an exec: on to the end of the execve */
+		ptrace(p != NULL && p->exec_pending ? PTRACE_SYSCALL :
+		    PTRACE_CONT, pid, 0, sig);
 	}
 	return status;
+}
+
+/* Landlock ABI of this kernel, 0 when it has none. */
+static long
+landlock_abi(void)
+{
+	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, 1u);
+
+	return v > 0 ? v : 0;
 }
 
 int
 sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 {
+	struct sp_supervise_opts opts = *o;
 	struct sup s;
 	size_t i;
 	int status;
 
 	memset(&s, 0, sizeof(s));
-	s.o = o;
+	s.o = &opts;
+	s.landlock = landlock_abi() > 0;
+	/* Every image carries the guard; without Landlock the filter keeps
+	 * the tree from ptrace & co. (only the supervisor is out of reach:
+	 * it is not dumpable). */
+	opts.pin.flags |= SP_BPF_GUARD;
+	if (!s.landlock)
+		opts.pin.flags |= SP_BPF_NO_PTRACE;
+	if (opts.pin.exec == SP_EXEC_NONE)
+		opts.pin.flags |= SP_BPF_NO_EXEC;
+	clock_gettime(CLOCK_REALTIME, &opts.pin.start);
 	sp_forward_signals(&main_pid);
-	if (start(o, err) == -1)
+	if (start(&opts, s.landlock, err) == -1)
 		return -1;
+	/* Out of the tree's reach where there is no Landlock: same-uid
+	 * processes cannot ptrace or open the memory of a process that is
+	 * not dumpable (root still can).  After the child is traced: it
+	 * would have inherited it, and been out of our reach too. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	s.main = main_pid;
 	if (sup_proc(&s, s.main, true) != NULL)
 		sup_proc(&s, s.main, false)->inherited = true;
 	status = loop(&s);
 	for (i = 0; i < s.nseen; i++)
 		free(s.seen[i].key);
-	for (i = 0; i < s.nprocs; i++)
-		sup_checked_drop(s.procs[i].chk);
+	for (i = 0; i < s.nprocs; i++) {
+		image_drop(s.procs[i].img);
+		space_drop(s.procs[i].sp);
+	}
 	free(s.seen);
 	free(s.procs);
 	return status < 0 ? 127 : status;

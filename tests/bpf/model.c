@@ -143,18 +143,24 @@ mmap_rule(const struct sp_bpf_input *in, const struct seccomp_data *d,
 	if (fl & 0x100)				/* MAP_GROWSDOWN */
 		return ans->refuse;
 	if (prot & 4) {
-		if (in->flags & SP_BPF_STRICT)
-			return ans->refuse;
-		if (!(in->flags & SP_BPF_ALLOW_JIT) && ((prot & 2) ||
-		    (fl & 0x20)))
+		bool strict = in->flags & SP_BPF_STRICT;
+		if ((!(in->flags & SP_BPF_ALLOW_JIT) || strict) &&
+		    ((prot & 2) || (fl & 0x20)))
 			return ans->refuse;
 		if (!fixed)
 			return ans->place;
+		if (strict)	/* only ld.so's, into the slots */
+			return loader && within(d->args[0], d->args[1],
+			    in->slots.start, in->slots.end) ?
+			    SECCOMP_RET_ALLOW : ans->refuse;
 		return may_exec_at(in, loader, d->args[0], d->args[1]) ?
 		    SECCOMP_RET_ALLOW : ans->refuse;
 	}
 	if (loader && !fixed && (!(fl & 0x20) || (prot & 7) == 0))
 		return ans->place;
+	if ((in->flags & SP_BPF_ALLOW_JIT) && !fixed && (fl & 0x20) &&
+	    (prot & 7) != 3)
+		return ans->place;	/* a JIT's code space, into the band */
 	return SECCOMP_RET_ALLOW;
 }
 

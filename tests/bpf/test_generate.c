@@ -369,6 +369,10 @@ test_spot_checks(void **state)
 	assert_int_equal(verdict(&s, X64, 39, 0x401002, 0, 0, 0), OK);
 	assert_int_equal(vcall(&s, 9, 0x401010, BAND, 0x1000, 5, 0x12, 0),
 	    NOPE);
+	assert_int_equal(vcall(&s, 9, 0x401050, slot, 0x1000, 5, 0x12, 3),
+	    OK);		/* ld.so mapping a start-up object */
+	assert_int_equal(vcall(&s, 9, 0x401050, BAND, 0x1000, 5, 0x12, 3),
+	    NOPE);
 	assert_int_equal(verdict(&s, X64, 59, 0x401030, 0, 0, 0), NOPE);
 	progset_free(&s);
 

@@ -94,7 +94,10 @@ run --strict /bin/sh -c 'exec /bin/true'
 grep -q "^syspin: sh\[[0-9]*\]: execve refused: syspin run --strict allows no exec" "$CACHE/out" &&
     echo "ok   --strict: exec refused with one line" ||
     { echo "FAIL --strict exec"; sed 's/^/     | /' "$CACHE/out"; fail=1; }
-control jit --allow-jit
+# With --allow-jit the code runs, in the late-code band: no system call
+# of its own.
+attack jit 0 159 --allow-jit
+control jit-ok --allow-jit
 attack munmap 66 "159 3"
 attack mapfixed 66 "159 3"
 attack mremap 66 "159 3"

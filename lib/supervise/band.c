@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Where a mapping goes when the filter stops it for placement
+ * (SP_BPF_PLACE_DATA): ld.so reserving room for an object, or any mmap of
+ * new code that names no address.  While ld.so maps the start-up objects,
+ * each goes into its slot (startup.c), found by the file (or, for an
+ * object aligned above a page, whose room ld.so reserves as PROT_NONE
+ * memory first, by the size it asks for).  Everything else, and
+ * everything after the entry point, goes into the late-code band, where
+ * no system call may come from: a dlopen'ed object's own code makes
+ * none, as on OpenBSD (its calls to libc's functions are libc's).
+ *
+ * The call is rewritten to MAP_FIXED at the chosen address and resumed;
+ * the kernel runs the filters again on it, which now allow it.  Late
+ * mappings go to random places inside the arena reserved at pinning, so
+ * that dlopen'ed objects keep their address randomization.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+#include "pin_int.h"
+#include "supervise_int.h"
+
+#define PAGE 4096ull
+#define HUGE (2ull << 20)
+
+static uint64_t
+rnd(uint64_t n)
+{
+	uint64_t r = 0;
+
+	return n == 0 || getrandom(&r, sizeof(r), 0) != sizeof(r) ? 0 : r % n;
+}
+
+/* The next piece of the band: len bytes, after a random gap. */
+static uint64_t
+band_take(struct space *sp, uint64_t len, bool *reserved)
+{
+	uint64_t a, align = len >= HUGE ? HUGE : PAGE;
+
+	if (sp->band_next == 0)
+		sp->band_next = SP_BAND_START + rnd(1u << 18) * PAGE;
+	a = (sp->band_next + rnd(256) * PAGE + align - 1) & ~(align - 1);
+	len = (len + PAGE - 1) & ~(PAGE - 1);
+	if (len >= SP_BAND_END - SP_BAND_MARGIN - a)
+		return 0;
+	sp->band_next = a + len + PAGE;
+	*reserved = a + len <= SP_BAND_START + SP_BAND_ARENA;
+	return a;
+}
+
+static bool
+file_of(pid_t pid, int fd, struct stat *st)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)pid, fd);
+	return fd >= 0 && stat(path, st) == 0;
+}
+
+/* The start-up slot this reservation is for, or -1. */
+static long
+slot_for(pid_t pid, const struct proc *p, const struct seccomp_data *d)
+{
+	const struct sp_pin_result *r = &p->img->pin;
+	uint32_t prot = (uint32_t)d->args[2], flags = (uint32_t)d->args[3];
+	struct stat st;
+	size_t i;
+
+	if (!(flags & MAP_ANONYMOUS)) {
+		if (!file_of(pid, (int)d->args[4], &st))
+			return -1;
+		for (i = 0; i < r->nslots; i++)
+			if (!p->sp->placed[i] && r->slots[i].id.dev ==
+			    st.st_dev && r->slots[i].id.ino == st.st_ino)
+				return (long)i;
+		return -1;
+	}
+	if ((prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) != 0)
+		return -1;
+	for (i = 0; i < r->nslots; i++)
+		if (!p->sp->placed[i] && r->slots[i].align > PAGE &&
+		    sp_slot_maplen(r->slots[i].span, r->slots[i].align) ==
+		    d->args[1])
+			return (long)i;
+	return -1;
+}
+
+/* --exec=trusted: a file mapped for code must be one we could exec. */
+static bool
+untrusted(struct sup *s, pid_t pid, const struct seccomp_data *d,
+    char *why, size_t size)
+{
+	char path[64];
+	bool bad;
+	int fd;
+
+	if (s->o->pin.exec != SP_EXEC_TRUSTED ||
+	    ((uint32_t)d->args[3] & MAP_ANONYMOUS))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)pid,
+	    (int)d->args[4]);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(why, size, "fd %d cannot be checked",
+		    (int)d->args[4]);
+		return true;
+	}
+	bad = !sup_trusted_fd(s, fd, why, size);
+	close(fd);
+	return bad;
+}
+
+static void
+refused(struct sup *s, pid_t pid, const char *why)
+{
+	char comm[64], key[64];
+
+	snprintf(key, sizeof(key), "untrusted %ld", (long)pid);
+	if (!sup_first_time(s, key))
+		return;
+	sup_comm(pid, comm, sizeof(comm));
+	fprintf(stderr, "syspin: %s[%ld]: mmap refused: --exec=trusted: %s\n",
+	    comm, (long)pid, why);
+}
+
+int
+sup_place(struct sup *s, pid_t pid, const struct seccomp_data *d)
+{
+	struct proc *p = sup_proc(s, pid, false);
+	struct user_regs_struct r;
+	char why[256];
+	uint64_t at = 0;
+	bool reserved = true;
+	long k = -1;
+
+	if (p == NULL || p->img == NULL || p->sp == NULL)
+		return sup_fail_call(pid, EACCES);
+	if (untrusted(s, pid, d, why, sizeof(why))) {
+		refused(s, pid, why);
+		return sup_fail_call(pid, EACCES);
+	}
+	if (p->sp->startup && (k = slot_for(pid, p, d)) >= 0) {
+		at = p->img->pin.slots[k].base;
+		p->sp->placed[k] = true;
+	} else if (s->o->pin.flags & SP_BPF_STRICT)
+		return sup_fail_call(pid, EACCES);	/* no new code */
+	else if ((at = band_take(p->sp, d->args[1], &reserved)) == 0)
+		return sup_fail_call(pid, ENOMEM);
+	if (ptrace(PTRACE_GETREGS, pid, 0, &r) == -1)
+		return sup_doom(s, pid);
+	r.rdi = at;
+	r.r10 = (r.r10 & ~(uint64_t)(MAP_FIXED | MAP_FIXED_NOREPLACE)) |
+	    (reserved ? MAP_FIXED : MAP_FIXED_NOREPLACE);
+	if (ptrace(PTRACE_SETREGS, pid, 0, &r) == -1)
+		return sup_doom(s, pid);
+	if (s->o->pin.verbose)
+		fprintf(stderr, "syspin: [%ld]: mmap of %llu bytes placed at "
+		    "0x%llx (%s)\n", (long)pid,
+		    (unsigned long long)d->args[1], (unsigned long long)at,
+		    k >= 0 ? p->img->pin.slots[k].path : "late code band");
+	return 0;
+}

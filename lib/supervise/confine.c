@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The pinned tree in a Landlock domain.  Any domain scopes ptrace: a
+ * process in it cannot ptrace, open /proc/PID/mem (or environ, fd, ...),
+ * use process_vm_readv/writev, pidfd_getfd or perf on a process outside
+ * it, the supervisor first, root included (Landlock's check does not give
+ * way to CAP_SYS_PTRACE).  The tree still traces its own members.
+ *
+ * A domain needs a handled access right: we handle one (making block
+ * devices) and grant it everywhere, so no file access changes.  With ABI
+ * 6 the caller may also scope signals and abstract unix sockets to the
+ * tree (syspin run --scope): off by default, since `kill PID` of a
+ * process outside the tree is a legitimate thing for a pinned shell to
+ * do, and X11 clients talk through abstract sockets.
+ *
+ * Filesystem rights are not used to guard the pin cache: Landlock only
+ * grants, so it cannot deny one directory while allowing writes around
+ * it.  The cache is authenticated instead (lib/pins).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <syspin/supervise.h>
+
+/* The kernel's struct as of ABI 6; older kernels take a prefix of it. */
+struct ll_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+#define LL_MAKE_BLOCK		(1ull << 11)
+#define LL_SCOPE_SOCKETS	(1ull << 0)
+#define LL_SCOPE_SIGNALS	(1ull << 1)
+#define LL_RULE_PATH_BENEATH	1
+
+struct ll_path_beneath {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+int
+sp_confine(unsigned scope, struct sp_error *err)
+{
+	struct ll_attr attr = { LL_MAKE_BLOCK, 0, 0 };
+	struct ll_path_beneath root = { LL_MAKE_BLOCK, -1 };
+	size_t size = 8;
+	long abi;
+	int fd, r;
+
+	abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi <= 0)
+		return 0;
+	if (scope != 0) {
+		if (abi < 6)
+			return sp_error_set(err, "--scope needs Landlock ABI 6 "
+			    "(this kernel has %ld)", abi);
+		attr.scoped = (scope & SP_SCOPE_SIGNALS ? LL_SCOPE_SIGNALS :
+		    0) | (scope & SP_SCOPE_SOCKETS ? LL_SCOPE_SOCKETS : 0);
+		size = sizeof(attr);
+	}
+	if ((fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size,
+	    0)) == -1)
+		return sp_error_set(err, "landlock: %s", strerror(errno));
+	if ((root.parent_fd = open("/", O_PATH | O_CLOEXEC)) == -1 ||
+	    syscall(SYS_landlock_add_rule, fd, LL_RULE_PATH_BENEATH, &root,
+	    0) == -1 || syscall(SYS_landlock_restrict_self, fd, 0) == -1)
+		r = sp_error_set(err, "landlock: %s", strerror(errno));
+	else
+		r = (int)abi;
+	if (root.parent_fd != -1)
+		close(root.parent_fd);
+	close(fd);
+	return r;
+}

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * A dynamic image is pinned before ld.so runs, so its start-up objects
+ * are pinned before they exist.  The objects ld.so may map (a superset:
+ * lib/layout/needed.c) each get a slot in one region reserved below ld.so;
+ * the filter pins their sites there, and lets ld.so's mmap put code in
+ * the region.  When ld.so reserves room for an object (its first mmap of
+ * the file, or of PROT_NONE memory for an object aligned above a page),
+ * the filter stops the call and the supervisor moves it into the object's
+ * slot (band.c).  At the entry point the slots are checked and sealed.
+ *
+ * What the environment names is not the program's: in a descendant, an
+ * object only LD_PRELOAD brings gets no slot (it is late code, in the
+ * band, with no system call of its own), and LD_AUDIT (whose modules run
+ * while ld.so loads, before anything else) is refused.  The first image's
+ * environment is the user's: its preloads get slots.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+#include <syspin/needed.h>
+
+#include "pin_int.h"
+
+#define PAGE 4096ull
+#define MARGIN (1ull << 32)	/* the filter's "len < 4 GiB" room */
+#define ENV_MAX (4u << 20)
+#define SYS_mseal_nr 462
+
+static uint64_t
+align_up(uint64_t a, uint64_t to)
+{
+	return (a + to - 1) & ~(to - 1);
+}
+
+static uint64_t
+random_pages(uint64_t max)
+{
+	uint64_t r = 0;
+
+	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+		return 0;
+	return (r % max) * PAGE;
+}
+
+/* What ld.so reserves for an object of span bytes aligned to align. */
+uint64_t
+sp_slot_maplen(uint64_t span, uint64_t align)
+{
+	if (align <= PAGE)
+		return span;
+	return span >= align ? span + align : 2 * align;
+}
+
+static char *
+proc_link(pid_t pid, const char *what)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, what);
+	if ((n = readlink(path, buf, sizeof(buf) - 1)) <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+/* The LD_* variables ld.so obeys, from the new image's environment. */
+struct env {
+	char *library_path;	/* every LD_LIBRARY_PATH, joined */
+	char *preload;		/* every LD_PRELOAD, joined */
+	bool audit;		/* LD_AUDIT, not empty */
+};
+
+static int
+append(char **to, const char *v)
+{
+	char *n;
+
+	if (asprintf(&n, "%s%s%s", *to ? *to : "", *to ? ":" : "", v) == -1)
+		return -1;
+	free(*to);
+	*to = n;
+	return 0;
+}
+
+static int
+read_env(pid_t pid, struct env *e, struct sp_error *err)
+{
+	char path[64], *buf;
+	ssize_t n, got = 0;
+	int fd, r = 0;
+
+	memset(e, 0, sizeof(*e));
+	snprintf(path, sizeof(path), "/proc/%ld/environ", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return sp_error_set(err, "%s: %s", path, strerror(errno));
+	if ((buf = malloc(ENV_MAX + 1)) == NULL) {
+		close(fd);
+		return sp_error_set(err, "out of memory");
+	}
+	while (got < ENV_MAX && (n = read(fd, buf + got, ENV_MAX - got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = '\0';
+	for (char *p = buf; p < buf + got && r == 0; p += strlen(p) + 1) {
+		if (strncmp(p, "LD_LIBRARY_PATH=", 16) == 0)
+			r = append(&e->library_path, p + 16);
+		else if (strncmp(p, "LD_PRELOAD=", 11) == 0)
+			r = append(&e->preload, p + 11);
+		else if (strncmp(p, "LD_AUDIT=", 9) == 0 && p[9] != '\0')
+			e->audit = true;
+	}
+	free(buf);
+	return r == 0 ? 0 : sp_error_set(err, "out of memory");
+}
+
+static void
+env_free(struct env *e)
+{
+	free(e->library_path);
+	free(e->preload);
+}
+
+static int
+predict(struct job *j, struct sp_needed *n, struct sp_error *err)
+{
+	struct sp_needed_in in;
+	struct env e;
+	char *exe, *cwd;
+	int r = -1;
+
+	if (read_env(j->pid, &e, err) == -1)
+		return -1;
+	exe = proc_link(j->pid, "exe");
+	cwd = proc_link(j->pid, "cwd");
+	if (e.audit)
+		sp_error_set(err, "LD_AUDIT is set: its modules would run "
+		    "while ld.so loads, before any pin (not supported)");
+	else if (exe == NULL)
+		sp_error_set(err, "cannot read /proc/%ld/exe", (long)j->pid);
+	else {
+		memset(&in, 0, sizeof(in));
+		in.exe = exe;
+		in.cwd = cwd;
+		in.ld_library_path = e.library_path;
+		in.ld_preload = e.preload;
+		in.secure = j->aux.secure;
+		in.preload_file = "/etc/ld.so.preload";
+		in.ldcache_file = "/etc/ld.so.cache";
+		r = sp_needed_resolve(&in, n, err);
+		if (r == 0 && n->audit) {
+			sp_needed_free(n);
+			r = sp_error_set(err, "%s: DT_AUDIT: its modules would "
+			    "run before any pin (not supported)", exe);
+		}
+	}
+	free(exe);
+	free(cwd);
+	env_free(&e);
+	return r;
+}
+
+/* ld.so and the vDSO, mapped by the kernel: the slots go below them. */
+static uint64_t
+lowest_kernel_mapping(const struct job *j)
+{
+	uint64_t lo = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < j->lo.nranges; i++) {
+		const struct sp_object *o = &j->lo.objs[j->lo.ranges[i].obj];
+		if ((o->loader || o->kind == SP_OBJ_VDSO) &&
+		    j->lo.ranges[i].start < lo)
+			lo = j->lo.ranges[i].start;
+	}
+	return lo;
+}
+
+static bool
+wanted(const struct job *j, const struct sp_needed_obj *o)
+{
+	return (o->flags & SP_NEEDED_PROGRAM) ||
+	    (j->first && (o->flags & SP_NEEDED_ENV));
+}
+
+/* Slots, one after the other, each on its own alignment, a page apart. */
+static int
+lay_out(struct job *j, const struct sp_needed *n, struct sp_error *err)
+{
+	uint64_t used = 0, top = lowest_kernel_mapping(j), x;
+	size_t i, k = 0;
+
+	if ((j->slots = calloc(n->nobjs + 1, sizeof(*j->slots))) == NULL)
+		return sp_error_set(err, "out of memory");
+	for (i = 0; i < n->nobjs; i++) {
+		const struct sp_needed_obj *o = &n->objs[i];
+		struct sp_slot *s = &j->slots[k];
+		if (!wanted(j, o))
+			continue;
+		s->align = o->align > PAGE ? o->align : PAGE;
+		s->span = o->span;
+		s->room = align_up(sp_slot_maplen(o->span, s->align), PAGE);
+		s->base = align_up(used, s->align);	/* relative for now */
+		s->id = o->id;
+		if ((s->path = strdup(o->path)) == NULL)
+			return sp_error_set(err, "out of memory");
+		used = s->base + s->room + PAGE;
+		k++;
+	}
+	j->nslots = k;
+	/* below ld.so, at a random distance; aligned for the largest */
+	x = top - used - MARGIN - random_pages(1u << 16);
+	x &= ~(uint64_t)((1u << 21) - 1);
+	if (top == UINT64_MAX || top < used + MARGIN + (2ull << 30) ||
+	    x < SP_BAND_END)
+		return sp_error_set(err, "no room for the start-up objects "
+		    "below ld.so");
+	for (i = 0; i < k; i++)
+		j->slots[i].base += x;
+	j->slot_lo = x;
+	j->slot_used = used;
+	j->slot_hi = x + used + MARGIN;
+	return 0;
+}
+
+/* Each slot's object in the layout, with its ranges there; the whole
+ * region a range of its own (no call may come from its gaps). */
+static int
+add_to_layout(struct job *j, struct sp_error *err)
+{
+	struct sp_error why;
+	size_t i;
+	long oi;
+
+	for (i = 0; i < j->nslots; i++)
+		if (sp_layout_add_file(&j->lo, j->slots[i].path,
+		    &j->slots[i].id, j->slots[i].base, &why) < 0 &&
+		    j->o->verbose)
+			fprintf(stderr, "syspin: [%ld]: %s: no pins\n",
+			    (long)j->pid, why.msg);
+	if ((oi = sp_layout_add_object(&j->lo, "[start-up region]",
+	    SP_OBJ_UNKNOWN, 0)) < 0 || sp_layout_add_range(&j->lo, j->slot_lo,
+	    j->slot_hi, (size_t)oi) == -1)
+		return sp_error_set(err, "out of memory");
+	return 0;
+}
+
+int
+startup_plan(struct job *j, struct sp_error *err)
+{
+	struct sp_needed n;
+	int r;
+
+	if (predict(j, &n, err) == -1)
+		return -1;
+	r = lay_out(j, &n, err);
+	sp_needed_free(&n);
+	if (r == 0)
+		r = add_to_layout(j, err);
+	return r;
+}
+
+int
+startup_reserve(struct job *j, struct sp_error *err)
+{
+	long ret;
+
+	if (pin_mmap(j, j->slot_lo, j->slot_hi - j->slot_lo, PROT_NONE,
+	    MAP_PRIVATE | MAP_NORESERVE | MAP_FIXED_NOREPLACE, &ret,
+	    err) == -1)
+		return -1;
+	if ((uint64_t)ret != j->slot_lo)
+		return sp_error_set(err, "cannot reserve the start-up region "
+		    "at 0x%llx: %s", (unsigned long long)j->slot_lo,
+		    ret < 0 && ret > -4096 ? strerror((int)-ret) : "moved");
+	return 0;
+}
+
+void
+startup_free(struct sp_slot *slots, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(slots[i].path);
+	free(slots);
+}
+
+/* The slot whose room holds addr, or -1. */
+static long
+slot_at(const struct sp_pin_result *res, uint64_t addr)
+{
+	for (size_t i = 0; i < res->nslots; i++)
+		if (addr >= res->slots[i].base &&
+		    addr < res->slots[i].base + res->slots[i].room)
+			return (long)i;
+	return -1;
+}
+
+/* Every executable mapping in the region is a placed slot's object. */
+static int
+check_region(pid_t pid, const struct sp_pin_result *res, const bool *placed,
+    struct sp_error *err)
+{
+	struct sp_map *m;
+	char path[64];
+	size_t n, i;
+	long k;
+	int r = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
+	if (sp_maps_read(path, &m, &n, err) == -1)
+		return -1;
+	for (i = 0; i < n && r == 0; i++) {
+		if (!(m[i].prot & PROT_EXEC) || m[i].end <= res->slot_lo ||
+		    m[i].start >= res->slot_hi)
+			continue;
+		k = slot_at(res, m[i].start);
+		if (k < 0 || !placed[k] || m[i].end > res->slots[k].base +
+		    res->slots[k].room || m[i].dev != res->slots[k].id.dev ||
+		    m[i].inode != res->slots[k].id.ino)
+			r = sp_error_set(err, "unexpected code at 0x%llx in the "
+			    "start-up region (%s)",
+			    (unsigned long long)m[i].start, m[i].path);
+	}
+	sp_maps_free(m, n);
+	return r;
+}
+
+static int
+seal(struct sp_inject *in, uint64_t a, uint64_t len, struct sp_error *err)
+{
+	uint64_t args[6] = { a, len, 0, 0, 0, 0 };
+	long ret;
+
+	return sp_inject_syscall(in, SYS_mseal_nr, args, 6, &ret, err);
+}
+
+/*
+ * At the entry point ld.so has mapped the start-up objects: what lies in
+ * the region must be theirs, each in its own slot.  Their code is sealed,
+ * and so are the unused slots (whose pins no code may ever reach).
+ */
+int
+sp_pin_seal_slots(pid_t pid, const struct sp_pin_result *res,
+    const bool *placed, struct sp_error *err)
+{
+	struct sp_inject in = { .pid = pid, .trap = res->trap,
+	    .pass_trace = true };
+	struct user_regs_struct regs;
+	size_t i;
+	long k;
+	int r = 0;
+
+	if (res->nslots == 0)
+		return 0;
+	if (check_region(pid, res, placed, err) == -1)
+		return -1;
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) == -1)
+		return sp_error_set(err, "ptrace getregs: %s", strerror(errno));
+	for (i = 0; i < res->lo.nranges && r == 0; i++) {
+		const struct sp_layout_range *g = &res->lo.ranges[i];
+		if (res->lo.objs[g->obj].kind != SP_OBJ_FILE ||
+		    (k = slot_at(res, g->start)) < 0 || !placed[k])
+			continue;
+		r = seal(&in, g->start, g->end - g->start, err);
+	}
+	for (i = 0; i < res->nslots && r == 0; i++)
+		if (!placed[i])
+			r = seal(&in, res->slots[i].base, res->slots[i].room,
+			    err);
+	if (ptrace(PTRACE_SETREGS, pid, 0, &regs) == -1 && r == 0)
+		r = sp_error_set(err, "ptrace setregs: %s", strerror(errno));
+	return r;
+}

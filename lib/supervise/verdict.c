@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Seccomp stops.  Whatever filter stopped the call (ours, an earlier
+ * image's, or one the process installed itself), the verdict is the
+ * image's own program evaluated here on the call: the data a filter
+ * returns is never believed.  The program answers:
+ * - allow: the call runs (a foreign filter's TRACE, or an earlier image's
+ *   filter speaking for mappings that are gone, asked for nothing);
+ * - SP_BPF_PLACE_DATA: a mapping to move into a slot or the band (band.c);
+ * - SP_BPF_REFUSE_DATA / SP_BPF_DENY_DATA: the call fails with EACCES /
+ *   EPERM, and we say why once per process;
+ * - a violation (TRACE, data 0): the OpenBSD-style line, then
+ *   - enforcing: rewrite the number to SP_GUARD_KILL_NR and resume.  The
+ *     kernel runs the filters again, ours answer KILL_PROCESS: the
+ *     process dies of SIGSYS (core, status 159) and the call never runs.
+ *     If we die first, PTRACE_O_EXITKILL kills it.
+ *   - --audit: report each (program, number, site) once and let it run.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/seccomp.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+#include <syspin/diag.h>
+
+#include "supervise_int.h"
+
+const char *
+sp_syscall_name(uint32_t arch, uint32_t nr, char *buf, size_t size)
+{
+	char *n = seccomp_syscall_resolve_num_arch(arch ==
+	    SP_AUDIT_ARCH_I386 ? SCMP_ARCH_X86 : SCMP_ARCH_X86_64, nr);
+
+	snprintf(buf, size, "%s%s", arch == SP_AUDIT_ARCH_I386 ? "i386 " : "",
+	    n != NULL ? n : "?");
+	free(n);
+	return buf;
+}
+
+static int
+get_info(pid_t pid, struct __ptrace_syscall_info *si, struct sp_violation *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(*si), si) <= 0 ||
+	    si->op != PTRACE_SYSCALL_INFO_SECCOMP)
+		return -1;
+	v->have = true;
+	v->arch = si->arch;
+	v->nr = (uint32_t)si->seccomp.nr;
+	v->ip = si->instruction_pointer;
+	v->pid = pid;
+	return 0;
+}
+
+/* Skips the stopped call: it returns -e. */
+int
+sup_fail_call(pid_t pid, int e)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, pid, 0, &r) == -1)
+		return -1;
+	r.orig_rax = (uint64_t)-1;
+	r.rax = (uint64_t)-(long)e;
+	return ptrace(PTRACE_SETREGS, pid, 0, &r) == -1 ? -1 : 0;
+}
+
+bool
+sup_first_time(struct sup *s, const char *key)
+{
+	struct seen *nv;
+	size_t i;
+
+	for (i = 0; i < s->nseen; i++)
+		if (strcmp(s->seen[i].key, key) == 0)
+			return false;
+	if (s->nseen == s->capseen) {
+		s->capseen = s->capseen ? 2 * s->capseen : 32;
+		if ((nv = realloc(s->seen, s->capseen * sizeof(*nv))) == NULL)
+			return true;
+		s->seen = nv;
+	}
+	if ((s->seen[s->nseen].key = strdup(key)) != NULL)
+		s->nseen++;
+	return true;
+}
+
+/* The kernel re-runs the filters on the new number: they kill. */
+int
+sup_doom(struct sup *s, pid_t pid)
+{
+	struct user_regs_struct r;
+	struct proc *p = sup_proc(s, pid, true);
+
+	if (p != NULL)
+		p->doomed = true;
+	if (ptrace(PTRACE_GETREGS, pid, 0, &r) == -1)
+		goto hard;
+	r.orig_rax = SP_GUARD_KILL_NR;
+	if (ptrace(PTRACE_SETREGS, pid, 0, &r) == -1)
+		goto hard;
+	return 0;
+hard:
+	kill(pid, SIGKILL);
+	return -1;
+}
+
+/* "object+0xoff" of addr in lo, or the raw address. */
+static void
+site_of(const struct sp_layout *lo, uint64_t addr, char *buf, size_t size)
+{
+	long r = lo != NULL ? sp_layout_find(lo, addr) : -1;
+	const struct sp_object *o;
+
+	if (r == -1) {
+		snprintf(buf, size, "0x%" PRIx64, addr);
+		return;
+	}
+	o = &lo->objs[lo->ranges[r].obj];
+	snprintf(buf, size, "%s+0x%" PRIx64, o->name, addr - o->base);
+}
+
+static void
+explain(struct sup *s, pid_t pid, const struct sp_violation *v,
+    const struct image *img)
+{
+	char comm[64], name[64], line[2048], site[4400], key[8600];
+	const struct sp_layout *lo = img != NULL ? &img->pin.lo : NULL;
+	const struct sp_placement *pl = img != NULL ? &img->pin.pl : NULL;
+
+	sup_comm(pid, comm, sizeof(comm));
+	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
+	sp_diag_format(line, sizeof(line), comm, pid, v, lo, pl, name);
+	if (img != NULL && (img->pin.smaller || img->pin.stops_all))
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+		    " [checked by the supervisor: no room for the whole filter]");
+	if (!s->o->audit) {
+		fprintf(stderr, "syspin: %s\n", line);
+		return;
+	}
+	site_of(lo, v->ip - 2, site, sizeof(site));
+	snprintf(key, sizeof(key), "%s %" PRIu32 " %s %s", img != NULL ?
+	    img->exe : "?", v->nr, v->arch == SP_AUDIT_ARCH_I386 ? "i386" : "",
+	    site);
+	if (sup_first_time(s, key))
+		fprintf(stderr, "syspin: audit: %s (program %s)\n", line,
+		    img != NULL ? img->exe : "?");
+}
+
+/* What a refused call asked for, in words. */
+static const char *
+asked(const char *name, uint32_t data)
+{
+	if (data == SP_BPF_DENY_DATA)
+		return strstr(name, "ioctl") ? " TIOCSTI/TIOCLINUX (typing "
+		    "into the terminal)" : strstr(name, "seccomp") ?
+		    " with a listener (SECCOMP_RET_USER_NOTIF)" :
+		    strstr(name, "keyctl") ? " KEYCTL_GET_PERSISTENT" :
+		    strstr(name, "arch_prctl") ? " ARCH_MAP_VDSO" : "";
+	if (strstr(name, "exec"))
+		return "";
+	return strstr(name, "shmat") ? " with SHM_EXEC" :
+	    strstr(name, "personality") ? " with READ_IMPLIES_EXEC" :
+	    strstr(name, "mremap") ? " of pinned or late code" :
+	    " with PROT_EXEC";
+}
+
+/* Memory a JIT compiler would make: anonymous or writable. */
+static bool
+jit_memory(const char *name, const struct seccomp_data *d)
+{
+	return strstr(name, "mprotect") != NULL || (strcmp(name, "mmap") == 0 &&
+	    ((d->args[3] & MAP_ANONYMOUS) || (d->args[2] & PROT_WRITE)));
+}
+
+static const char *
+because(const struct sup *s, const char *name, const struct seccomp_data *d,
+    uint32_t data)
+{
+	if (data == SP_BPF_DENY_DATA)
+		return "the pinned tree may not reach outside itself";
+	if (strstr(name, "exec"))
+		return s->o->pin.flags & SP_BPF_STRICT ? "syspin run "
+		    "--strict allows no exec" : "syspin run --exec=none";
+	if (!(s->o->pin.flags & SP_BPF_ALLOW_JIT) && jit_memory(name, d))
+		return "the program makes executable memory at run time (a "
+		    "JIT compiler?); syspin run --allow-jit allows it";
+	if (s->o->pin.flags & SP_BPF_STRICT)
+		return "syspin run --strict allows no new code";
+	if (!(s->o->pin.flags & SP_BPF_ALLOW_JIT))
+		return "new code may only go into the late-code band, where it "
+		    "makes no system call; for a JIT compiler (its code space "
+		    "goes there), syspin run --allow-jit allows it";
+	return "new code may only go into the late-code band, where it "
+	    "makes no system call";
+}
+
+/*
+ * A call the rules refuse fails with EACCES or EPERM, as it would in the
+ * kernel alone; we only say why, once per process: a JIT compiler (V8, a
+ * JVM, valgrind) otherwise dies far from the cause.
+ */
+static int
+refuse(struct sup *s, pid_t pid, const struct sp_violation *v,
+    const struct seccomp_data *d, uint32_t data)
+{
+	char comm[64], name[64], key[64];
+	unsigned long long tgid;
+
+	if (sp_proc_status(pid, "Tgid", 10, &tgid) == -1)
+		tgid = (unsigned long long)pid;
+	snprintf(key, sizeof(key), "refused %llu %u", tgid, data);
+	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
+	if (sup_first_time(s, key)) {
+		sup_comm(pid, comm, sizeof(comm));
+		fprintf(stderr, "syspin: %s[%llu]: %s%s refused: %s\n", comm,
+		    tgid, name, asked(name, data), because(s, name, d, data));
+	}
+	return sup_fail_call(pid, data == SP_BPF_DENY_DATA ? EPERM :
+	    EACCES) == -1 ? sup_doom(s, pid) : 0;
+}
+
+static int
+violation(struct sup *s, pid_t pid, const struct sp_violation *v,
+    struct proc *p)
+{
+	struct user_regs_struct regs;
+	int later;
+
+	/* Audit: a loop of the same call stops us every time; print once. */
+	if (s->o->audit && v->ip == s->last_ip && v->nr == s->last_nr &&
+	    pid == s->last_pid)
+		return 0;
+	/* Killed meanwhile (another thread's exit_group): the call will
+	 * never run, and there is nothing to report. */
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) == -1 && errno == ESRCH)
+		return -1;
+	/* A number an object dlopen'ed later passes to syscall(). */
+	later = p->img != NULL ? sup_later_import(s, pid, v,
+	    &p->img->pin.lo) : 0;
+	if (later != 0)
+		return later == 1 ? 0 : -1;
+	explain(s, pid, v, p->img);
+	s->last_ip = v->ip;
+	s->last_nr = v->nr;
+	s->last_pid = pid;
+	return s->o->audit ? 0 : sup_doom(s, pid);
+}
+
+int
+sup_on_seccomp(struct sup *s, pid_t pid)
+{
+	struct __ptrace_syscall_info si;
+	struct proc *p = sup_proc(s, pid, false);
+	struct sp_violation v;
+	struct seccomp_data d;
+	uint32_t action;
+
+	if (p != NULL && p->doomed) {
+		kill(pid, SIGKILL);
+		return -1;
+	}
+	if (get_info(pid, &si, &v) == -1)
+		return s->o->audit ? 0 : sup_doom(s, pid);
+	/* No image of ours: a filter of the process's own asked. */
+	if (p == NULL || p->img == NULL)
+		return 0;
+	memset(&d, 0, sizeof(d));
+	d.nr = (int)si.seccomp.nr;
+	d.arch = si.arch;
+	d.instruction_pointer = si.instruction_pointer;
+	memcpy(d.args, si.seccomp.args, sizeof(d.args));
+	action = sp_bpf_eval_all(p->img->pin.progs, p->img->pin.nprogs,
+	    (uint32_t)d.nr, d.arch, d.instruction_pointer,
+	    (const uint64_t *)d.args);
+	switch (action & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_ALLOW:
+	case SECCOMP_RET_LOG:
+		return 0;
+	case SECCOMP_RET_ERRNO:
+		return sup_fail_call(pid, (int)(action & SECCOMP_RET_DATA)) ==
+		    -1 ? sup_doom(s, pid) : 0;
+	case SECCOMP_RET_TRACE:
+		break;
+	default:			/* KILL_PROCESS (the guard), TRAP */
+		return sup_doom(s, pid);
+	}
+	switch (action & SECCOMP_RET_DATA) {
+	case SP_BPF_PLACE_DATA:
+		return sup_place(s, pid, &d);
+	case SP_BPF_REFUSE_DATA:
+	case SP_BPF_DENY_DATA:
+		return refuse(s, pid, &v, &d, action & SECCOMP_RET_DATA);
+	default:
+		return violation(s, pid, &v, p);
+	}
+}
