@@ -415,7 +415,9 @@ mode_setup() {	# mode
 			mkdir -p "$W/b/cli" "$W/b/runtime" "$W/b/esc" "$W/home"
 			cp "$SYSPIN" "$W/b/cli/syspin"
 			[ -n "$RT" ] && cp "$RT" "$W/b/runtime/libsyspin-rt.so"
-			cp "$P"/escape "$P"/escape_* "$P"/libescape_*.so "$W/b/esc/"
+			for f in "$P"/escape "$P"/escape_* "$P"/libescape_*.so; do
+				[ -f "$f" ] && cp "$f" "$W/b/esc/"
+			done
 			chmod -R a+rX "$W/b"
 			chown nobody "$W/home" && chmod 700 "$W/home"
 		fi
