@@ -34,10 +34,6 @@
 
 #include "needed_int.h"
 
-static const char *const system_dirs[] = {
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib",
-};
-
 struct obj {
 	struct sp_dyn dyn;
 	struct sp_file_id id;
@@ -108,24 +104,14 @@ push(struct ctx *c, size_t i)
 	c->queue[(c->qhead + c->qlen++) % QUEUE_CAP] = i;
 }
 
-static bool
-any_dst(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (strchr(v[i], '$') != NULL)
-			return true;
-	return false;
-}
-
 /* Needs object i's search the value of $ORIGIN? */
 static bool
 uses_dst(const struct sp_dyn *d)
 {
 	return (d->rpath != NULL && strchr(d->rpath, '$') != NULL) ||
 	    (d->runpath != NULL && strchr(d->runpath, '$') != NULL) ||
-	    any_dst(d->needed, d->nneeded) || any_dst(d->filters, d->nfilters);
+	    sp_nd_any_dollar(d->needed, d->nneeded) ||
+	    sp_nd_any_dollar(d->filters, d->nfilters);
 }
 
 /* Adds a $ORIGIN directory (the directory of path) to object i. */
@@ -168,25 +154,6 @@ grow_objs(struct ctx *c)
 	return 0;
 }
 
-/* The real path of an open file; path itself when /proc is missing. */
-static char *
-fd_path(int fd, const char *path)
-{
-	char link[64], buf[PATH_MAX];
-	ssize_t n;
-	char *r;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, buf, sizeof(buf) - 1);
-	if (n > 0 && buf[0] == '/') {
-		buf[n] = '\0';
-		return strdup(buf);
-	}
-	if ((r = realpath(path, NULL)) != NULL)
-		return r;
-	return strdup(path);
-}
-
 /* A new candidate; -1 when it is no x86-64 shared object. */
 static long
 new_obj(struct ctx *c, int fd, const struct sp_file_id *id, const char *key,
@@ -206,7 +173,7 @@ new_obj(struct ctx *c, int fd, const struct sp_file_id *id, const char *key,
 	memset(o, 0, sizeof(*o));
 	if (sp_dyn_read_fd(fd, &o->dyn, &e) == -1)
 		return -1;
-	if (o->dyn.type != ET_DYN || (o->path = fd_path(fd, path)) == NULL) {
+	if (o->dyn.type != ET_DYN || (o->path = sp_nd_fd_path(fd, path)) == NULL) {
 		sp_dyn_free(&o->dyn);
 		return -1;
 	}
@@ -232,6 +199,9 @@ open_candidate(struct ctx *c, const char *path, unsigned flags)
 	long i = -1, *known;
 	int fd;
 
+	/* stat first: opening a device may do things, a FIFO may block. */
+	if (stat(path, &st) == -1 || !S_ISREG(st.st_mode))
+		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd == -1)
 		return -1;
@@ -292,20 +262,6 @@ in_dirs(struct ctx *c, const struct sp_nd_strv *dirs, const char *name,
 		in_dir(c, dirs->v[k], name, flags);
 }
 
-/* ld.so ignores cache entries in system directories under NODEFLIB. */
-static bool
-in_system_dir(const char *path)
-{
-	size_t k, l;
-
-	for (k = 0; k < sizeof(system_dirs) / sizeof(system_dirs[0]); k++) {
-		l = strlen(system_dirs[k]);
-		if (strncmp(path, system_dirs[k], l) == 0 && path[l] == '/')
-			return true;
-	}
-	return false;
-}
-
 static void
 in_cache(struct ctx *c, const char *name, bool nodeflib, unsigned flags)
 {
@@ -316,7 +272,7 @@ in_cache(struct ctx *c, const char *name, bool nodeflib, unsigned flags)
 		return;
 	n = sp_ldcache_lookup(&c->cache, name, &e);
 	for (k = 0; k < n && !c->s.failed; k++)
-		if (!nodeflib || !in_system_dir(e[k].path))
+		if (!nodeflib || !sp_nd_in_system_dir(e[k].path))
 			probe(c, e[k].path, flags);
 }
 
@@ -325,8 +281,8 @@ in_system(struct ctx *c, const char *name, unsigned flags)
 {
 	size_t k;
 
-	for (k = 0; k < sizeof(system_dirs) / sizeof(system_dirs[0]); k++)
-		in_dir(c, system_dirs[k], name, flags);
+	for (k = 0; sp_nd_system_dirs[k] != NULL; k++)
+		in_dir(c, sp_nd_system_dirs[k], name, flags);
 }
 
 /* The search context of the object whose name is resolved. */
@@ -392,7 +348,8 @@ add_rpath(struct ctx *c, size_t i, const struct sp_nd_strv *origins)
 		return;
 	c->gen++;
 	for (k = 0; k < c->nobjs; k++)
-		push(c, k);
+		if (k != i)	/* i searches with the new union next */
+			push(c, k);
 }
 
 static void
@@ -429,6 +386,7 @@ process(struct ctx *c, size_t i)
 	struct obj *o = &c->objs[i];
 	unsigned flags = o->flags;
 	struct sp_dyn *d = &o->dyn;
+	char **names, **filters;
 	uint64_t gen;
 
 	o->queued = false;
@@ -444,10 +402,11 @@ process(struct ctx *c, size_t i)
 		l.runpath = &runpath;
 	}
 	l.nodeflib = (d->flags_1 & DF_1_NODEFLIB) != 0;
-	/* c->objs moves as objects are added: d is not used below. */
-	resolve_list(c, &l, d->needed, d->nneeded, flags);
-	resolve_list(c, &l, c->objs[i].dyn.filters, c->objs[i].dyn.nfilters,
-	    flags);
+	/* c->objs moves as objects are added; the name arrays do not. */
+	names = d->needed;
+	filters = d->filters;
+	resolve_list(c, &l, names, d->nneeded, flags);
+	resolve_list(c, &l, filters, c->objs[i].dyn.nfilters, flags);
 	if (i == 0)
 		resolve_preloads(c, &l);
 	o = &c->objs[i];
@@ -492,7 +451,7 @@ load_program(struct ctx *c, struct sp_error *err)
 	o->flags = SP_NEEDED_PROGRAM;
 	/* The kernel's path for $ORIGIN is the real one; ld.so --list's not. */
 	add_origin(c, 0, abs);
-	if ((real = fd_path(fd, abs)) != NULL)
+	if ((real = sp_nd_fd_path(fd, abs)) != NULL)
 		add_origin(c, 0, real);
 	free(real);
 	close(fd);

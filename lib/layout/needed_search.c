@@ -15,17 +15,23 @@
  * of them left out.  Only existing directories are descended into, so
  * the legacy tree costs a handful of stats per directory.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <limits.h>
 
 #include <syspin/needed.h>
 
 #include "needed_int.h"
+
+/* Debian's ld.so (ld.so --help: "system search path"). */
+const char *const sp_nd_system_dirs[] = {
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib",
+	NULL,
+};
 
 static const char *const hwcaps[] = { "x86-64-v4", "x86-64-v3", "x86-64-v2" };
 static const char *const legacy[] = {
@@ -199,6 +205,40 @@ sp_nd_subdirs(struct sp_nd_search *s, const char *dir)
 nomem:
 	(void)sp_nd_fail(s, "out of memory");
 	return NULL;
+}
+
+/* ld.so ignores cache entries in system directories under NODEFLIB. */
+bool
+sp_nd_in_system_dir(const char *path)
+{
+	size_t k, l;
+
+	for (k = 0; sp_nd_system_dirs[k] != NULL; k++) {
+		l = strlen(sp_nd_system_dirs[k]);
+		if (strncmp(path, sp_nd_system_dirs[k], l) == 0 &&
+		    path[l] == '/')
+			return true;
+	}
+	return false;
+}
+
+/* The real path of an open file; path itself when /proc is missing. */
+char *
+sp_nd_fd_path(int fd, const char *path)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+	char *r;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n > 0 && buf[0] == '/') {
+		buf[n] = '\0';
+		return strdup(buf);
+	}
+	if ((r = realpath(path, NULL)) != NULL)
+		return r;
+	return strdup(path);
 }
 
 /* ---- names ---- */

@@ -158,6 +158,17 @@ sp_nd_map_free(struct sp_nd_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
+bool
+sp_nd_any_dollar(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strchr(v[i], '$') != NULL)
+			return true;
+	return false;
+}
+
 /* Splits s at any of seps into v (empty pieces dropped). */
 int
 sp_nd_split(const char *s, size_t len, const char *seps, struct sp_nd_strv *v)
