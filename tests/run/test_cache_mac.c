@@ -482,9 +482,9 @@ test_timing(void **state)
 	for (i = 0; i < 100; i++)
 		assert_int_equal(sp_cache_use_mac_named(&c, key_name, 0, &err),
 		    0);
-	printf("# key: %.1f us the first time (making it, OpenSSL's set-up), "
-	    "%.1f us each time after (keyctl, mostly)\n", first_us,
-	    (now_us() - t0) / 100);
+	printf("# key: %.1f us the first time (making it, the crypto "
+	    "library's set-up), %.1f us each time after (keyctl, mostly)\n",
+	    first_us, (now_us() - t0) / 100);
 	sp_cache_close(&c);
 	sp_cache_close(&plain);
 }
