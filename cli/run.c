@@ -236,6 +236,10 @@ open_cache(const struct run_args *a, struct sp_cache *c, char *dir,
 		cli_error("run: %s", err.msg);
 		return -1;
 	}
+	/* Believe only tables our key vouches for (lib/pins/cache_mac.c). */
+	if (sp_cache_use_mac(c, &err) == -1 && a->verbose)
+		fprintf(stderr, "syspin: no kernel keyring (%s): tables are "
+		    "made again each run\n", err.msg);
 	return 0;
 }
 

@@ -14,8 +14,17 @@
  * Trust: a process reads tables only from a directory, and files, owned by
  * root or by its own euid and writable by nobody else.  Otherwise a user
  * could plant a permissive table for a root process (or another user's).
+ *
+ * That cannot stop the same uid: the pinned tree runs as the cache's owner
+ * and could loosen a table for its later children and later runs.  So the
+ * writer side (`syspin run`, its supervisor) attaches a MAC to the cache
+ * (sp_cache_use_mac): every file it writes then carries an HMAC-SHA256
+ * made with a per-user key kept in the kernel's persistent keyring, which
+ * the pinned tree cannot read, and it believes only files whose MAC is
+ * right.  The runtime, inside the tree, reads without checking.
  * Reader: cache_read.c, cache_trust.c (lean, linked into the runtime).
- * Writer: cache_write.c (needs the analysis; not in the runtime).
+ * Writer: cache_write.c (needs the analysis; not in the runtime),
+ * cache_mac.c (the key and the MAC; libcrypto).
  */
 #ifndef SYSPIN_CACHE_H
 #define SYSPIN_CACHE_H
@@ -96,11 +105,21 @@ struct sp_pintab {
 	void *buf;		/* reader: the one allocation behind it all */
 };
 
+/* How an open cache's files are believed (sp_cache_use_mac). */
+enum sp_cache_auth {
+	SP_CACHE_AUTH_NONE,	/* as read: the runtime's way */
+	SP_CACHE_AUTH_USER,	/* MAC by the user's key in the kernel */
+	SP_CACHE_AUTH_PROCESS,	/* no keyring: only what this process wrote */
+};
+
+struct sp_cache_mac;		/* lib/pins/cache_format.h */
+
 /* An open cache directory. */
 struct sp_cache {
 	int dirfd;
 	uid_t euid;
 	char path[4096];
+	struct sp_cache_mac *mac;	/* NULL: SP_CACHE_AUTH_NONE */
 };
 
 void sp_file_id_from_stat(struct sp_file_id *id, const struct stat *st);
@@ -138,7 +157,9 @@ void sp_cache_close(struct sp_cache *c);
  * Loads the table stored under key.  Returns 1 and *tab, 0 when there is
  * none (or only one an older or newer syspin made: it is made again), -1
  * with err set when it exists but is untrusted or malformed (the caller
- * treats that as "no table": nothing allowed).
+ * treats that as "no table": nothing allowed).  With a MAC attached, a
+ * table whose MAC is missing or wrong counts as none: 0, and err says why
+ * (for -v), so that the caller analyses the object again and overwrites it.
  */
 int sp_cache_load(const struct sp_cache *c, const char *key,
     struct sp_pintab *tab, struct sp_error *err);
@@ -148,6 +169,8 @@ int sp_cache_load(const struct sp_cache *c, const char *key,
  * list of a program's objects there).  sp_cache_get returns the length, 0
  * when absent or empty, -1 when untrusted, unreadable or over max bytes.
  * sp_cache_has: a trusted regular file is stored under key (stat only).
+ * With a MAC attached both read the whole file and, like sp_cache_load,
+ * count one without a right MAC as absent (sp_cache_get: err says why).
  */
 ssize_t sp_cache_get(const struct sp_cache *c, const char *key, void *buf,
     size_t max, struct sp_error *err);
@@ -159,11 +182,15 @@ int sp_pintab_decode(void *buf, size_t len, struct sp_pintab *tab,
 
 void sp_pintab_free(struct sp_pintab *tab);
 
-/* Writer side (not in the runtime): serialises and renames into place. */
+/*
+ * Writer side (not in the runtime): serialises and renames into place.
+ * Like sp_cache_put, with the attached MAC's trailer.
+ */
 int sp_cache_store(const struct sp_cache *c, const char *key,
     const struct sp_pintab *tab, struct sp_error *err);
 
-/* Writer side: stores len bytes under key (write aside, rename). */
+/* Writer side: stores len bytes under key (write aside, rename), followed
+ * by a MAC trailer (without a MAC attached, one that says "none"). */
 int sp_cache_put(const struct sp_cache *c, const char *key, const void *buf,
     size_t len, struct sp_error *err);
 
@@ -185,9 +212,39 @@ int sp_pintab_from_scan(const struct sp_scan *scan, struct sp_pintab *tab,
  * Writer side: analyses PATH ("[vdso]": this process's vDSO, the same image
  * in every process) and stores its table, unless the cache has it already
  * and !force.  Returns 0 already there, 1 stored, 2 stored an empty table
- * because the analysis failed (err says why), -1 with err set.
+ * because the analysis failed (err says why), -1 with err set.  On 1, err
+ * says why a table on disk was not believed (its MAC), else is "".
  */
 int sp_cache_fill(const struct sp_cache *c, const char *path, bool force,
     struct sp_error *err);
+
+/*
+ * Writer side (cache_mac.c): from now on c's files are written with, and
+ * believed only with, a MAC made by the user's key: a 256-bit "user" key
+ * "syspin:cache-mac:v1" in the user's persistent keyring, made from
+ * getrandom(2) on first use, possessor permissions only.  The key is
+ * reached through KEYCTL_GET_PERSISTENT, which links that keyring into
+ * this process's keyring only (neither fork nor execve passes it on); the
+ * pinned tree cannot read the key as long as its filter refuses that
+ * keyctl operation (lib/bpf).  The key lives in memory that is left out of
+ * core dumps and zeroed in forked children, is zeroed at sp_cache_close,
+ * and is never written, logged or put in the environment.
+ *
+ * Returns 0, or -1 with err set when no key can be had (no keyrings, a
+ * container's seccomp profile, quota): then only what this process itself
+ * writes is believed (SP_CACHE_AUTH_PROCESS: a key of the process's own,
+ * shared by all its caches and gone with it), so every object is analysed
+ * again once per run: slow, never weaker.
+ */
+int sp_cache_use_mac(struct sp_cache *c, struct sp_error *err);
+
+/* Tests: the key called name; SP_CACHE_MAC_NO_KEYRING acts as if the
+ * keyring failed (the fallback). */
+#define SP_CACHE_MAC_NO_KEYRING 0x1u
+int sp_cache_use_mac_named(struct sp_cache *c, const char *name,
+    unsigned flags, struct sp_error *err);
+
+/* What c believes: `syspin run -v` says when tables are made each run. */
+enum sp_cache_auth sp_cache_auth(const struct sp_cache *c);
 
 #endif

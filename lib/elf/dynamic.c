@@ -74,8 +74,6 @@ src_read(const struct src *s, uint64_t off, void *buf, size_t len)
 static int
 check_ehdr(const Elf64_Ehdr *eh, struct sp_error *err)
 {
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
-		return sp_error_set(err, "not an ELF file");
 	if (eh->e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_machine != EM_X86_64)
 		return sp_error_set(err, "not an x86-64 ELF file");
@@ -98,7 +96,13 @@ read_phdrs(const struct src *s, Elf64_Ehdr *eh, Elf64_Phdr **ph,
 {
 	size_t len;
 
-	if (src_read(s, 0, eh, sizeof(*eh)) == -1)
+	memset(eh, 0, sizeof(*eh));
+	if (src_read(s, 0, eh, s->size < sizeof(*eh) ? s->size :
+	    sizeof(*eh)) == -1)
+		return sp_error_set(err, "read error");
+	if (s->size < SELFMAG || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+		return sp_error_set(err, "not an ELF file");
+	if (s->size < sizeof(*eh))
 		return sp_error_set(err, "truncated ELF header");
 	if (check_ehdr(eh, err) == -1)
 		return -1;

@@ -34,18 +34,13 @@
 
 #include "needed_int.h"
 
-#define PRELOAD_MAX (1u << 20)	/* bytes of /etc/ld.so.preload read */
-
-static const char *const system_dirs[] = {
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib",
-};
-
 struct obj {
 	struct sp_dyn dyn;
 	struct sp_file_id id;
 	char *path;		/* real path */
 	struct sp_nd_strv origins;	/* what $ORIGIN may be */
 	unsigned flags;
+	bool dst;		/* a name or path uses $ORIGIN or the like */
 	bool processed;
 	bool queued;
 	unsigned done_flags;	/* state the last search covered */
@@ -60,7 +55,7 @@ struct ctx {
 	bool have_cache;
 	struct obj *objs;	/* [0] is the program */
 	size_t nobjs, capobjs;
-	uint32_t *ids;		/* (dev, ino) hash: index + 1 */
+	struct sp_nd_map ids;	/* "dev:ino" -> object index */
 	size_t *queue;		/* ring of object indices */
 	size_t qhead, qlen;
 	struct sp_file_id interp_id;
@@ -73,18 +68,7 @@ struct ctx {
 	struct sp_nd_strv sys_preload, env_preload;
 };
 
-#define ID_SLOTS (4 * SP_NEEDED_MAX_OBJS)
 #define QUEUE_CAP (SP_NEEDED_MAX_OBJS + 2)
-
-static size_t
-id_hash(const struct sp_file_id *id)
-{
-	uint64_t h = id->dev * 0x9e3779b97f4a7c15ull ^ id->ino;
-
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ull;
-	return (h ^ (h >> 32)) & (ID_SLOTS - 1);
-}
 
 static bool
 same_file(const struct sp_file_id *a, const struct sp_file_id *b)
@@ -92,25 +76,11 @@ same_file(const struct sp_file_id *a, const struct sp_file_id *b)
 	return a->dev == b->dev && a->ino == b->ino;
 }
 
-static long
-id_find(const struct ctx *c, const struct sp_file_id *id)
-{
-	size_t h = id_hash(id);
-
-	for (; c->ids[h] != 0; h = (h + 1) & (ID_SLOTS - 1))
-		if (same_file(&c->objs[c->ids[h] - 1].id, id))
-			return c->ids[h] - 1;
-	return -1;
-}
-
 static void
-id_add(struct ctx *c, size_t i)
+id_key(char *buf, size_t size, const struct sp_file_id *id)
 {
-	size_t h = id_hash(&c->objs[i].id);
-
-	while (c->ids[h] != 0)
-		h = (h + 1) & (ID_SLOTS - 1);
-	c->ids[h] = i + 1;
+	snprintf(buf, size, "%llx:%llx", (unsigned long long)id->dev,
+	    (unsigned long long)id->ino);
 }
 
 static bool
@@ -119,7 +89,7 @@ dirty(const struct ctx *c, const struct obj *o)
 	if (!o->processed)
 		return true;
 	return o->flags != o->done_flags ||
-	    o->origins.n != o->done_origins ||
+	    (o->dst && o->origins.n != o->done_origins) ||
 	    (o->dyn.runpath == NULL && o->done_gen != c->gen);
 }
 
@@ -132,6 +102,16 @@ push(struct ctx *c, size_t i)
 		return;
 	o->queued = true;
 	c->queue[(c->qhead + c->qlen++) % QUEUE_CAP] = i;
+}
+
+/* Needs object i's search the value of $ORIGIN? */
+static bool
+uses_dst(const struct sp_dyn *d)
+{
+	return (d->rpath != NULL && strchr(d->rpath, '$') != NULL) ||
+	    (d->runpath != NULL && strchr(d->runpath, '$') != NULL) ||
+	    sp_nd_any_dollar(d->needed, d->nneeded) ||
+	    sp_nd_any_dollar(d->filters, d->nfilters);
 }
 
 /* Adds a $ORIGIN directory (the directory of path) to object i. */
@@ -174,29 +154,10 @@ grow_objs(struct ctx *c)
 	return 0;
 }
 
-/* The real path of an open file; path itself when /proc is missing. */
-static char *
-fd_path(int fd, const char *path)
-{
-	char link[64], buf[PATH_MAX];
-	ssize_t n;
-	char *r;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, buf, sizeof(buf) - 1);
-	if (n > 0 && buf[0] == '/') {
-		buf[n] = '\0';
-		return strdup(buf);
-	}
-	if ((r = realpath(path, NULL)) != NULL)
-		return r;
-	return strdup(path);
-}
-
 /* A new candidate; -1 when it is no x86-64 shared object. */
 static long
-new_obj(struct ctx *c, int fd, const struct sp_file_id *id, const char *path,
-    unsigned flags)
+new_obj(struct ctx *c, int fd, const struct sp_file_id *id, const char *key,
+    const char *path, unsigned flags)
 {
 	struct sp_error e;
 	struct obj *o;
@@ -212,14 +173,16 @@ new_obj(struct ctx *c, int fd, const struct sp_file_id *id, const char *path,
 	memset(o, 0, sizeof(*o));
 	if (sp_dyn_read_fd(fd, &o->dyn, &e) == -1)
 		return -1;
-	if (o->dyn.type != ET_DYN || (o->path = fd_path(fd, path)) == NULL) {
+	if (o->dyn.type != ET_DYN || (o->path = sp_nd_fd_path(fd, path)) == NULL) {
 		sp_dyn_free(&o->dyn);
 		return -1;
 	}
 	o->id = *id;
 	o->flags = flags;
+	o->dst = uses_dst(&o->dyn);
 	c->nobjs++;
-	id_add(c, i);
+	if (sp_nd_map_put(&c->ids, key, i) == -1)
+		return sp_nd_fail(&c->s, "out of memory");
 	add_origin(c, i, path);
 	add_origin(c, i, o->path);
 	push(c, i);
@@ -231,10 +194,14 @@ static long
 open_candidate(struct ctx *c, const char *path, unsigned flags)
 {
 	struct sp_file_id id;
+	char key[64];
 	struct stat st;
-	long i = -1;
+	long i = -1, *known;
 	int fd;
 
+	/* stat first: opening a device may do things, a FIFO may block. */
+	if (stat(path, &st) == -1 || !S_ISREG(st.st_mode))
+		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd == -1)
 		return -1;
@@ -245,10 +212,11 @@ open_candidate(struct ctx *c, const char *path, unsigned flags)
 	if (same_file(&id, &c->objs[0].id) ||
 	    (c->have_interp && same_file(&id, &c->interp_id)))
 		goto out;
-	if ((i = id_find(c, &id)) >= 0)
-		touch(c, i, flags, path);
+	id_key(key, sizeof(key), &id);
+	if ((known = sp_nd_map_get(&c->ids, key)) != NULL)
+		touch(c, i = *known, flags, path);
 	else
-		i = new_obj(c, fd, &id, path, flags);
+		i = new_obj(c, fd, &id, key, path, flags);
 out:
 	close(fd);
 	return i;
@@ -294,20 +262,6 @@ in_dirs(struct ctx *c, const struct sp_nd_strv *dirs, const char *name,
 		in_dir(c, dirs->v[k], name, flags);
 }
 
-/* ld.so ignores cache entries in system directories under NODEFLIB. */
-static bool
-in_system_dir(const char *path)
-{
-	size_t k, l;
-
-	for (k = 0; k < sizeof(system_dirs) / sizeof(system_dirs[0]); k++) {
-		l = strlen(system_dirs[k]);
-		if (strncmp(path, system_dirs[k], l) == 0 && path[l] == '/')
-			return true;
-	}
-	return false;
-}
-
 static void
 in_cache(struct ctx *c, const char *name, bool nodeflib, unsigned flags)
 {
@@ -318,7 +272,7 @@ in_cache(struct ctx *c, const char *name, bool nodeflib, unsigned flags)
 		return;
 	n = sp_ldcache_lookup(&c->cache, name, &e);
 	for (k = 0; k < n && !c->s.failed; k++)
-		if (!nodeflib || !in_system_dir(e[k].path))
+		if (!nodeflib || !sp_nd_in_system_dir(e[k].path))
 			probe(c, e[k].path, flags);
 }
 
@@ -327,8 +281,8 @@ in_system(struct ctx *c, const char *name, unsigned flags)
 {
 	size_t k;
 
-	for (k = 0; k < sizeof(system_dirs) / sizeof(system_dirs[0]); k++)
-		in_dir(c, system_dirs[k], name, flags);
+	for (k = 0; sp_nd_system_dirs[k] != NULL; k++)
+		in_dir(c, sp_nd_system_dirs[k], name, flags);
 }
 
 /* The search context of the object whose name is resolved. */
@@ -394,7 +348,8 @@ add_rpath(struct ctx *c, size_t i, const struct sp_nd_strv *origins)
 		return;
 	c->gen++;
 	for (k = 0; k < c->nobjs; k++)
-		push(c, k);
+		if (k != i)	/* i searches with the new union next */
+			push(c, k);
 }
 
 static void
@@ -431,6 +386,7 @@ process(struct ctx *c, size_t i)
 	struct obj *o = &c->objs[i];
 	unsigned flags = o->flags;
 	struct sp_dyn *d = &o->dyn;
+	char **names, **filters;
 	uint64_t gen;
 
 	o->queued = false;
@@ -446,10 +402,11 @@ process(struct ctx *c, size_t i)
 		l.runpath = &runpath;
 	}
 	l.nodeflib = (d->flags_1 & DF_1_NODEFLIB) != 0;
-	/* c->objs moves as objects are added: d is not used below. */
-	resolve_list(c, &l, d->needed, d->nneeded, flags);
-	resolve_list(c, &l, c->objs[i].dyn.filters, c->objs[i].dyn.nfilters,
-	    flags);
+	/* c->objs moves as objects are added; the name arrays do not. */
+	names = d->needed;
+	filters = d->filters;
+	resolve_list(c, &l, names, d->nneeded, flags);
+	resolve_list(c, &l, filters, c->objs[i].dyn.nfilters, flags);
 	if (i == 0)
 		resolve_preloads(c, &l);
 	o = &c->objs[i];
@@ -460,64 +417,6 @@ process(struct ctx *c, size_t i)
 	push(c, i);
 	sp_nd_strv_free(&origins);
 	sp_nd_strv_free(&runpath);
-}
-
-/* Splits s at any of seps into v (empty pieces dropped). */
-static int
-split(const char *s, size_t len, const char *seps, struct sp_nd_strv *v)
-{
-	size_t i = 0, j;
-	char *piece;
-
-	while (i < len) {
-		for (j = i; j < len && s[j] != '\0' && !strchr(seps, s[j]); j++)
-			;
-		if (j > i) {
-			if ((piece = strndup(s + i, j - i)) == NULL)
-				return -1;
-			if (sp_nd_strv_add(v, piece) == -1) {
-				free(piece);
-				return -1;
-			}
-			free(piece);
-		}
-		i = j + 1;
-	}
-	return 0;
-}
-
-/*
- * /etc/ld.so.preload: names separated by white space or ':', comments
- * from '#' to the end of the line.  A NUL ends a name here; ld.so stops
- * there, so we only look at more.
- */
-static int
-read_preload_file(struct ctx *c, const char *file)
-{
-	char *buf, *p;
-	ssize_t n;
-	int fd, rc;
-
-	if ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1)
-		return 0;
-	if ((buf = malloc(PRELOAD_MAX)) == NULL) {
-		close(fd);
-		return -1;
-	}
-	do
-		n = read(fd, buf, PRELOAD_MAX);
-	while (n == -1 && errno == EINTR);
-	close(fd);
-	if (n <= 0) {
-		free(buf);
-		return 0;
-	}
-	for (p = buf; (p = memchr(p, '#', buf + n - p)) != NULL; )
-		while (p < buf + n && *p != '\n')
-			*p++ = ' ';
-	rc = split(buf, n, " \t\n:", &c->sys_preload);
-	free(buf);
-	return rc;
 }
 
 static int
@@ -552,7 +451,7 @@ load_program(struct ctx *c, struct sp_error *err)
 	o->flags = SP_NEEDED_PROGRAM;
 	/* The kernel's path for $ORIGIN is the real one; ld.so --list's not. */
 	add_origin(c, 0, abs);
-	if ((real = fd_path(fd, abs)) != NULL)
+	if ((real = sp_nd_fd_path(fd, abs)) != NULL)
 		add_origin(c, 0, real);
 	free(real);
 	close(fd);
@@ -598,10 +497,10 @@ load_inputs(struct ctx *c)
 		(void)sp_nd_path_list(&c->s, in->ld_library_path, ":;",
 		    &c->objs[0].origins, &c->llp);
 	if ((p = in->ld_preload) != NULL &&
-	    split(p, strlen(p), " :", &c->env_preload) == -1)
+	    sp_nd_split(p, strlen(p), " :", &c->env_preload) == -1)
 		(void)sp_nd_fail(&c->s, "out of memory");
 	if (in->preload_file != NULL &&
-	    read_preload_file(c, in->preload_file) == -1)
+	    sp_nd_read_names(in->preload_file, &c->sys_preload) == -1)
 		(void)sp_nd_fail(&c->s, "out of memory");
 }
 
@@ -644,7 +543,7 @@ ctx_free(struct ctx *c)
 		free(c->objs[i].path);
 	}
 	free(c->objs);
-	free(c->ids);
+	sp_nd_map_free(&c->ids);
 	free(c->queue);
 	if (c->have_cache)
 		sp_ldcache_free(&c->cache);
@@ -670,9 +569,7 @@ sp_needed_resolve(const struct sp_needed_in *in, struct sp_needed *out,
 		return sp_error_set(err, "no program");
 	if (sp_nd_init(&c.s, in->cwd, in->exe, err) == -1)
 		goto out;
-	c.ids = calloc(ID_SLOTS, sizeof(*c.ids));
-	c.queue = calloc(QUEUE_CAP, sizeof(*c.queue));
-	if (c.ids == NULL || c.queue == NULL) {
+	if ((c.queue = calloc(QUEUE_CAP, sizeof(*c.queue))) == NULL) {
 		sp_error_set(err, "%s: out of memory", in->exe);
 		goto out;
 	}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Internals of sp_needed_resolve (needed.c): string sets, the search
- * budget, directory probing and ld.so's dynamic string tokens
+ * Internals of sp_needed_resolve (needed.c): strings (needed_str.c), the
+ * search budget, directory probing and ld.so's dynamic string tokens
  * (needed_search.c).
  */
 #ifndef SYSPIN_NEEDED_INT_H
@@ -36,6 +36,20 @@ struct sp_nd_map {
 long *sp_nd_map_get(const struct sp_nd_map *m, const char *key);
 int sp_nd_map_put(struct sp_nd_map *m, const char *key, long val);
 void sp_nd_map_free(struct sp_nd_map *m);
+
+/* Has one of v[0..n) a '$' (a dynamic string token, maybe)? */
+bool sp_nd_any_dollar(char **v, size_t n);
+
+/* Splits s[0..len) at any of seps (and NUL); empty pieces dropped. */
+int sp_nd_split(const char *s, size_t len, const char *seps,
+    struct sp_nd_strv *v);
+
+/*
+ * The names of /etc/ld.so.preload (its first MiB): white space or ':'
+ * between names, '#' to the end of a line a comment.  A missing file has
+ * none.  -1 only when out of memory.
+ */
+int sp_nd_read_names(const char *file, struct sp_nd_strv *v);
 
 struct sp_nd_search {
 	char *cwd;		/* for relative names, or NULL */
@@ -79,6 +93,15 @@ int sp_nd_expand(struct sp_nd_search *s, const char *str,
 int sp_nd_path_list(struct sp_nd_search *s, const char *list,
     const char *seps, const struct sp_nd_strv *origins,
     struct sp_nd_strv *out);
+
+/* NULL-terminated; ld.so's default directories, in its order. */
+extern const char *const sp_nd_system_dirs[];
+
+/* Is path in (or below) one of them? */
+bool sp_nd_in_system_dir(const char *path);
+
+/* The real path of an open file (its /proc/self/fd link), else path's. */
+char *sp_nd_fd_path(int fd, const char *path);
 
 char *sp_nd_absolute(const struct sp_nd_search *s, const char *path);
 char *sp_nd_dirname(const char *path);

@@ -15,17 +15,23 @@
  * of them left out.  Only existing directories are descended into, so
  * the legacy tree costs a handful of stats per directory.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <limits.h>
 
 #include <syspin/needed.h>
 
 #include "needed_int.h"
+
+/* Debian's ld.so (ld.so --help: "system search path"). */
+const char *const sp_nd_system_dirs[] = {
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib",
+	NULL,
+};
 
 static const char *const hwcaps[] = { "x86-64-v4", "x86-64-v3", "x86-64-v2" };
 static const char *const legacy[] = {
@@ -38,152 +44,6 @@ static const char *const lib_values[] = { "lib/x86_64-linux-gnu", "lib64",
 	"lib" };
 static const char *const platform_values[] = { "x86_64", "haswell",
 	"xeon_phi" };
-
-/* ---- string vectors and maps ---- */
-
-int
-sp_nd_strv_add(struct sp_nd_strv *s, const char *str)
-{
-	char **v;
-	size_t cap;
-
-	if (s->n == s->cap) {
-		cap = s->cap == 0 ? 8 : 2 * s->cap;
-		if ((v = realloc(s->v, cap * sizeof(*v))) == NULL)
-			return -1;
-		s->v = v;
-		s->cap = cap;
-	}
-	if ((s->v[s->n] = strdup(str)) == NULL)
-		return -1;
-	s->n++;
-	return 0;
-}
-
-bool
-sp_nd_strv_has(const struct sp_nd_strv *s, const char *str)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (strcmp(s->v[i], str) == 0)
-			return true;
-	return false;
-}
-
-int
-sp_nd_strv_copy(struct sp_nd_strv *dst, const struct sp_nd_strv *src)
-{
-	size_t i;
-
-	for (i = 0; i < src->n; i++)
-		if (sp_nd_strv_add(dst, src->v[i]) == -1)
-			return -1;
-	return 0;
-}
-
-void
-sp_nd_strv_free(struct sp_nd_strv *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	memset(s, 0, sizeof(*s));
-}
-
-static size_t
-str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
-long *
-sp_nd_map_get(const struct sp_nd_map *m, const char *key)
-{
-	size_t h;
-
-	if (m->cap == 0)
-		return NULL;
-	for (h = str_hash(key) & (m->cap - 1); m->keys[h] != NULL;
-	    h = (h + 1) & (m->cap - 1))
-		if (strcmp(m->keys[h], key) == 0)
-			return &m->vals[h];
-	return NULL;
-}
-
-/* Moves an owned key into a table with room. */
-static void
-map_place(char **keys, long *vals, size_t cap, char *key, long val)
-{
-	size_t h = str_hash(key) & (cap - 1);
-
-	while (keys[h] != NULL)
-		h = (h + 1) & (cap - 1);
-	keys[h] = key;
-	vals[h] = val;
-}
-
-static int
-map_grow(struct sp_nd_map *m)
-{
-	size_t cap = m->cap == 0 ? 64 : 2 * m->cap, i;
-	char **keys;
-	long *vals;
-
-	keys = calloc(cap, sizeof(*keys));
-	vals = calloc(cap, sizeof(*vals));
-	if (keys == NULL || vals == NULL) {
-		free(keys);
-		free(vals);
-		return -1;
-	}
-	for (i = 0; i < m->cap; i++)
-		if (m->keys[i] != NULL)
-			map_place(keys, vals, cap, m->keys[i], m->vals[i]);
-	free(m->keys);
-	free(m->vals);
-	m->keys = keys;
-	m->vals = vals;
-	m->cap = cap;
-	return 0;
-}
-
-int
-sp_nd_map_put(struct sp_nd_map *m, const char *key, long val)
-{
-	long *v;
-	char *k;
-
-	if ((v = sp_nd_map_get(m, key)) != NULL) {
-		*v = val;
-		return 0;
-	}
-	if (2 * (m->n + 1) > m->cap && map_grow(m) == -1)
-		return -1;
-	if ((k = strdup(key)) == NULL)
-		return -1;
-	map_place(m->keys, m->vals, m->cap, k, val);
-	m->n++;
-	return 0;
-}
-
-void
-sp_nd_map_free(struct sp_nd_map *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->cap; i++)
-		free(m->keys[i]);
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
 
 /* ---- the search state ---- */
 
@@ -345,6 +205,40 @@ sp_nd_subdirs(struct sp_nd_search *s, const char *dir)
 nomem:
 	(void)sp_nd_fail(s, "out of memory");
 	return NULL;
+}
+
+/* ld.so ignores cache entries in system directories under NODEFLIB. */
+bool
+sp_nd_in_system_dir(const char *path)
+{
+	size_t k, l;
+
+	for (k = 0; sp_nd_system_dirs[k] != NULL; k++) {
+		l = strlen(sp_nd_system_dirs[k]);
+		if (strncmp(path, sp_nd_system_dirs[k], l) == 0 &&
+		    path[l] == '/')
+			return true;
+	}
+	return false;
+}
+
+/* The real path of an open file; path itself when /proc is missing. */
+char *
+sp_nd_fd_path(int fd, const char *path)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+	char *r;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n > 0 && buf[0] == '/') {
+		buf[n] = '\0';
+		return strdup(buf);
+	}
+	if ((r = realpath(path, NULL)) != NULL)
+		return r;
+	return strdup(path);
 }
 
 /* ---- names ---- */

@@ -55,12 +55,34 @@ store(const struct sp_cache *c, const char *key, struct sp_elf *elf,
 	return r == -1 ? -1 : 1;
 }
 
+/*
+ * Whether the cache holds a believed table under key.  One it does not
+ * believe (its MAC) is made again; why goes to err for -v.
+ */
+static bool
+cached(const struct sp_cache *c, const char *key, bool force,
+    struct sp_error *err)
+{
+	struct sp_pintab tab;
+	struct sp_error why;
+
+	why.msg[0] = '\0';
+	if (force)
+		return false;
+	if (sp_cache_load(c, key, &tab, &why) == 1) {
+		sp_pintab_free(&tab);
+		return true;
+	}
+	if (c->mac != NULL && why.msg[0] != '\0')
+		sp_error_set(err, "%s", why.msg);
+	return false;
+}
+
 static int
 fill_vdso(const struct sp_cache *c, bool force, struct sp_error *err)
 {
 	const void *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
 	char key[SP_CACHE_KEY_MAX];
-	struct sp_pintab tab;
 	struct sp_elf elf;
 	size_t size;
 	int r;
@@ -72,8 +94,7 @@ fill_vdso(const struct sp_cache *c, bool force, struct sp_error *err)
 		return -1;
 	sp_cache_key_vdso(elf.build_id, elf.build_id_len, eh, size, key,
 	    sizeof(key));
-	if (!force && sp_cache_load(c, key, &tab, NULL) == 1) {
-		sp_pintab_free(&tab);
+	if (cached(c, key, force, err)) {
 		sp_elf_close(&elf);
 		return 0;
 	}
@@ -88,21 +109,20 @@ sp_cache_fill(const struct sp_cache *c, const char *path, bool force,
 {
 	char key[SP_CACHE_KEY_MAX];
 	struct sp_file_id id, id2;
-	struct sp_pintab tab;
 	struct sp_elf elf;
 	struct stat st;
 	int r;
 
+	if (err != NULL)
+		err->msg[0] = '\0';
 	if (strcmp(path, "[vdso]") == 0)
 		return fill_vdso(c, force, err);
 	if (stat(path, &st) == -1)
 		return sp_error_set(err, "%s: %s", path, strerror(errno));
 	sp_file_id_from_stat(&id, &st);
 	sp_cache_key_file(&id, key, sizeof(key));
-	if (!force && sp_cache_load(c, key, &tab, NULL) == 1) {
-		sp_pintab_free(&tab);
+	if (cached(c, key, force, err))
 		return 0;
-	}
 	if (sp_elf_open(&elf, path, err) == -1)
 		return -1;
 	/* The table must describe the file the key names. */

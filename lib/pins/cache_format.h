@@ -4,15 +4,16 @@
 #define SYSPIN_CACHE_FORMAT_H
 
 #include <assert.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <syspin/cache.h>
 
 #define SP_CACHE_MAGIC "SYSPINPT"
 /* Also raised when the analysis gives different tables for the same file
- * (2: numbers read through a published pointer, debug-file symbols), so
- * that tables made by an older syspin are made again. */
-#define SP_CACHE_VERSION 2u
+ * (2: numbers read through a published pointer, debug-file symbols; 3: the
+ * MAC trailer), so that tables made by an older syspin are made again. */
+#define SP_CACHE_VERSION 3u
 #define SP_CACHE_ALIGN(n) (((n) + 7) & ~(size_t)7)
 
 struct sp_cache_hdr {
@@ -32,5 +33,47 @@ struct sp_cache_hdr {
 static_assert(sizeof(struct sp_cache_hdr) % 8 == 0, "header alignment");
 static_assert(sizeof(struct sp_pin_site) == 24, "site layout");
 static_assert(sizeof(struct sp_pin_export) == 16, "export layout");
+
+/*
+ * Every file sp_cache_put writes (tables and the small auxiliary files)
+ * ends with this trailer.  Without a key attached it says SP_CACHE_MAC_NONE;
+ * with one, mac is HMAC-SHA256 over SP_CACHE_MAC_DOMAIN, the file's name
+ * (its cache key, NUL-terminated: a table cannot be passed off under
+ * another object's name), the body and the trailer up to mac.  key_id names
+ * the key that made it, so that "another key" and "changed" read apart.
+ */
+#define SP_CACHE_TRAILER_MAGIC "SPMAC\0v1"
+#define SP_CACHE_MAC_DOMAIN "syspin cache mac v1"
+#define SP_CACHE_MAC_NONE 0u
+#define SP_CACHE_MAC_HMAC_SHA256 1u
+#define SP_CACHE_MAC_LEN 32
+
+struct sp_cache_trailer {
+	char magic[8];
+	uint32_t alg;
+	uint32_t pad;
+	uint8_t key_id[8];
+	uint8_t mac[SP_CACHE_MAC_LEN];
+};
+
+static_assert(sizeof(struct sp_cache_trailer) == 56, "trailer layout");
+
+/*
+ * A MAC attached to an open cache (cache_mac.c, writer side only).  The
+ * lean reader and sp_cache_close call only through these pointers, so the
+ * runtime, which never attaches one, links no cryptography.
+ */
+struct sp_cache_mac {
+	/* 1: buf, a whole file, carries a right MAC for name; else 0 and
+	 * why says what is wrong. */
+	int (*check)(const struct sp_cache_mac *m, const char *name,
+	    const void *buf, size_t len, struct sp_error *why);
+	/* Sets t's alg, key_id and mac for body buf stored under name. */
+	void (*seal)(const struct sp_cache_mac *m, const char *name,
+	    const void *buf, size_t len, struct sp_cache_trailer *t);
+	/* Zeroes and frees the key (sp_cache_close). */
+	void (*destroy)(struct sp_cache_mac *m);
+	enum sp_cache_auth auth;
+};
 
 #endif

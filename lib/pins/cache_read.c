@@ -3,7 +3,9 @@
  * Reading pin tables.  Part of the runtime: plain libc only.  A table file is
  * read in one piece and every count, index and name is checked before the
  * arrays are pointed into the buffer, so a truncated or hostile file can only
- * produce "no table", never an out-of-bounds read.
+ * produce "no table", never an out-of-bounds read.  Files end with a MAC
+ * trailer (cache_format.h): the runtime skips it; the writer side, which
+ * holds the key, checks it through the MAC attached to the cache.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -214,28 +216,78 @@ open_trusted(const struct sp_cache *c, const char *key, struct stat *st,
 	return fd;
 }
 
+/* The whole file under key, at most max bytes: 1, 0 absent, -1. */
+static int
+read_file(const struct sp_cache *c, const char *key, size_t max,
+    void **buf, size_t *len, struct sp_error *err)
+{
+	struct stat st;
+	int fd, r;
+
+	if ((fd = open_trusted(c, key, &st, err)) < 0)
+		return fd == -2 ? 0 : -1;
+	if ((uint64_t)st.st_size > max) {
+		close(fd);
+		return sp_error_set(err, "%s/%s: too large", c->path, key);
+	}
+	r = read_all(fd, st.st_size, buf);
+	close(fd);
+	if (r == -1)
+		return sp_error_set(err, "%s/%s: cannot read", c->path, key);
+	*len = st.st_size;
+	return 1;
+}
+
+/*
+ * How much of a file is its body: all but the trailer sp_cache_put adds.
+ * Files an older syspin wrote have none.  The MAC itself is not looked at
+ * here: that is the attached MAC's business, on the writer side only.
+ */
+static size_t
+body_len(const void *buf, size_t len)
+{
+	const struct sp_cache_trailer *t;
+
+	if (len < sizeof(*t))
+		return len;
+	t = (const void *)((const uint8_t *)buf + len - sizeof(*t));
+	return memcmp(t->magic, SP_CACHE_TRAILER_MAGIC, 8) == 0 ?
+	    len - sizeof(*t) : len;
+}
+
+/*
+ * With a MAC attached, a file is believed only if its MAC is right; one
+ * that is not counts as absent, so that it is made again (fail closed).
+ */
+static bool
+authentic(const struct sp_cache *c, const char *key, const void *buf,
+    size_t len, struct sp_error *err)
+{
+	struct sp_error why;
+
+	if (c->mac == NULL || c->mac->check(c->mac, key, buf, len, &why))
+		return true;
+	sp_error_set(err, "%s/%s: not believed: %s", c->path, key, why.msg);
+	return false;
+}
+
 int
 sp_cache_load(const struct sp_cache *c, const char *key,
     struct sp_pintab *tab, struct sp_error *err)
 {
-	struct stat st;
 	void *buf;
-	int fd;
+	size_t len;
+	int r;
 
 	memset(tab, 0, sizeof(*tab));
-	if ((fd = open_trusted(c, key, &st, err)) < 0)
-		return fd == -2 ? 0 : -1;
-	if ((uint64_t)st.st_size > SP_CACHE_MAX_FILE ||
-	    read_all(fd, st.st_size, &buf) == -1) {
-		close(fd);
-		return sp_error_set(err, "%s/%s: cannot read", c->path, key);
-	}
-	close(fd);
-	if (stale(buf, (size_t)st.st_size)) {
+	r = read_file(c, key, SP_CACHE_MAX_FILE, &buf, &len, err);
+	if (r != 1)
+		return r;
+	if (!authentic(c, key, buf, len, err) || stale(buf, len)) {
 		free(buf);
-		return 0;	/* made by another syspin: analyse again */
+		return 0;	/* analyse again */
 	}
-	if (sp_pintab_decode(buf, st.st_size, tab, err) == -1)
+	if (sp_pintab_decode(buf, body_len(buf, len), tab, err) == -1)
 		return -1;
 	return 1;
 }
@@ -244,17 +296,26 @@ ssize_t
 sp_cache_get(const struct sp_cache *c, const char *key, void *buf,
     size_t max, struct sp_error *err)
 {
-	struct stat st;
+	void *file;
+	size_t len;
 	ssize_t n;
-	int fd;
+	int r;
 
-	if ((fd = open_trusted(c, key, &st, err)) < 0)
-		return fd == -2 ? 0 : -1;
-	if ((uint64_t)st.st_size > max)
+	if (max > SP_CACHE_MAX_FILE)
+		max = SP_CACHE_MAX_FILE;
+	r = read_file(c, key, max + sizeof(struct sp_cache_trailer), &file,
+	    &len, err);
+	if (r != 1)
+		return r;
+	if (!authentic(c, key, file, len, err))
+		n = 0;
+	else if ((len = body_len(file, len)) > max)
 		n = sp_error_set(err, "%s/%s: too large", c->path, key);
-	else if ((n = read(fd, buf, st.st_size)) != st.st_size)
-		n = sp_error_set(err, "%s/%s: cannot read", c->path, key);
-	close(fd);
+	else {
+		memcpy(buf, file, len);
+		n = len;
+	}
+	free(file);
 	return n;
 }
 
@@ -262,7 +323,18 @@ bool
 sp_cache_has(const struct sp_cache *c, const char *key)
 {
 	struct stat st;
+	void *buf;
+	size_t len;
+	bool ok;
 
-	return fstatat(c->dirfd, key, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISREG(st.st_mode) && sp_cache_trusted(&st, c->euid, false);
+	if (c->mac == NULL)
+		return fstatat(c->dirfd, key, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode) && sp_cache_trusted(&st, c->euid,
+		    false);
+	/* Only a believed file counts: the caller would use it unread. */
+	if (read_file(c, key, SP_CACHE_MAX_FILE, &buf, &len, NULL) != 1)
+		return false;
+	ok = authentic(c, key, buf, len, NULL);
+	free(buf);
+	return ok;
 }

@@ -19,6 +19,8 @@
 
 #include <syspin/cache.h>
 
+#include "cache_format.h"
+
 bool
 sp_cache_trusted(const struct stat *st, uid_t euid, bool ancestor)
 {
@@ -141,4 +143,8 @@ sp_cache_close(struct sp_cache *c)
 	if (c->dirfd != -1)
 		close(c->dirfd);
 	c->dirfd = -1;
+	/* The key goes with the cache (cache_mac.c zeroes it). */
+	if (c->mac != NULL)
+		c->mac->destroy(c->mac);
+	c->mac = NULL;
 }

@@ -85,13 +85,27 @@ write_all(int fd, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/* The trailer of body buf under key: the attached MAC's, or "none". */
+static void
+trailer(const struct sp_cache *c, const char *key, const void *buf,
+    size_t len, struct sp_cache_trailer *t)
+{
+	memset(t, 0, sizeof(*t));
+	memcpy(t->magic, SP_CACHE_TRAILER_MAGIC, sizeof(t->magic));
+	t->alg = SP_CACHE_MAC_NONE;
+	if (c->mac != NULL)
+		c->mac->seal(c->mac, key, buf, len, t);
+}
+
 int
 sp_cache_put(const struct sp_cache *c, const char *key, const void *buf,
     size_t len, struct sp_error *err)
 {
 	char tmp[SP_CACHE_KEY_MAX + 32];
+	struct sp_cache_trailer t;
 	int fd, r;
 
+	trailer(c, key, buf, len, &t);
 	/* Write aside, then rename: readers never see half a file. */
 	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", key, (long)getpid());
 	fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
@@ -100,6 +114,8 @@ sp_cache_put(const struct sp_cache *c, const char *key, const void *buf,
 		return sp_error_set(err, "%s/%s: %s", c->path, tmp,
 		    strerror(errno));
 	r = write_all(fd, buf, len);
+	if (r == 0)
+		r = write_all(fd, (const uint8_t *)&t, sizeof(t));
 	if (close(fd) == -1 || r == -1 ||
 	    renameat(c->dirfd, tmp, c->dirfd, key) == -1) {
 		sp_error_set(err, "%s/%s: %s", c->path, key, strerror(errno));

@@ -83,7 +83,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 chmod 755 "$W"
 mkdir "$W/m" && chmod 1777 "$W/m"	# marks, caches, victim files
-n_ok=0 n_esc=0 n_ctl=0 n_skip=0 n_known=0 seq=0
+n_ok=0 n_esc=0 n_ctl=0 n_skip=0 n_known=0 n_base=0 seq=0
 
 # Sets F to a new path under $W/m (not created).  No $(...): seq must
 # survive.
@@ -251,6 +251,8 @@ baseline() {	# name
 	invoke bare "$1" "$mark"
 	if [ -e "$mark" ]; then
 		setv "$key" yes
+		n_base=$((n_base + 1))
+		[ -n "${ESC_VERBOSE:-}" ] && echo "works unpinned ($WHO): $1"
 	else
 		setv "$key" "no:status $rc: $(tail -n 1 "$W/out")"
 	fi
@@ -266,7 +268,7 @@ attack() {	# name
 		w=$(getv "works_${WHO}_${name%-rerun}") ;;
 	esac
 	if [ "$w" != yes ]; then
-		rk="skipped_${WHO}_$name"
+		rk="skipped_${WHO}_${name%-rerun}"
 		if [ -z "$(getv "$rk")" ]; then
 			u=
 			[ "$WHO" = nobody ] && u=" (as nobody)"
@@ -333,6 +335,9 @@ control() {	# name
 		case $MODE in strict|noexec)
 			result "$name" "$MODE" -; return ;;	# they exec
 		esac ;;
+	dlopen-ok|python-modules)
+		# --strict refuses every PROT_EXEC mapping: no dlopen at all
+		[ $MODE = strict ] && { result "$name" "$MODE" -; return; } ;;
 	node-jit|java-jit)
 		[ $MODE = jit ] || { result "$name" "$MODE" -; return; } ;;
 	esac
@@ -340,14 +345,21 @@ control() {	# name
 	mkdir-ok|dlopen-ok|filter-ok) pinned "$E/escape" "$name" "$mark" ;;
 	python-modules)
 		[ -n "$PY" ] || { echo "skip control python-modules: no python3"; result "$name" "$MODE" skip; return; }
-		TMO=120
-		pinned "$PY" -c 'import importlib, os, sys
+		# the modules that import unpinned must import pinned
+		if [ -z "${PYMODS+set}" ]; then
+			PYMODS=$("$PY" -c 'import importlib
 for m in ("json", "decimal", "ssl", "sqlite3", "ctypes", "hashlib", "zlib"):
     try:
-        importlib.import_module(m)
-    except ImportError as e:
-        print("missing", m, e)
-os.mkdir(sys.argv[1])' "$mark" ;;
+        importlib.import_module(m); print(m)
+    except ImportError:
+        pass' | tr '\n' ' ')
+			echo "python3 $PY: control imports $PYMODS"
+		fi
+		TMO=120
+		pinned "$PY" -c 'import importlib, os, sys
+for m in sys.argv[2:]:
+    importlib.import_module(m)
+os.mkdir(sys.argv[1])' "$mark" $PYMODS ;;
 	sh-pipe) pinned sh -c 'ls / | sort >/dev/null && mkdir "$0"' "$mark" ;;
 	sh-kill) want_mark=no; pinned sh -c 'kill -0 $$' ;;
 	pty-jobs)
@@ -403,7 +415,9 @@ mode_setup() {	# mode
 			mkdir -p "$W/b/cli" "$W/b/runtime" "$W/b/esc" "$W/home"
 			cp "$SYSPIN" "$W/b/cli/syspin"
 			[ -n "$RT" ] && cp "$RT" "$W/b/runtime/libsyspin-rt.so"
-			cp "$P"/escape "$P"/escape_* "$P"/libescape_*.so "$W/b/esc/"
+			for f in "$P"/escape "$P"/escape_* "$P"/libescape_*.so; do
+				[ -f "$f" ] && cp "$f" "$W/b/esc/"
+			done
 			chmod -R a+rX "$W/b"
 			chown nobody "$W/home" && chmod 700 "$W/home"
 		fi
@@ -455,6 +469,6 @@ END {
 	}
 }' "$W/results"
 echo
-echo "battery: $n_known known (documented routes)"
+echo "battery: $n_base attack baselines worked unpinned (per user), $n_known known (documented routes)"
 echo "battery: $n_ok stopped, $n_esc escaped, $n_ctl controls failed, $n_skip skipped"
 [ $n_esc = 0 ] && [ $n_ctl = 0 ]

@@ -17,15 +17,20 @@
  *            /tmp, 0700, trusted by the ownership rule), filled for the
  *            child's objects, libc's table forged, and the child exec'd
  *            with SYSPIN_CACHE_DIR pointing there.
+ *
+ * Where syspin signs its tables, the tables are signed with the user's
+ * key if the library can get it from inside the pinned tree.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <syspin/cache.h>
@@ -129,6 +134,32 @@ forge(const struct sp_cache *c)
 	return 0;
 }
 
+/*
+ * Once syspin signs its cache (a MAC with a per-user key, lib/pins/
+ * cache_mac.c), the attacker asks the library for the key as syspin run
+ * does, and signs the forged tables.  A weak reference: the battery also
+ * builds against a syspin without it (then nothing is signed).
+ */
+int sp_cache_use_mac(struct sp_cache *c, struct sp_error *err)
+    __attribute__((weak));
+
+static int
+signed_tables(struct sp_cache *c, bool own, const char *child)
+{
+	struct sp_error err;
+
+	if (sp_cache_use_mac == NULL)
+		return 4;
+	if (sp_cache_use_mac(c, &err) == -1) {
+		printf("no MAC key: %s\n", err.msg);
+		return 4;
+	}
+	printf("signing with the user's cache key\n");
+	if (own)
+		fill_all(c, child);
+	return forge(c);
+}
+
 static int
 exec_child(const char *child, const char *mark)
 {
@@ -145,7 +176,9 @@ main(int argc, char **argv)
 	const char *tmp = getenv("ESC_TMP"), *d;
 	struct sp_cache c;
 	struct sp_error err;
-	int r;
+	bool own = false;
+	pid_t pid;
+	int r, st;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc < 3)
@@ -174,13 +207,22 @@ main(int argc, char **argv)
 			return fail("mkdtemp", strerror(errno));
 		if (sp_cache_open(&c, dir, geteuid(), false, &err) == -1)
 			return fail("open our cache", err.msg);
-		fill_all(&c, child);
 		if (setenv("SYSPIN_CACHE_DIR", dir, 1) == -1)
 			return 1;
+		own = true;
 	} else
 		return 2;
-	if ((r = forge(&c)) != 0)
-		return r;
+	/* Signed if we can, in a child (the attempt may be killed), else
+	 * as plain files. */
+	if ((pid = fork()) == 0)
+		_exit(signed_tables(&c, own, child));
+	if (pid == -1 || waitpid(pid, &st, 0) == -1 || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0) {
+		if (own)
+			fill_all(&c, child);
+		if ((r = forge(&c)) != 0)
+			return r;
+	}
 	sp_cache_close(&c);
 	return exec_child(child, argv[2]);
 }
