@@ -75,6 +75,9 @@ run_supervised(const struct run_sup *r, bool *fallback)
 		cli_error("run: %s", err.msg);
 		return EXIT_TROUBLE;
 	}
+	/* Tables the tree could have written are not believed (lib/pins);
+	 * without a kernel keyring, only this run's own. */
+	(void)sp_cache_use_mac(&c, &err);
 	memset(&o, 0, sizeof(o));
 	o.pin.cache = &c;
 	o.pin.flags = r->bpf_flags;

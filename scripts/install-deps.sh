@@ -7,7 +7,7 @@ set -eu
 PKGS="gcc clang meson ninja-build pkg-config binutils elfutils
 libzydis-dev libzycore-dev libelf-dev libseccomp-dev libcmocka-dev
 libjson-c-dev libclang-rt-14-dev musl-tools golang-go python3 sqlite3 git
-strace libc6-dbg libssl-dev"
+strace libc6-dbg nettle-dev"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -2,7 +2,7 @@
 /*
  * Authenticated cache files (writer side: `syspin run` and its supervisor;
  * never the runtime, which runs inside the pinned tree and links no
- * cryptography).
+ * cryptography).  HMAC-SHA256: nettle's.
  *
  * The pinned tree runs as the cache's owner, so file ownership cannot keep
  * it from loosening a table that a later exec or a later `syspin run` would
@@ -34,10 +34,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <openssl/core_names.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/params.h>
+#include <nettle/hmac.h>
+#include <nettle/memops.h>
 
 #include <syspin/cache.h>
 
@@ -68,10 +66,6 @@ struct mac {
 	struct secret *s;		/* NULL: believe nothing */
 	bool own;			/* s is ours to zero at close */
 };
-
-/* HMAC, fetched once: it holds no key. */
-static EVP_MAC *hmac_alg;
-static pthread_once_t alg_once = PTHREAD_ONCE_INIT;
 
 /* A zeroed page kept from the last close: mapping one costs ~20 us. */
 static _Atomic(struct secret *) spare;
@@ -120,28 +114,20 @@ secret_free(struct secret *s)
 		munmap(s, sizeof(*s));
 }
 
-/* HMAC-SHA256 under s's key of the n parts; -1 when OpenSSL fails. */
+/* HMAC-SHA256 under s's key of the n parts. */
 static int
 hmac(const struct secret *s, const void *const *part, const size_t *len,
     size_t n, uint8_t out[SP_CACHE_MAC_LEN])
 {
-	OSSL_PARAM params[2];
-	EVP_MAC_CTX *ctx;
-	size_t i, outl = 0;
-	int ok;
+	struct hmac_sha256_ctx ctx;
+	size_t i;
 
-	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,
-	    (char *)"SHA256", 0);
-	params[1] = OSSL_PARAM_construct_end();
-	if ((ctx = EVP_MAC_CTX_new(hmac_alg)) == NULL)
-		return -1;
-	ok = EVP_MAC_init(ctx, s->key, KEY_LEN, params);
-	for (i = 0; ok && i < n; i++)
-		ok = EVP_MAC_update(ctx, part[i], len[i]);
-	ok = ok && EVP_MAC_final(ctx, out, &outl, SP_CACHE_MAC_LEN) &&
-	    outl == SP_CACHE_MAC_LEN;
-	EVP_MAC_CTX_free(ctx);	/* cleanses the key schedule */
-	return ok ? 0 : -1;
+	hmac_sha256_set_key(&ctx, KEY_LEN, s->key);
+	for (i = 0; i < n; i++)
+		hmac_sha256_update(&ctx, len[i], part[i]);
+	hmac_sha256_digest(&ctx, SP_CACHE_MAC_LEN, out);
+	explicit_bzero(&ctx, sizeof(ctx));	/* the key schedule */
+	return 0;
 }
 
 /* The MAC of body buf under name with trailer t (up to its mac). */
@@ -194,7 +180,7 @@ check(const struct sp_cache_mac *base, const char *name, const void *buf,
 		    "MAC of another key");
 	if (file_mac(m, name, buf, len - sizeof(t), &t, want) == -1)
 		return refuse(why, "cannot compute a MAC");
-	if (CRYPTO_memcmp(want, t.mac, sizeof(want)) != 0)
+	if (!memeql_sec(want, t.mac, sizeof(want)))
 		return refuse(why, "wrong MAC: changed since it was written");
 	return 1;
 }
@@ -343,25 +329,12 @@ use_process(struct mac *m)
 		m->s = process_secret;
 }
 
-static void
-alg_fetch(void)
-{
-	/*
-	 * Nothing of the system's OpenSSL configuration is needed here, nor
-	 * its clean-up at exit (3 ms; no key is left in OpenSSL's memory).
-	 */
-	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG |
-	    OPENSSL_INIT_NO_ATEXIT, NULL);
-	hmac_alg = EVP_MAC_fetch(NULL, "HMAC", NULL);
-}
-
 static struct mac *
 mac_new(void)
 {
 	struct mac *m;
 
-	pthread_once(&alg_once, alg_fetch);
-	if (hmac_alg == NULL || (m = calloc(1, sizeof(*m))) == NULL)
+	if ((m = calloc(1, sizeof(*m))) == NULL)
 		return NULL;
 	m->base = deny.base;
 	m->base.auth = SP_CACHE_AUTH_USER;
