@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -34,6 +35,7 @@
 struct run_args {
 	bool strict, allow_jit, audit, verbose, fill;
 	int exec;		/* enum sp_exec_policy */
+	bool exec_given;	/* --exec was asked for */
 	unsigned scope;		/* SP_SCOPE_* */
 	const char *cache_dir;
 	char *dlopen[16];	/* --dlopen FILE, real paths */
@@ -193,6 +195,7 @@ parse(int argc, char **argv, struct run_args *a)
 		case 'e':
 			if (parse_exec(optarg, &a->exec) == -1)
 				return -1;
+			a->exec_given = true;
 			break;
 		case 'S':
 			if (parse_scope(optarg, &a->scope) == -1)
@@ -380,11 +383,26 @@ supervised(const struct run_args *a, const char *path, const char *dir,
 	return run_supervised(&r, fallback);
 }
 
+/* The first process of a runtime-only tree: into the Landlock domain. */
 static int
-exec_child(const struct run_args *a, const char *path, const char *dir,
+confine_child(void)
+{
+	struct sp_error err;
+
+	if (sp_confine(0, &err) >= 0 ||
+	    (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+	    sp_confine(0, &err) >= 0))
+		return 0;
+	cli_error("run: %s", err.msg);
+	return -1;
+}
+
+static int
+exec_child(struct run_args *a, const char *path, const char *dir,
     const char *rt, const char *reportdir)
 {
-	char flags[8] = "", self[PATH_MAX], *pre;
+	bool landlock;
+	char flags[16] = "", self[PATH_MAX], *pre;
 	const char *old = getenv("LD_PRELOAD");
 	size_t n = 0;
 	ssize_t len;
@@ -396,16 +414,31 @@ exec_child(const struct run_args *a, const char *path, const char *dir,
 		if (!fallback)
 			return rc;
 	}
-	/* The runtime alone: see its limits in runtime/rt.c. */
+	/*
+	 * The runtime alone: see its limits in runtime/rt.c.  It cannot
+	 * follow an exec whose environment drops it, so by default the tree
+	 * execs nothing; --exec=any asks for exec'd programs that are not
+	 * pinned unless they load the runtime themselves.
+	 */
 	if (a->exec == SP_EXEC_TRUSTED || a->scope != 0) {
 		cli_error("run: --exec=trusted and --scope need the supervisor "
 		    "(ptrace)");
 		return EXIT_TROUBLE;
 	}
+	if (!a->exec_given) {
+		a->exec = SP_EXEC_NONE;
+		if (a->verbose)
+			fprintf(stderr, "syspin: run: without the supervisor "
+			    "the tree may exec nothing (--exec=any allows "
+			    "it, and what it execs may run unpinned)\n");
+	}
+	landlock = sp_confine_available();
 	if (a->strict)
 		flags[n++] = 's';
 	if (a->exec == SP_EXEC_NONE)
 		flags[n++] = 'x';
+	if (!landlock)
+		flags[n++] = 'p';
 	if (a->allow_jit)
 		flags[n++] = 'j';
 	if (a->audit)
@@ -438,10 +471,15 @@ exec_child(const struct run_args *a, const char *path, const char *dir,
 		return EXIT_TROUBLE;
 	}
 	if (child == 0) {
+		if (landlock && confine_child() == -1)
+			_exit(126);
 		execv(path, a->argv);
 		cli_error("%s: %s", path, strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
+	/* The tree cannot reach us anyway where it is in a Landlock domain;
+	 * elsewhere this keeps same-uid processes out of our memory. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	rc = wait_child(a->argv[0], reportdir, kfd);
 	if (kfd != -1)
 		close(kfd);

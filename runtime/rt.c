@@ -94,7 +94,7 @@ die(const char *fmt, const char *arg)
 	_exit(127);
 }
 
-/* 's' and 'x' only tighten: anyone may ask for them. */
+/* 's', 'x' and 'p' only tighten: anyone may ask for them. */
 static void
 parse_flags(struct rt *rt)
 {
@@ -107,6 +107,8 @@ parse_flags(struct rt *rt)
 			rt->flags |= SP_BPF_STRICT;
 		else if (*f == 'x')
 			rt->flags |= SP_BPF_NO_EXEC;
+		else if (*f == 'p')	/* no Landlock: no ptrace & co. */
+			rt->flags |= SP_BPF_NO_PTRACE;
 		else if (*f == 'j' && loosen)
 			rt->flags |= SP_BPF_ALLOW_JIT;
 		else if (*f == 'a' && loosen)

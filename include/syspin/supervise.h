@@ -223,6 +223,8 @@ int sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err);
  * err when it has one and refused.
  */
 int sp_confine(unsigned scope, struct sp_error *err);
+/* The kernel has Landlock. */
+bool sp_confine_available(void);
 
 /* Forwards the signals sent to this process in particular to *to. */
 void sp_forward_signals(volatile pid_t *to);

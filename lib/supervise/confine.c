@@ -79,3 +79,10 @@ sp_confine(unsigned scope, struct sp_error *err)
 	close(fd);
 	return r;
 }
+
+bool
+sp_confine_available(void)
+{
+	return syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION) > 0;
+}

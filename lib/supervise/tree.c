@@ -242,15 +242,6 @@ loop(struct sup *s)
 	return status;
 }
 
-/* Landlock ABI of this kernel, 0 when it has none. */
-static long
-landlock_abi(void)
-{
-	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, 1u);
-
-	return v > 0 ? v : 0;
-}
-
 int
 sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 {
@@ -261,7 +252,7 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 
 	memset(&s, 0, sizeof(s));
 	s.o = &opts;
-	s.landlock = landlock_abi() > 0;
+	s.landlock = sp_confine_available();
 	/* Every image carries the guard; without Landlock the filter keeps
 	 * the tree from ptrace & co. (only the supervisor is out of reach:
 	 * it is not dumpable). */

@@ -7,9 +7,10 @@
 #   SYSPIN   the syspin binary (its runtime is found next to it, as
 #            `syspin run` finds it, or from $SYSPIN_RT)
 #   PROGDIR  where meson built escape, escape_* and libescape_*.so
-#   MODE     default strict jit runtime nobody trusted noexec (all when
+#   MODE     default strict jit runtime runexec nobody trusted noexec (all when
 #            none is given): `syspin run`, --strict, --allow-jit,
-#            SYSPIN_SUPERVISE=0, as user nobody, --exec=trusted, --exec=none
+#            SYSPIN_SUPERVISE=0 (exec refused by default), the same with
+#            --exec=any, as user nobody, --exec=trusted, --exec=none
 #
 # Every attack gets a fresh MARK path and every `syspin run` a fresh
 # --cache-dir.  An attack first runs unpinned: if its effect does not
@@ -27,7 +28,7 @@ set -u
 SYSPIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 P=$(cd "$2" && pwd)
 shift 2
-MODES=${*:-default strict jit runtime nobody trusted noexec}
+MODES=${*:-default strict jit runtime runexec nobody trusted noexec}
 RT=${SYSPIN_RT:-$(dirname "$SYSPIN")/../runtime/libsyspin-rt.so}
 [ -r "$RT" ] && RT=$(cd "$(dirname "$RT")" && pwd)/$(basename "$RT") || RT=
 unset SYSPIN_CACHE_DIR SYSPIN_FLAGS SYSPIN_FILLING SYSPIN_DLOPEN \
@@ -42,7 +43,13 @@ done
 # Exec of a file the attacker wrote is pinned as written (docs/run.md);
 # --exec=trusted / --exec=none are meant to close it.
 KNOWN="exec-memfd:default exec-memfd:jit exec-memfd:runtime exec-memfd:nobody
-exec-tmp:default exec-tmp:jit exec-tmp:runtime exec-tmp:nobody"
+exec-tmp:default exec-tmp:jit exec-tmp:runtime exec-tmp:nobody
+exec-memfd:runexec exec-tmp:runexec
+preload-true:runexec preload-self:runexec preload-rt-true:runexec
+preload-rt-self:runexec audit-true:runexec audit-self:runexec
+env-clear:runexec env-filling:runexec env-flags-a:runexec
+env-flags-j:runexec env-flags-t:runexec env-dlopen:runexec
+env-cachedir:runexec forged-table:runexec"
 
 ATTACKS="wrong-site libc-site
 remap-libc
@@ -332,8 +339,10 @@ control() {	# name
 	CACHE=$NC
 	case $name in
 	sh-pipe|pty-jobs)
-		case $MODE in strict|noexec)
-			result "$name" "$MODE" -; return ;;	# they exec
+		# they exec: refused with --strict, --exec=none, and by default
+		# without the supervisor (which cannot follow an exec)
+		case $MODE in strict|noexec|runtime)
+			result "$name" "$MODE" -; return ;;
 		esac ;;
 	dlopen-ok|python-modules)
 		# --strict refuses every PROT_EXEC mapping: no dlopen at all
@@ -400,6 +409,7 @@ mode_setup() {	# mode
 	strict) MOPT=--strict ;;
 	jit) MOPT=--allow-jit ;;
 	runtime) MENV=SYSPIN_SUPERVISE=0 ;;
+	runexec) MENV=SYSPIN_SUPERVISE=0 MOPT=--exec=any ;;
 	nobody) WHO=nobody ;;
 	trusted) MOPT=--exec=trusted ;;
 	noexec) MOPT=--exec=none ;;
