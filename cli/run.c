@@ -374,7 +374,7 @@ supervised(const struct run_args *a, const char *path, const char *dir,
     const char *reportdir, bool *fallback)
 {
 	struct run_sup r = { a->argv, path, dir, reportdir, 0, a->exec,
-	    a->scope, a->audit, a->verbose };
+	    a->scope, a->audit, a->verbose, a->dlopen, a->ndlopen };
 
 	if (a->strict)
 		r.bpf_flags |= SP_BPF_STRICT;

@@ -59,6 +59,8 @@ struct run_sup {
 	int exec;		/* enum sp_exec_policy */
 	unsigned scope;		/* SP_SCOPE_* */
 	bool audit, verbose;
+	char *const *dlopen;	/* --dlopen FILE... */
+	size_t ndlopen;
 };
 
 /*

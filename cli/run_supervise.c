@@ -82,6 +82,8 @@ run_supervised(const struct run_sup *r, bool *fallback)
 	o.pin.cache = &c;
 	o.pin.flags = r->bpf_flags;
 	o.pin.exec = r->exec;
+	o.pin.dlopen = r->dlopen;
+	o.pin.ndlopen = r->ndlopen;
 	o.pin.reportdir = r->reportdir;
 	o.pin.verbose = r->verbose;
 	o.audit = r->audit;

@@ -112,6 +112,10 @@ struct sp_pin_opts {
 	unsigned flags;			/* SP_BPF_* */
 	enum sp_exec_policy exec;
 	struct timespec start;		/* the run's start (SP_EXEC_TRUSTED) */
+	char *const *dlopen;		/* --dlopen FILE: objects dlopen'ed
+					   later whose numbers they pass to
+					   libc's syscall() are pinned now */
+	size_t ndlopen;
 	const char *reportdir;		/* PID.layout is written there, or NULL */
 	bool verbose;
 };

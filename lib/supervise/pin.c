@@ -380,6 +380,21 @@ generate(struct job *j, struct sp_error *err)
 	return sp_bpf_generate(&in, &j->progs, &j->nprogs, err);
 }
 
+/* --dlopen: what those objects pass to libc's syscall() is pinned at
+ * its export site now, instead of judged at a stop (later.c). */
+static int
+add_later(struct job *j, struct sp_error *err)
+{
+	struct sp_error why;
+
+	for (size_t i = 0; i < j->o->ndlopen; i++)
+		if (sp_layout_add_later(&j->lo, j->o->dlopen[i], &why) == -1 &&
+		    j->o->verbose)
+			fprintf(stderr, "syspin: --dlopen %s\n", why.msg);
+	(void)err;
+	return 0;
+}
+
 static int
 prepare(struct job *j, struct sp_error *err)
 {
@@ -392,7 +407,7 @@ prepare(struct job *j, struct sp_error *err)
 	if (j->aux.base != 0 && startup_plan(j, err) == -1)
 		return -1;
 	if (sp_layout_add_stack(&j->lo, j->pid, err) == -1 ||
-	    tables(j, err) == -1 ||
+	    add_later(j, err) == -1 || tables(j, err) == -1 ||
 	    sp_layout_place(&j->lo, &j->pl, err) == -1 ||
 	    find_trap(j, err) == -1)
 		return -1;

@@ -252,7 +252,12 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 
 	memset(&s, 0, sizeof(s));
 	s.o = &opts;
-	s.landlock = sp_confine_available();
+	if (!(s.landlock = sp_confine_available()))
+		fprintf(stderr, "syspin: run: this kernel has no Landlock: the "
+		    "tree is kept from ptrace, process_vm_* and pidfd_getfd "
+		    "by its filter, and from the supervisor's memory by its "
+		    "not being dumpable (root in the tree can still reach "
+		    "other processes)\n");
 	/* Every image carries the guard; without Landlock the filter keeps
 	 * the tree from ptrace & co. (only the supervisor is out of reach:
 	 * it is not dumpable). */
