@@ -63,6 +63,7 @@ sup_forget(struct sup *s, pid_t pid)
 		if (s->procs[i].pid == pid) {
 			image_drop(s->procs[i].img);
 			space_drop(s->procs[i].sp);
+			chain_drop(s->procs[i].chain);
 			s->procs[i] = s->procs[--s->nprocs];
 			return;
 		}
@@ -284,6 +285,7 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 	for (i = 0; i < s.nprocs; i++) {
 		image_drop(s.procs[i].img);
 		space_drop(s.procs[i].sp);
+		chain_drop(s.procs[i].chain);
 	}
 	free(s.seen);
 	free(s.procs);
