@@ -348,7 +348,7 @@ install(struct rt *rt)
 	    SP_BPF_INSTALL_NO_NNP : 0, &err) == -1) {
 		/* ENOMEM: the stack of filters inherited from pinned
 		 * ancestors would pass seccomp's 32768-instruction limit. */
-		if (errno == ENOMEM)
+		if (err.code == ENOMEM)
 			die_nested(nprogs);
 		die("%s", err.msg);
 	}

@@ -250,11 +250,11 @@ sp_elf_open(struct sp_elf *elf, const char *path, struct sp_error *err)
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
-		sp_error_set(err, "%s", strerror(errno));
+		sp_error_sys(err, errno, NULL);
 		goto fail;
 	}
 	if (fstat(fd, &st) != 0) {
-		sp_error_set(err, "%s", strerror(errno));
+		sp_error_sys(err, errno, NULL);
 		close(fd);
 		goto fail;
 	}
@@ -274,7 +274,7 @@ sp_elf_open(struct sp_elf *elf, const char *path, struct sp_error *err)
 	    MAP_POPULATE, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED) {
-		sp_error_set(err, "mmap: %s", strerror(errno));
+		sp_error_sys(err, errno, "mmap");
 		goto fail;
 	}
 	elf->data = map;

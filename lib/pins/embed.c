@@ -376,13 +376,13 @@ make_temp(const char *path, mode_t mode, char **tmp, struct sp_error *err)
 	}
 	fd = mkstemp(*tmp);
 	if (fd == -1) {
-		sp_error_set(err, "%s: %s", *tmp, strerror(errno));
+		sp_error_sys(err, errno, "%s", *tmp);
 		free(*tmp);
 		*tmp = NULL;
 		return -1;
 	}
 	if (fchmod(fd, mode & 07777) != 0) {
-		sp_error_set(err, "%s: %s", *tmp, strerror(errno));
+		sp_error_sys(err, errno, "%s", *tmp);
 		close(fd);
 		return -1;
 	}
@@ -409,7 +409,7 @@ sp_openbsd_embed(const struct sp_elf *elf, const char *path,
 	if ((fd = make_temp(path, st.st_mode, &tmp, err)) == -1)
 		goto out;
 	if (write_plan(fd, elf, &p, e, n) != 0 || close(fd) != 0) {
-		sp_error_set(err, "%s: %s", tmp, strerror(errno));
+		sp_error_sys(err, errno, "%s", tmp);
 		fd = -1;
 		goto out;
 	}
@@ -417,7 +417,7 @@ sp_openbsd_embed(const struct sp_elf *elf, const char *path,
 	if (verify(tmp, e, n, err) != 0)
 		goto out;
 	if (rename(tmp, path) != 0) {
-		sp_error_set(err, "%s: %s", path, strerror(errno));
+		sp_error_sys(err, errno, "%s", path);
 		goto out;
 	}
 	rc = 0;
