@@ -203,6 +203,7 @@ script_interp(const char *path, char *interp, size_t size)
 int
 run_elf(const char *prog, char *path, size_t size)
 {
+	struct sp_error err;
 	char next[PATH_MAX];
 	int depth;
 
@@ -211,6 +212,11 @@ run_elf(const char *prog, char *path, size_t size)
 	for (depth = 0; depth < 5 && script_interp(path, next,
 	    sizeof(next)) == 0; depth++)
 		snprintf(path, size, "%s", next);
+	/* Ours to pin, or refused here: never handed to /bin/sh. */
+	if (sp_elf_check_file(path, &err) == -1) {
+		cli_error("%s: %s", path, err.msg);
+		return -1;
+	}
 	return 0;
 }
 

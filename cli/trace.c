@@ -13,10 +13,12 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "run.h"
 #include "trace.h"
 
 struct trace_args {
@@ -93,14 +95,19 @@ cmd_trace(int argc, char **argv)
 {
 	struct trace_args a = { false, NULL };
 	struct trace t;
+	char path[PATH_MAX], elf[PATH_MAX];
 	int rc = 0;
 
 	if (parse_args(argc, argv, &a) != 0)
 		return EXIT_TROUBLE;
+	/* What `syspin run` would run, or the same refusal. */
+	if (run_find_prog(argv[optind], path, sizeof(path)) == -1 ||
+	    run_elf(path, elf, sizeof(elf)) == -1)
+		return EXIT_TROUBLE;
 	memset(&t, 0, sizeof(t));
 	/* The report must not mix with the program's own output. */
 	fflush(stdout);
-	if (trace_run(&t, argv + optind) == -1)
+	if (trace_run(&t, path, argv + optind) == -1)
 		rc = EXIT_TROUBLE;
 	else if (report(&t, &a, argv + optind) == -1)
 		rc = EXIT_TROUBLE;

@@ -302,10 +302,49 @@ reset(struct sp_elf *elf)
 	memset(elf, 0, sizeof(*elf));
 }
 
+/* path's descriptor, when it is a non-empty regular file: its size in
+ * elf->size, its headers checked.  -1 with err set. */
+static int
+open_file(struct sp_elf *elf, const char *path, struct sp_error *err)
+{
+	struct stat st;
+	int fd;
+
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		return sp_error_sys(err, errno, NULL);
+	if (fstat(fd, &st) != 0)
+		sp_error_sys(err, errno, NULL);
+	else if (S_ISDIR(st.st_mode))
+		sp_error_set(err, "is a directory");
+	else if (!S_ISREG(st.st_mode) || st.st_size == 0)
+		sp_error_set(err, st.st_size == 0 && S_ISREG(st.st_mode) ?
+		    "empty file" : "not a regular file");
+	else {
+		elf->size = (size_t)st.st_size;
+		if (check_headers(elf, fd, err) == 0)
+			return fd;
+	}
+	close(fd);
+	return -1;
+}
+
+int
+sp_elf_check_file(const char *path, struct sp_error *err)
+{
+	struct sp_elf elf;
+	int fd;
+
+	reset(&elf);
+	if ((fd = open_file(&elf, path, err)) == -1)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 int
 sp_elf_open(struct sp_elf *elf, const char *path, struct sp_error *err)
 {
-	struct stat st;
 	void *map;
 	int fd;
 
@@ -313,33 +352,8 @@ sp_elf_open(struct sp_elf *elf, const char *path, struct sp_error *err)
 	elf->name = strdup(path);
 	if (elf->name == NULL)
 		return sp_error_set(err, "out of memory");
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		sp_error_sys(err, errno, NULL);
+	if ((fd = open_file(elf, path, err)) == -1)
 		goto fail;
-	}
-	if (fstat(fd, &st) != 0) {
-		sp_error_sys(err, errno, NULL);
-		close(fd);
-		goto fail;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		sp_error_set(err, "is a directory");
-		close(fd);
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size == 0) {
-		sp_error_set(err, st.st_size == 0 && S_ISREG(st.st_mode) ?
-		    "empty file" : "not a regular file");
-		close(fd);
-		goto fail;
-	}
-	elf->size = (size_t)st.st_size;
-	if (check_headers(elf, fd, err) != 0) {
-		close(fd);
-		goto fail;
-	}
 	/* Not populated: the pages nothing reads are never touched. */
 	map = mmap(NULL, elf->size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
