@@ -501,18 +501,17 @@ cmd_run(int argc, char **argv)
 
 	if (parse(argc, argv, &a) == -1)
 		return EXIT_TROUBLE;
+	/* A program that cannot run makes no cache directory. */
+	if (!a.fill && (run_find_prog(a.argv[0], path, sizeof(path)) == -1 ||
+	    run_find_runtime(rt, sizeof(rt)) == -1 ||
+	    run_elf(path, elf, sizeof(elf)) == -1))
+		return EXIT_TROUBLE;
 	if (open_cache(&a, &c, dir, sizeof(dir)) == -1)
 		return EXIT_TROUBLE;
 	if (a.fill) {
 		rc = fill(&c, a.argv, a.argc, a.verbose);
 		sp_cache_close(&c);
 		return rc;
-	}
-	if (run_find_prog(a.argv[0], path, sizeof(path)) == -1 ||
-	    run_find_runtime(rt, sizeof(rt)) == -1 ||
-	    run_elf(path, elf, sizeof(elf)) == -1) {
-		sp_cache_close(&c);
-		return EXIT_TROUBLE;
 	}
 	if (run_is_static(elf))
 		run_fill_static(&c, elf, a.verbose);

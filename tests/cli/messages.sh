@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Every error of the syspin command is one line "syspin: FILE: what is
+# wrong" naming the file and the reason (never a stale errno, never a
+# temporary name), with exit status 2 for usage errors and bad input.
+# usage: messages.sh SYSPIN
+set -u
+S=$1
+. "$(dirname "$0")/expect.sh"
+C="--cache-dir $T/cache"
+
+# The program to run: the reason it cannot be, not "Invalid argument".
+mkdir "$T/adir"
+: >"$T/noexec"
+for cmd in "run $C" trace; do
+	expect 2 "^syspin: $T/adir: is a directory$" "$S" $cmd "$T/adir"
+	expect 2 "^syspin: $T/noexec: Permission denied$" "$S" $cmd \
+	    "$T/noexec"
+	expect 2 "^syspin: $T/absent: No such file or directory$" "$S" $cmd \
+	    "$T/absent"
+	expect 2 "^syspin: syspin-absent: command not found$" "$S" $cmd \
+	    syspin-absent
+done
+# ... and makes no cache directory.
+if [ -e "$T/cache" ]; then
+	echo "FAIL run made a cache directory for no program"
+	fails=$((fails + 1))
+fi
+finish
