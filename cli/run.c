@@ -70,9 +70,11 @@ usage(FILE *f)
 	    "      --dlopen FILE   FILE will be dlopen'ed: allow the numbers "
 	    "it passes to\n"
 	    "                      libc's syscall() (repeatable)\n"
-	    "      --cache-dir DIR pin table cache (default: /var/cache/syspin "
-	    "for root,\n"
-	    "                      else $XDG_CACHE_HOME/syspin)\n"
+	    "      --cache-dir DIR pin table cache, made if missing (not its "
+	    "parent;\n"
+	    "                      default: /var/cache/syspin for root, else\n"
+	    "                      $XDG_CACHE_HOME/syspin, made with its "
+	    "parents)\n"
 	    "  -v, --verbose       say what is analysed and installed\n", f);
 }
 
@@ -217,6 +219,36 @@ parse(int argc, char **argv, struct run_args *a)
 	return 0;
 }
 
+/*
+ * --cache-dir DIR is made when missing, its parent is not: a mistyped path
+ * must not grow a tree of directories (as root, anywhere).  The default
+ * directory is made with its parents (~/.cache).
+ */
+static int
+parent_exists(const char *dir)
+{
+	char parent[PATH_MAX], *slash;
+	struct stat st;
+	size_t n;
+	int e;
+
+	snprintf(parent, sizeof(parent), "%s", dir);
+	for (n = strlen(parent); n > 1 && parent[n - 1] == '/'; n--)
+		parent[n - 1] = '\0';
+	if ((slash = strrchr(parent, '/')) == NULL)
+		return 0;
+	slash[slash == parent ? 1 : 0] = '\0';
+	if (stat(parent, &st) == -1)
+		e = errno;
+	else if (!S_ISDIR(st.st_mode))
+		e = ENOTDIR;
+	else
+		return 0;
+	cli_error("%s: %s: %s (--cache-dir makes only its last directory)",
+	    dir, parent, strerror(e));
+	return -1;
+}
+
 static int
 open_cache(const struct run_args *a, struct sp_cache *c, char *dir,
     size_t size)
@@ -231,6 +263,8 @@ open_cache(const struct run_args *a, struct sp_cache *c, char *dir,
 			free(real);
 		} else
 			snprintf(dir, size, "%s", a->cache_dir);
+		if (parent_exists(dir) == -1)
+			return -1;
 	} else if (sp_cache_default_dir(geteuid(), false, dir, size) == -1) {
 		cli_error("run: no cache directory: set HOME or --cache-dir");
 		return -1;

@@ -26,4 +26,16 @@ if [ -e "$T/cache" ]; then
 	echo "FAIL run made a cache directory for no program"
 	fails=$((fails + 1))
 fi
+
+# --cache-dir: made when missing, its parent never.
+expect 2 "^syspin: $T/none/cache: $T/none: No such file or directory" \
+    "$S" run --cache-dir "$T/none/cache" /bin/true
+expect 2 "^syspin: $T/noexec/cache: $T/noexec: Not a directory" \
+    "$S" run --cache-dir "$T/noexec/cache" /bin/true
+if [ -e "$T/none" ]; then
+	echo "FAIL run made $T/none"
+	fails=$((fails + 1))
+fi
+expect 0 "" "$S" run --cache-dir "$T/made/" /bin/true
+[ -d "$T/made" ] || { echo "FAIL no $T/made"; fails=$((fails + 1)); }
 finish
