@@ -38,4 +38,19 @@ if [ -e "$T/none" ]; then
 fi
 expect 0 "" "$S" run --cache-dir "$T/made/" /bin/true
 [ -d "$T/made" ] || { echo "FAIL no $T/made"; fails=$((fails + 1)); }
+
+# embed -o: the output is named, never the temporary file next to it, and
+# no temporary file stays behind.
+mkdir "$T/e" "$T/e/outdir"
+E="$S embed --allow-partial /bin/true -o"
+expect 2 "^syspin: $T/nodir/x: No such file or directory$" $E "$T/nodir/x"
+expect 2 "^syspin: $T/e/outdir: Is a directory$" $E "$T/e/outdir"
+# Past RLIMIT_FSIZE (SIGXFSZ ignored): pwrite fails with EFBIG.
+expect 2 "^syspin: $T/e/small: cannot write: File too large$" sh -c \
+    'trap "" XFSZ; ulimit -f 8; exec "$@"' sh $E "$T/e/small"
+left=$(ls "$T/e")
+if [ "$left" != outdir ]; then
+	echo "FAIL left behind in $T/e:" $left
+	fails=$((fails + 1))
+fi
 finish
