@@ -53,4 +53,19 @@ if [ "$left" != outdir ]; then
 	echo "FAIL left behind in $T/e:" $left
 	fails=$((fails + 1))
 fi
+
+# trace's report: the file and the reason it cannot be written.
+expect 2 "^syspin: /dev/full: cannot write the report: No space left on device$" \
+    "$S" trace -o /dev/full /bin/true
+expect 2 "^syspin: /dev/full: cannot write the report: No space left on device$" \
+    "$S" trace --json -o /dev/full /bin/true
+# ... found out before the program runs.
+expect 2 "^syspin: $T/nodir/r: No such file or directory$" \
+    "$S" trace -o "$T/nodir/r" /bin/mkdir "$T/ran"
+if [ -e "$T/ran" ]; then
+	echo "FAIL trace ran the program with nowhere to report"
+	fails=$((fails + 1))
+fi
+expect 2 "^syspin: standard output: cannot write the report: No space left on device$" \
+    sh -c 'exec "$@" >/dev/full' sh "$S" trace /bin/true
 finish
