@@ -77,6 +77,8 @@ heap_setup(void)
 int
 main(int argc, char **argv)
 {
+	char name[32];
+
 	heap_setup();
 	if (argc < 2) {
 		usage(stderr);
@@ -91,8 +93,13 @@ main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
-		if (strcmp(argv[1], subcommands[i].name) == 0)
+		if (strcmp(argv[1], subcommands[i].name) == 0) {
+			/* getopt names argv[0] in its complaints: "syspin:
+			 * run: unrecognized option '--bogus'". */
+			snprintf(name, sizeof(name), "syspin: %s", argv[1]);
+			argv[1] = name;
 			return subcommands[i].fn(argc - 1, argv + 1);
+		}
 	cli_error("unknown command '%s'", argv[1]);
 	usage(stderr);
 	return EXIT_TROUBLE;

@@ -68,4 +68,14 @@ if [ -e "$T/ran" ]; then
 fi
 expect 2 "^syspin: standard output: cannot write the report: No space left on device$" \
     sh -c 'exec "$@" >/dev/full' sh "$S" trace /bin/true
+
+# getopt's complaints carry the "syspin: COMMAND:" prefix, for every
+# command.
+for cmd in scan run embed trace; do
+	expect 2 "^syspin: $cmd: unrecognized option '--bogus'$" \
+	    "$S" $cmd --bogus x
+	expect 2 "^syspin: $cmd: invalid option -- 'Z'$" "$S" $cmd -Z x
+done
+expect 2 "^syspin: trace: option requires an argument -- 'o'$" \
+    "$S" trace -o
 finish
