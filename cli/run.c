@@ -54,7 +54,11 @@ usage(FILE *f)
 	    "                  [--scope=WHAT] [--cache-dir DIR] "
 	    "[--dlopen FILE]... [-v]\n"
 	    "                  PROG [ARG...]\n"
-	    "       syspin run --fill-cache [--cache-dir DIR] FILE...\n"
+	    "       syspin run --fill-cache [--cache-dir DIR] FILE...\n\n"
+	    "Runs PROG, and every program it runs, with its system calls "
+	    "pinned: a call\nfrom anywhere but the instruction where its "
+	    "number is expected kills the\nprocess before it runs, with one "
+	    "line saying where (docs/run.md).\n\n"
 	    "      --strict        no syscalls from outside the pinned image, "
 	    "no execve\n"
 	    "      --allow-jit     allow anonymous or writable executable "
@@ -75,7 +79,12 @@ usage(FILE *f)
 	    "                      default: /var/cache/syspin for root, else\n"
 	    "                      $XDG_CACHE_HOME/syspin, made with its "
 	    "parents)\n"
-	    "  -v, --verbose       say what is analysed and installed\n", f);
+	    "      --fill-cache    only analyse each FILE into the cache\n"
+	    "  -v, --verbose       say what is analysed and installed\n"
+	    "  -h, --help          this text\n\n"
+	    "Exit status: PROG's, or 128+signal when it was killed (159: a "
+	    "call that was\nnot pinned); 2 usage error, or PROG could not be "
+	    "found, analysed or run.\n", f);
 }
 
 /* The runtime runs elsewhere and ld.so loads the real file: a real path. */

@@ -78,4 +78,17 @@ for cmd in scan run embed trace; do
 done
 expect 2 "^syspin: trace: option requires an argument -- 'o'$" \
     "$S" trace -o
+
+# Every command's --help: what it does and its exit statuses, on stdout.
+for cmd in scan run embed trace; do
+	if ! "$S" $cmd --help >"$T/help" 2>&1 || ! grep -q '^usage: syspin' \
+	    "$T/help" || ! grep -q '^Exit status: ' "$T/help" ||
+	    [ "$(grep -c '^$' "$T/help")" -lt 2 ]; then
+		echo "FAIL syspin $cmd --help: no description or exit status:"
+		sed 's/^/     | /' "$T/help"
+		fails=$((fails + 1))
+	else
+		echo "ok   syspin $cmd --help"
+	fi
+done
 finish
