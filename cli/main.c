@@ -38,7 +38,8 @@ cli_error(const char *fmt, ...)
 static void
 usage(FILE *f)
 {
-	fputs("usage: syspin COMMAND [OPTIONS] [ARGS]\n\ncommands:\n", f);
+	fputs("usage: syspin COMMAND [OPTIONS] [ARGS]\n"
+	    "       syspin -V | --version\n\ncommands:\n", f);
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
 		fprintf(f, "  %-8s %s\n", subcommands[i].name,
 		    subcommands[i].summary);
@@ -88,7 +89,7 @@ main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
+	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
 		puts("syspin " SYSPIN_VERSION);
 		return 0;
 	}

@@ -3,9 +3,10 @@
 # Every error of the syspin command is one line "syspin: FILE: what is
 # wrong" naming the file and the reason (never a stale errno, never a
 # temporary name), with exit status 2 for usage errors and bad input.
-# usage: messages.sh SYSPIN
+# usage: messages.sh SYSPIN VERSION
 set -u
 S=$1
+VERSION=$2
 . "$(dirname "$0")/expect.sh"
 C="--cache-dir $T/cache"
 
@@ -89,6 +90,15 @@ for cmd in scan run embed trace; do
 		fails=$((fails + 1))
 	else
 		echo "ok   syspin $cmd --help"
+	fi
+done
+
+# The version meson's project() declares.
+for opt in -V --version; do
+	expect 0 "" "$S" $opt
+	if [ "$(cat "$T/stdout")" != "syspin $VERSION" ]; then
+		echo "FAIL syspin $opt: \"$(cat "$T/stdout")\", want \"syspin $VERSION\""
+		fails=$((fails + 1))
 	fi
 done
 finish
