@@ -14,7 +14,7 @@
  * a pinned program that silently ran unpinned would be worse than one that
  * does not run.
  *
- * Its limits, which only the supervisor lifts (docs/run.md, Limits): the
+ * Its limits, which only the supervisor lifts (docs/threat-model.md): the
  * objects and constructors that run before this one, and a child exec'd
  * without it in its environment, run unpinned; a process already under a
  * filter (a descendant) takes no weakening setting from its environment.
