@@ -6,8 +6,8 @@
   numbered sections; every folder of lib/ and runtime/ is named; every
   file it names in backquotes (`pin.c`, `lib/util/raw.S`) exists.
 - No document names a relative path that leads out of the repository or
-  to nothing in it (`../shared/...`), and every docs/NAME.md a document or
-  a source file names exists.
+  to nothing in it (`../shared/...`), and every document that a document or
+  a source file names (docs/ and a name) exists.
 Exit status 0 when all hold, 1 otherwise.
 """
 import os
