@@ -56,10 +56,9 @@ if [ "$left" != outdir ]; then
 fi
 
 # trace's report: the file and the reason it cannot be written.
-expect 2 "^syspin: /dev/full: cannot write the report: No space left on device$" \
-    "$S" trace -o /dev/full /bin/true
-expect 2 "^syspin: /dev/full: cannot write the report: No space left on device$" \
-    "$S" trace --json -o /dev/full /bin/true
+full="cannot write the report: No space left on device$"
+expect 2 "^syspin: /dev/full: $full" "$S" trace -o /dev/full /bin/true
+expect 2 "^syspin: /dev/full: $full" "$S" trace --json -o /dev/full /bin/true
 # ... found out before the program runs.
 expect 2 "^syspin: $T/nodir/r: No such file or directory$" \
     "$S" trace -o "$T/nodir/r" /bin/mkdir "$T/ran"
@@ -67,8 +66,7 @@ if [ -e "$T/ran" ]; then
 	echo "FAIL trace ran the program with nowhere to report"
 	fails=$((fails + 1))
 fi
-expect 2 "^syspin: standard output: cannot write the report: No space left on device$" \
-    sh -c 'exec "$@" >/dev/full' sh "$S" trace /bin/true
+expect 2 "^syspin: standard output: $full" sh -c 'exec "$@" >/dev/full' sh "$S" trace /bin/true
 
 # getopt's complaints carry the "syspin: COMMAND:" prefix, for every
 # command.
@@ -97,7 +95,8 @@ done
 for opt in -V --version; do
 	expect 0 "" "$S" $opt
 	if [ "$(cat "$T/stdout")" != "syspin $VERSION" ]; then
-		echo "FAIL syspin $opt: \"$(cat "$T/stdout")\", want \"syspin $VERSION\""
+		echo "FAIL syspin $opt: \"$(cat "$T/stdout")\"," \
+		    "want \"syspin $VERSION\""
 		fails=$((fails + 1))
 	fi
 done

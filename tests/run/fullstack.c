@@ -4,9 +4,10 @@
  * the kernel's 32768-instruction total (allow-all programs, halving their
  * size until not even one instruction more fits), then execs PROG with
  * argv[0] ARGV0 and LD_PRELOAD=$FULLSTACK_PRELOAD (not ours: a runtime
- * preloaded here would pin us before we are done).  Any filter PROG then installs is refused with ENOMEM:
- * the runtime's "too many nested pinned programs" path, reached without
- * building a deep chain of pinned programs.
+ * preloaded here would pin us before we are done).  Any filter PROG then
+ * installs is refused with ENOMEM: the runtime's "too many nested pinned
+ * programs" path, reached without building a deep chain of pinned
+ * programs.
  */
 #include <errno.h>
 #include <linux/filter.h>

@@ -20,11 +20,14 @@ for len in 8 480 600 4000; do
 	    FULLSTACK_PRELOAD="$RT" "$FULL" /bin/true "$name" 2>"$T/err"
 	st=$?
 	lines=$(wc -l <"$T/err")
-	if [ $st = 127 ] && [ "$lines" = 1 ] && grep -Eq '^syspin: x+\[[0-9]+\]: cannot pin: too many nested pinned programs \(.*Limits\)$' "$T/err"
+	want='^syspin: x+\[[0-9]+\]: cannot pin: too many nested pinned'
+	want="$want programs \\(.*Limits\\)\$"
+	if [ $st = 127 ] && [ "$lines" = 1 ] && grep -Eq "$want" "$T/err"
 	then
 		echo "ok   argv[0] of $len bytes: $(cut -c1-40 "$T/err")..."
 	else
-		echo "FAIL argv[0] of $len bytes: status $st, $lines lines (want 127, one line with the reason):"
+		echo "FAIL argv[0] of $len bytes: status $st, $lines lines" \
+		    "(want 127, one line with the reason):"
 		cut -c1-300 "$T/err" | sed 's/^/     | /'
 		fail=1
 	fi

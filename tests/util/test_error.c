@@ -81,7 +81,7 @@ test_library(void **state)
 	assert_int_equal(sp_elf_open(&elf, "/nonexistent/syspin-x", &err), -1);
 	assert_int_equal(err.code, ENOENT);
 	assert_int_equal(sp_elf_open(&elf, "/", &err), -1);
-	assert_int_equal(err.code, 0);		/* not a system call's failure */
+	assert_int_equal(err.code, 0);	/* no system call failed */
 	assert_int_equal(sp_cache_open(&c, "/nonexistent/syspin-x", geteuid(),
 	    false, &err), -1);
 	assert_int_equal(err.code, ENOENT);
