@@ -166,8 +166,7 @@ make_area(struct job *j, struct sp_error *err)
 	    err) == -1)
 		return -1;
 	if (ret < 0 && ret > -4096)
-		return sp_error_set(err, "mmap in the process: %s",
-		    strerror((int)-ret));
+		return sp_error_sys(err, (int)-ret, "mmap in the process");
 	j->area = (uint64_t)ret;
 	return 0;
 }
@@ -315,8 +314,8 @@ install(struct job *j, bool stops_all, struct sp_pin_result *res,
 		return -1;
 	if (!has_sys_admin(j->pid) && (pin_call(j, SYS_prctl,
 	    PR_SET_NO_NEW_PRIVS, 1, 0, 0, &ret, err) == -1 || ret != 0))
-		return ret != 0 ? sp_error_set(err, "no_new_privs: %s",
-		    strerror((int)-ret)) : -1;
+		return ret != 0 ? sp_error_sys(err, (int)-ret,
+		    "no_new_privs") : -1;
 	if (seal_mapped(j, err) == -1)
 		return -1;
 	if (stops_all) {		/* every call stops already */
@@ -330,8 +329,7 @@ install(struct job *j, bool stops_all, struct sp_pin_result *res,
 	if (ret == -ENOMEM)
 		return pin_fallback(j, res, err);
 	if (ret != 0)
-		return sp_error_set(err, "seccomp in the process: %s",
-		    strerror((int)-ret));
+		return sp_error_sys(err, (int)-ret, "seccomp in the process");
 	return 0;
 }
 
@@ -349,7 +347,7 @@ restore(struct job *j, struct sp_error *err)
 		free(zero);
 	}
 	if (ptrace(PTRACE_SETREGS, j->pid, 0, &j->regs) == -1)
-		r = sp_error_set(err, "ptrace setregs: %s", strerror(errno));
+		r = sp_error_sys(err, errno, "ptrace setregs");
 	return r;
 }
 
@@ -409,7 +407,7 @@ prepare(struct job *j, const struct sp_pin_result *const *prior,
 
 	*reused = -1;
 	if (ptrace(PTRACE_GETREGS, j->pid, 0, &j->regs) == -1)
-		return sp_error_set(err, "ptrace getregs: %s", strerror(errno));
+		return sp_error_sys(err, errno, "ptrace getregs");
 	if (sp_auxv_pid(j->pid, &j->aux, err) == -1 ||
 	    sp_layout_pid(j->pid, &j->lo, err) == -1)
 		return -1;

@@ -104,7 +104,7 @@ read_env(pid_t pid, struct env *e, struct sp_error *err)
 	memset(e, 0, sizeof(*e));
 	snprintf(path, sizeof(path), "/proc/%ld/environ", (long)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return sp_error_set(err, "%s: %s", path, strerror(errno));
+		return sp_error_sys(err, errno, "%s", path);
 	if ((buf = malloc(ENV_MAX + 1)) == NULL) {
 		close(fd);
 		return sp_error_set(err, "out of memory");
@@ -293,10 +293,13 @@ startup_reserve(struct job *j, struct sp_error *err)
 	    MAP_PRIVATE | MAP_NORESERVE | MAP_FIXED_NOREPLACE, &ret,
 	    err) == -1)
 		return -1;
+	if (ret < 0 && ret > -4096)
+		return sp_error_sys(err, (int)-ret, "cannot reserve the "
+		    "start-up region at 0x%llx",
+		    (unsigned long long)j->slot_lo);
 	if ((uint64_t)ret != j->slot_lo)
 		return sp_error_set(err, "cannot reserve the start-up region "
-		    "at 0x%llx: %s", (unsigned long long)j->slot_lo,
-		    ret < 0 && ret > -4096 ? strerror((int)-ret) : "moved");
+		    "at 0x%llx: moved", (unsigned long long)j->slot_lo);
 	return 0;
 }
 
@@ -379,7 +382,7 @@ sp_pin_seal_slots(pid_t pid, const struct sp_pin_result *res,
 	if (check_region(pid, res, placed, err) == -1)
 		return -1;
 	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) == -1)
-		return sp_error_set(err, "ptrace getregs: %s", strerror(errno));
+		return sp_error_sys(err, errno, "ptrace getregs");
 	for (i = 0; i < res->lo.nranges && r == 0; i++) {
 		const struct sp_layout_range *g = &res->lo.ranges[i];
 		if (res->lo.objs[g->obj].kind != SP_OBJ_FILE ||
@@ -392,6 +395,6 @@ sp_pin_seal_slots(pid_t pid, const struct sp_pin_result *res,
 			r = seal(&in, res->slots[i].base, res->slots[i].room,
 			    err);
 	if (ptrace(PTRACE_SETREGS, pid, 0, &regs) == -1 && r == 0)
-		r = sp_error_set(err, "ptrace setregs: %s", strerror(errno));
+		r = sp_error_sys(err, errno, "ptrace setregs");
 	return r;
 }

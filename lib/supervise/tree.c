@@ -103,16 +103,16 @@ start(const struct sp_supervise_opts *o, bool landlock, struct sp_error *err)
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) == -1)
-		return sp_error_set(err, "pipe: %s", strerror(errno));
+		return sp_error_sys(err, errno, "pipe");
 	if ((pid = fork()) == -1)
-		return sp_error_set(err, "fork: %s", strerror(errno));
+		return sp_error_sys(err, errno, "fork");
 	if (pid == 0) {
 		close(p[1]);
 		child(o, p[0], landlock);
 	}
 	close(p[0]);
 	if (ptrace(PTRACE_SEIZE, pid, 0, TRACE_OPTS) == -1) {
-		sp_error_set(err, "ptrace: %s", strerror(errno));
+		sp_error_sys(err, errno, "ptrace");
 		close(p[1]);
 		waitpid(pid, NULL, 0);
 		return -1;
