@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Reachable-only pins for a process's layout: the closure over its
+ * objects (lib/analysis/reach.c) decides which sites can run, and the
+ * others leave the tables before pins are placed.  What may then only be
+ * reached by objects dlopen'ed later is judged when they call it
+ * (sp_layout_reach_live: the supervisor, at the stop).  Not in the
+ * runtime: the facts are made by the decoder.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <syspin/reach.h>
+
+/* How object o takes part in the closure. */
+static uint32_t
+forced(const struct sp_object *o, const struct sp_reach_facts *f)
+{
+	if (o->kind != SP_OBJ_FILE)
+		return SP_REACH_VDSO;
+	if (o->loader)
+		return SP_REACH_LOADER;
+	return f->nfuncs == 0 && f->buf == NULL && f->funcs == NULL ?
+	    SP_REACH_NO_FACTS : SP_REACH_PARTIAL;
+}
+
+static int
+closure(const struct sp_layout *lo, const struct sp_reach_facts *facts,
+    const char *const *extra, size_t nextra, struct sp_reach_result *r,
+    struct sp_error *err)
+{
+	struct sp_reach_obj *objs = calloc(lo->nobjs + 1, sizeof(*objs));
+	int rc;
+
+	if (objs == NULL)
+		return sp_error_set(err, "out of memory");
+	for (size_t i = 0; i < lo->nobjs; i++) {
+		uint32_t w = forced(&lo->objs[i], &facts[i]);
+		objs[i].whole = w;
+		objs[i].facts = w == SP_REACH_VDSO || w == SP_REACH_NO_FACTS ?
+		    NULL : &facts[i];
+	}
+	rc = sp_reach_closure(objs, lo->nobjs, extra, nextra, r, err);
+	free(objs);
+	return rc;
+}
+
+/* Keeps the sites of o's table that can run. */
+static void
+prune(struct sp_object *o, const struct sp_reach_result *r, size_t i,
+    const struct sp_reach_facts *f, struct sp_reach_report *rep)
+{
+	struct sp_pintab *t = &o->tab;
+	size_t k = 0;
+
+	for (size_t s = 0; s < t->nsites; s++)
+		if (sp_reach_live(r, i, f, t->sites[s].addr))
+			t->sites[k++] = t->sites[s];
+	rep->sites += t->nsites;
+	rep->live_sites += k;
+	t->nsites = k;
+}
+
+int
+sp_layout_reach_with(struct sp_layout *lo,
+    const struct sp_reach_facts *facts, const char *const *extra,
+    size_t nextra, struct sp_reach_report *rep, struct sp_error *err)
+{
+	struct sp_reach_result r;
+
+	memset(rep, 0, sizeof(*rep));
+	if (closure(lo, facts, extra, nextra, &r, err) == -1)
+		return -1;
+	for (size_t i = 0; i < lo->nobjs; i++) {
+		rep->nwhole += r.whole[i];
+		if (lo->objs[i].have_tab)
+			prune(&lo->objs[i], &r, i, &facts[i], rep);
+	}
+	rep->dlsym = r.dlsym;
+	rep->dlopen = r.dlopen;
+	sp_reach_result_free(&r);
+	return 0;
+}
+
+/* Every object's facts, from the cache, made there when missing. */
+static struct sp_reach_facts *
+load_all(const struct sp_layout *lo, const struct sp_cache *c)
+{
+	struct sp_reach_facts *v = calloc(lo->nobjs + 1, sizeof(*v));
+	struct sp_error err;
+
+	for (size_t i = 0; v != NULL && i < lo->nobjs; i++) {
+		const struct sp_object *o = &lo->objs[i];
+		if (o->kind != SP_OBJ_FILE || o->key[0] == '\0')
+			continue;
+		if (sp_reach_load(c, o->key, &v[i], &err) == 1)
+			continue;
+		if (sp_reach_fill(c, o->name, o->key, &err) == 0 &&
+		    sp_reach_load(c, o->key, &v[i], &err) == 1)
+			continue;
+		memset(&v[i], 0, sizeof(v[i]));
+	}
+	return v;
+}
+
+static void
+free_all(struct sp_reach_facts *v, size_t n)
+{
+	for (size_t i = 0; v != NULL && i < n; i++)
+		sp_reach_facts_free(&v[i]);
+	free(v);
+}
+
+int
+sp_layout_reach(struct sp_layout *lo, const struct sp_cache *c,
+    struct sp_reach_report *rep, struct sp_error *err)
+{
+	struct sp_reach_facts *v = load_all(lo, c);
+	int rc;
+
+	if (v == NULL)
+		return sp_error_set(err, "out of memory");
+	rc = sp_layout_reach_with(lo, v, NULL, 0, rep, err);
+	free_all(v, lo->nobjs);
+	return rc;
+}
+
+int
+sp_layout_reach_live(const struct sp_layout *lo, const struct sp_cache *c,
+    size_t obj, uint64_t addr, const char *const *extra, size_t nextra)
+{
+	struct sp_reach_facts *v = load_all(lo, c);
+	struct sp_reach_result r;
+	struct sp_error err;
+	int rc = -1;
+
+	if (v == NULL || obj >= lo->nobjs)
+		goto out;
+	if (closure(lo, v, extra, nextra, &r, &err) == -1)
+		goto out;
+	rc = sp_reach_live(&r, obj, &v[obj], addr) ? 1 : 0;
+	sp_reach_result_free(&r);
+out:
+	free_all(v, lo->nobjs);
+	return rc;
+}
