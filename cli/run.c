@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * syspin run [--strict] [--allow-jit] [--audit] [--cache-dir DIR]
- *     [--dlopen FILE]... [-v] PROG [ARG...]
+ *     [--dlopen FILE]... [-v] [--no-reach] PROG [ARG...]
  * syspin run --fill-cache [--cache-dir DIR] FILE...
  *
  * Analyses PROG's objects (interpreter, DT_NEEDED closure, the runtime, the
@@ -33,7 +33,7 @@
 #include "run.h"
 
 struct run_args {
-	bool strict, allow_jit, audit, verbose, fill;
+	bool strict, allow_jit, audit, verbose, fill, no_reach;
 	int exec;		/* enum sp_exec_policy */
 	bool exec_given;	/* --exec was asked for */
 	unsigned scope;		/* SP_SCOPE_* */
@@ -53,7 +53,7 @@ usage(FILE *f)
 	    "[--exec=POLICY]\n"
 	    "                  [--scope=WHAT] [--cache-dir DIR] "
 	    "[--dlopen FILE]... [-v]\n"
-	    "                  PROG [ARG...]\n"
+	    "                  [--no-reach] PROG [ARG...]\n"
 	    "       syspin run --fill-cache [--cache-dir DIR] FILE...\n\n"
 	    "Runs PROG, and every program it runs, with its system calls "
 	    "pinned: a call\nfrom anywhere but the instruction where its "
@@ -79,6 +79,9 @@ usage(FILE *f)
 	    "                      default: /var/cache/syspin for root, else\n"
 	    "                      $XDG_CACHE_HOME/syspin, made with its "
 	    "parents)\n"
+	    "      --no-reach      pin every site of every object, not only "
+	    "those the\n"
+	    "                      program's code can reach\n"
 	    "      --fill-cache    only analyse each FILE into the cache\n"
 	    "  -v, --verbose       say what is analysed and installed\n"
 	    "  -h, --help          this text\n\n"
@@ -185,6 +188,7 @@ parse(int argc, char **argv, struct run_args *a)
 		{ "exec", required_argument, NULL, 'e' },
 		{ "scope", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "no-reach", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -213,6 +217,7 @@ parse(int argc, char **argv, struct run_args *a)
 				return -1;
 			break;
 		case 'v': a->verbose = true; break;
+		case 'R': a->no_reach = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -417,7 +422,8 @@ supervised(const struct run_args *a, const char *path, const char *dir,
     const char *reportdir, bool *fallback)
 {
 	struct run_sup r = { a->argv, path, dir, reportdir, 0, a->exec,
-	    a->scope, a->audit, a->verbose, a->dlopen, a->ndlopen };
+	    a->scope, a->audit, a->verbose, a->dlopen, a->ndlopen,
+	    !a->no_reach };
 
 	if (a->strict)
 		r.bpf_flags |= SP_BPF_STRICT;

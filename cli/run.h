@@ -62,6 +62,7 @@ struct run_sup {
 	bool audit, verbose;
 	char *const *dlopen;	/* --dlopen FILE... */
 	size_t ndlopen;
+	bool reach;		/* reachable-only pins (not --no-reach) */
 };
 
 /*

@@ -19,54 +19,6 @@
 #include "scan.h"
 #include "scan_reach.h"
 
-static void
-add_nr(struct count *c, uint32_t nr)
-{
-	if (nr < NR_MAX && !c->nr[nr])
-		c->nr[nr] = 1;
-	c->pairs++;
-}
-
-/* Numbers other objects pass to export `name` (as place.c does). */
-static void
-importers(const struct sp_layout *lo, const char *name, struct count *c)
-{
-	for (size_t i = 0; i < lo->nobjs; i++) {
-		const struct sp_pintab *t = &lo->objs[i].tab;
-		for (size_t j = 0; lo->objs[i].have_tab && j < t->nimports;
-		    j++) {
-			const struct sp_pin_import *im = &t->imports[j];
-			if (strcmp(t->strtab + im->name, name) != 0)
-				continue;
-			for (uint32_t k = 0; k < im->nr_count; k++)
-				add_nr(c, t->nrs[im->nr_first + k]);
-		}
-	}
-}
-
-static void
-count(const struct sp_layout *lo, size_t oi, struct count *c)
-{
-	const struct sp_pintab *t = &lo->objs[oi].tab;
-
-	memset(c, 0, sizeof(*c));
-	if (!lo->objs[oi].have_tab)
-		return;
-	c->sites = t->nsites;
-	for (size_t s = 0; s < t->nsites; s++) {
-		const struct sp_pin_site *p = &t->sites[s];
-		if (p->how == SP_PIN_ANY) {
-			c->any++;
-			continue;
-		}
-		for (uint32_t k = 0; k < p->nr_count; k++)
-			add_nr(c, t->nrs[p->nr_first + k]);
-		if (p->how == SP_PIN_EXPORT)
-			importers(lo, t->strtab + t->exports[p->export].name,
-			    c);
-	}
-}
-
 static char *
 objects_of(const char *prog, struct sp_needed *nd)
 {
@@ -157,12 +109,12 @@ prune(struct rprog *p)
 	if (p->before == NULL || p->after == NULL)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		count(&p->lo, i, &p->before[i]);
+		sp_layout_reach_count(&p->lo, i, &p->before[i]);
 	if (sp_layout_reach_with(&p->lo, p->facts, NULL, 0, &p->rep,
 	    &err) != 0)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		count(&p->lo, i, &p->after[i]);
+		sp_layout_reach_count(&p->lo, i, &p->after[i]);
 	return 0;
 }
 

@@ -10,14 +10,6 @@
 
 #include "scan.h"
 
-#define NR_MAX 1024
-
-/* What an object's table pins: before or after pruning. */
-struct count {
-	size_t sites, pairs, any;	/* any: sites that take any number */
-	uint8_t nr[NR_MAX];
-};
-
 /* One program's process image. */
 struct rprog {
 	struct scanned *v;	/* the program first, the vDSO last */
@@ -25,7 +17,7 @@ struct rprog {
 	struct sp_reach_facts *facts;	/* per layout object */
 	struct sp_layout lo;
 	long *obj;		/* v[i] -> layout object, or -1 */
-	struct count *before, *after;	/* per layout object */
+	struct sp_reach_count *before, *after;	/* per layout object */
 	struct sp_reach_report rep;
 };
 

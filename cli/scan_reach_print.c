@@ -6,25 +6,25 @@
 #include "scan_reach.h"
 
 static size_t
-distinct(const struct count *c)
+distinct(const struct sp_reach_count *c)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < NR_MAX; i++)
+	for (size_t i = 0; i < SP_REACH_NR_MAX; i++)
 		n += c->nr[i];
 	return n;
 }
 
 /* Totals over the image. */
 static void
-total(const struct rprog *p, const struct count *v, struct count *t)
+total(const struct rprog *p, const struct sp_reach_count *v, struct sp_reach_count *t)
 {
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < p->lo.nobjs; i++) {
 		t->sites += v[i].sites;
 		t->pairs += v[i].pairs;
 		t->any += v[i].any;
-		for (size_t k = 0; k < NR_MAX; k++)
+		for (size_t k = 0; k < SP_REACH_NR_MAX; k++)
 			t->nr[k] |= v[i].nr[k];
 	}
 }
@@ -54,15 +54,15 @@ whole_why(const struct rprog *p, size_t o)
 }
 
 static void
-text_numbers(FILE *f, const struct count *before, const struct count *after)
+text_numbers(FILE *f, const struct sp_reach_count *before, const struct sp_reach_count *after)
 {
 	char name[64];
 	size_t n = 0;
 
-	for (size_t k = 0; k < NR_MAX; k++)
+	for (size_t k = 0; k < SP_REACH_NR_MAX; k++)
 		n += before->nr[k] && !after->nr[k];
 	fprintf(f, "  numbers pruned (%zu):", n);
-	for (size_t k = 0; k < NR_MAX; k++)
+	for (size_t k = 0; k < SP_REACH_NR_MAX; k++)
 		if (before->nr[k] && !after->nr[k])
 			fprintf(f, " %s", syscall_name(SP_TRAP_SYSCALL,
 			    (uint32_t)k, name, sizeof(name)));
@@ -72,7 +72,7 @@ text_numbers(FILE *f, const struct count *before, const struct count *after)
 void
 reach_text(FILE *f, const struct rprog *p)
 {
-	struct count b, a;
+	struct sp_reach_count b, a;
 
 	total(p, p->before, &b);
 	total(p, p->after, &a);
@@ -99,12 +99,12 @@ reach_text(FILE *f, const struct rprog *p)
 }
 
 static json_object *
-json_numbers(const struct count *c, const struct count *minus)
+json_numbers(const struct sp_reach_count *c, const struct sp_reach_count *minus)
 {
 	json_object *v = json_object_new_array();
 	char name[64];
 
-	for (size_t k = 0; k < NR_MAX; k++)
+	for (size_t k = 0; k < SP_REACH_NR_MAX; k++)
 		if (c->nr[k] && (minus == NULL || !minus->nr[k]))
 			json_object_array_add(v, json_object_new_string(
 			    syscall_name(SP_TRAP_SYSCALL, (uint32_t)k, name,
@@ -113,7 +113,7 @@ json_numbers(const struct count *c, const struct count *minus)
 }
 
 static json_object *
-json_count(const struct count *b, const struct count *a)
+json_count(const struct sp_reach_count *b, const struct sp_reach_count *a)
 {
 	json_object *o = json_object_new_object();
 
@@ -140,7 +140,7 @@ json_object *
 reach_json(const struct rprog *p)
 {
 	json_object *o = json_object_new_object(), *objs;
-	struct count b, a;
+	struct sp_reach_count b, a;
 
 	total(p, p->before, &b);
 	total(p, p->after, &a);

@@ -139,9 +139,23 @@ int sp_reach_fill(const struct sp_cache *c, const char *path,
 
 struct sp_reach_report {
 	size_t sites, live_sites;	/* in the tables, before and after */
+	size_t pairs, live_pairs;	/* (site, number) pairs, the same */
 	bool dlsym, dlopen;		/* as in sp_reach_result */
 	size_t nwhole;			/* objects reachable whole */
 };
+
+#define SP_REACH_NR_MAX 1024
+
+/* What a table pins: sites, (site, number) pairs (an export site with the
+ * numbers importers pass it, as placed), sites taking any number. */
+struct sp_reach_count {
+	size_t sites, pairs, any;
+	uint8_t nr[SP_REACH_NR_MAX];	/* 1: some site issues it */
+};
+
+/* Adds what object obj of lo pins to *c. */
+void sp_layout_reach_count(const struct sp_layout *lo, size_t obj,
+    struct sp_reach_count *c);
 
 /*
  * Drops from each table of lo the sites no reachable function holds.

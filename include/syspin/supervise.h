@@ -118,6 +118,9 @@ struct sp_pin_opts {
 	size_t ndlopen;
 	const char *reportdir;		/* PID.layout is written there, or NULL */
 	bool verbose;
+	bool reach;			/* only the sites the image's code can
+					   reach are pinned (lib/layout/reach.c;
+					   syspin run --no-reach: all) */
 };
 
 /*

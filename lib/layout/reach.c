@@ -45,6 +45,66 @@ closure(const struct sp_layout *lo, const struct sp_reach_facts *facts,
 	return rc;
 }
 
+static void
+add_nr(struct sp_reach_count *c, uint32_t nr)
+{
+	if (nr < SP_REACH_NR_MAX)
+		c->nr[nr] = 1;
+	c->pairs++;
+}
+
+/* Numbers other objects pass to export `name` (as place.c does). */
+static void
+importers(const struct sp_layout *lo, const char *name,
+    struct sp_reach_count *c)
+{
+	for (size_t i = 0; i < lo->nobjs; i++) {
+		const struct sp_pintab *t = &lo->objs[i].tab;
+		for (size_t j = 0; lo->objs[i].have_tab && j < t->nimports;
+		    j++) {
+			const struct sp_pin_import *im = &t->imports[j];
+			if (strcmp(t->strtab + im->name, name) != 0)
+				continue;
+			for (uint32_t k = 0; k < im->nr_count; k++)
+				add_nr(c, t->nrs[im->nr_first + k]);
+		}
+	}
+}
+
+void
+sp_layout_reach_count(const struct sp_layout *lo, size_t obj,
+    struct sp_reach_count *c)
+{
+	const struct sp_pintab *t = &lo->objs[obj].tab;
+
+	if (!lo->objs[obj].have_tab || (t->flags & SP_PINTAB_FAILED))
+		return;
+	c->sites += t->nsites;
+	for (size_t s = 0; s < t->nsites; s++) {
+		const struct sp_pin_site *p = &t->sites[s];
+		if (p->how == SP_PIN_ANY) {
+			c->any++;
+			continue;
+		}
+		for (uint32_t k = 0; k < p->nr_count; k++)
+			add_nr(c, t->nrs[p->nr_first + k]);
+		if (p->how == SP_PIN_EXPORT)
+			importers(lo, t->strtab + t->exports[p->export].name,
+			    c);
+	}
+}
+
+static size_t
+pairs(const struct sp_layout *lo)
+{
+	struct sp_reach_count c;
+
+	memset(&c, 0, sizeof(c));
+	for (size_t i = 0; i < lo->nobjs; i++)
+		sp_layout_reach_count(lo, i, &c);
+	return c.pairs;
+}
+
 /* Keeps the sites of o's table that can run. */
 static void
 prune(struct sp_object *o, const struct sp_reach_result *r, size_t i,
@@ -71,11 +131,13 @@ sp_layout_reach_with(struct sp_layout *lo,
 	memset(rep, 0, sizeof(*rep));
 	if (closure(lo, facts, extra, nextra, &r, err) == -1)
 		return -1;
+	rep->pairs = pairs(lo);
 	for (size_t i = 0; i < lo->nobjs; i++) {
 		rep->nwhole += r.whole[i];
 		if (lo->objs[i].have_tab)
 			prune(&lo->objs[i], &r, i, &facts[i], rep);
 	}
+	rep->live_pairs = pairs(lo);
 	rep->dlsym = r.dlsym;
 	rep->dlopen = r.dlopen;
 	sp_reach_result_free(&r);

@@ -136,6 +136,9 @@ int sup_later_import(struct sup *s, pid_t pid, const struct sp_violation *v,
 
 /* trust.c: a file the tree may run (SP_EXEC_TRUSTED): owned by root,
  * writable by nobody else, linked, changed before the run started. */
+/* reach_late.c: a pruned site that objects dlopen'ed since reach: 1. */
+int sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
+    const struct sp_layout *lo);
 bool sup_trusted_fd(const struct sup *s, int fd, char *why, size_t size);
 
 #endif
