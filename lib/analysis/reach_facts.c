@@ -215,6 +215,51 @@ refer(struct rf_build *b, uint32_t f, uint64_t to, bool slot,
 	return rf_push(&b->edges, f, (uint32_t)g);
 }
 
+/*
+ * A PIC jump table at `table` (32-bit offsets from its start) whose cases
+ * may lie outside the function: gcc moves cold cases into a function of
+ * their own (foo.cold).  jumptable.c keeps only the cases inside the
+ * unit; here every entry that lands in code is an edge, until one does
+ * not (entries past the table only add edges: the safe direction).
+ */
+#define MAX_TABLE 4096
+
+static int
+rel_table(struct rf_build *b, uint32_t f, uint64_t table)
+{
+	for (unsigned k = 0; k < MAX_TABLE; k++) {
+		const uint8_t *p = sp_elf_vaddr_ptr(b->a->elf, table + 4ull * k,
+		    4);
+		int32_t d;
+		long g;
+		if (p == NULL)
+			break;
+		memcpy(&d, p, 4);
+		if ((g = rf_func(b, table + (uint64_t)(int64_t)d)) < 0)
+			break;
+		if ((uint32_t)g != f && rf_push(&b->edges, f, (uint32_t)g) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Tables of u's indirect jumps: every rip-relative operand into data. */
+static int
+unit_tables(struct rf_build *b, uint32_t f, const struct unit *u)
+{
+	bool ijmp = false;
+
+	for (size_t i = 0; i < u->code.n && !ijmp; i++)
+		ijmp = u->code.v[i].flow == FLOW_IJMP &&
+		    u->code.v[i].target == 0;
+	for (size_t i = 0; ijmp && i < u->code.n; i++) {
+		uint64_t t = u->code.v[i].riprel;
+		if (t != 0 && rf_func(b, t) < 0 && rel_table(b, f, t) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 static bool
 falls_off(const struct insn *in)
 {
@@ -266,6 +311,8 @@ unit_edges(struct rf_build *b, uint32_t f)
 	for (size_t e = 0; e < u->code.njt; e++)
 		if (refer(b, f, u->code.jt[e].to, false, NULL) != 0)
 			return -1;
+	if (unit_tables(b, f, u) != 0)
+		return -1;
 	/* Code that runs off the end continues in the next unit. */
 	if ((last == NULL || falls_off(last)) && f + 1 < b->a->nunits &&
 	    b->a->units[f + 1].start == u->end &&
