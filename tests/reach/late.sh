@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# An object dlopen'ed later calls what the start-up objects never reach
+# (late_main.c): the site is pruned (scan --reach says so), and the call
+# is still allowed under `syspin run`, enforced and audited.
+# usage: late.sh SYSPIN LATE_MAIN LATE_LIB
+set -u
+T=$(mktemp -d /tmp/syspin-reach-late.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail=0
+"$1" scan --reach "$2" >"$T/scan" 2>&1
+if grep -q '^  numbers pruned (.*getppid' "$T/scan"; then
+	echo "ok   getppid is pruned at start-up"
+else
+	echo "FAIL getppid is not pruned at start-up: nothing tested"
+	sed 's/^/     | /' "$T/scan"; fail=1
+fi
+for mode in "" --audit; do
+	"$1" run $mode --cache-dir "$T/cache" "$2" "$3" >"$T/out" 2>&1
+	st=$?
+	if [ $st = 0 ] && ! grep -q '^syspin: ' "$T/out"; then
+		echo "ok   ${mode:-enforced}: the late object's getppid runs"
+	else
+		echo "FAIL ${mode:-enforced}: status $st"
+		sed 's/^/     | /' "$T/out"; fail=1
+	fi
+done
+exit $fail
