@@ -57,6 +57,10 @@ struct sp_reach_edge {
 	uint32_t to;
 };
 
+/* The facts' format, in their files and in the keys of what derives
+ * from them: changed whenever an analysis makes other facts. */
+#define SP_REACH_FORMAT "SPREACH2"
+
 #define SP_REACH_ALWAYS 0xffffffffu	/* calls: from data, not a function */
 /* The name of a call to dlsym or dlvsym whose name is not a constant (or
  * of taking their address): any export may be looked up. */
@@ -167,9 +171,21 @@ int sp_layout_reach_with(struct sp_layout *lo,
     const struct sp_reach_facts *facts, const char *const *extra,
     size_t nextra, struct sp_reach_report *rep, struct sp_error *err);
 
-/* The same with each object's facts from the cache (made when missing). */
+/* The same with each object's facts from the cache (made when missing),
+ * or the result for the same objects from the cache (reach_memo.c). */
 int sp_layout_reach(struct sp_layout *lo, const struct sp_cache *c,
     struct sp_reach_report *rep, struct sp_error *err);
+
+/* reach_memo.c: "q-" + a hash of lo's objects; the kept sites (a bit per
+ * site of each whole table, nsites[i] of them) and the report; load (of
+ * lo with whole tables): 1 applied, 0 none. */
+void sp_reach_memo_key(const struct sp_layout *lo, char *key, size_t size);
+int sp_reach_memo_store(const struct sp_cache *c, const char *key,
+    const struct sp_layout *lo, const size_t *nsites,
+    const uint8_t *const *kept, const struct sp_reach_report *rep,
+    struct sp_error *err);
+int sp_reach_memo_load(const struct sp_cache *c, const char *key,
+    struct sp_layout *lo, struct sp_reach_report *rep);
 
 /*
  * Whether the code at addr (in lo's object obj) can run once code outside

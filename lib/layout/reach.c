@@ -105,26 +105,30 @@ pairs(const struct sp_layout *lo)
 	return c.pairs;
 }
 
-/* Keeps the sites of o's table that can run. */
+/* Keeps the sites of o's table that can run; kept: a bit per site. */
 static void
 prune(struct sp_object *o, const struct sp_reach_result *r, size_t i,
-    const struct sp_reach_facts *f, struct sp_reach_report *rep)
+    const struct sp_reach_facts *f, struct sp_reach_report *rep,
+    uint8_t *kept)
 {
 	struct sp_pintab *t = &o->tab;
 	size_t k = 0;
 
 	for (size_t s = 0; s < t->nsites; s++)
-		if (sp_reach_live(r, i, f, t->sites[s].addr))
+		if (sp_reach_live(r, i, f, t->sites[s].addr)) {
 			t->sites[k++] = t->sites[s];
+			if (kept != NULL)
+				kept[s / 8] |= (uint8_t)(1u << (s % 8));
+		}
 	rep->sites += t->nsites;
 	rep->live_sites += k;
 	t->nsites = k;
 }
 
-int
-sp_layout_reach_with(struct sp_layout *lo,
-    const struct sp_reach_facts *facts, const char *const *extra,
-    size_t nextra, struct sp_reach_report *rep, struct sp_error *err)
+static int
+reach_with(struct sp_layout *lo, const struct sp_reach_facts *facts,
+    const char *const *extra, size_t nextra, struct sp_reach_report *rep,
+    uint8_t **kept, struct sp_error *err)
 {
 	struct sp_reach_result r;
 
@@ -135,13 +139,22 @@ sp_layout_reach_with(struct sp_layout *lo,
 	for (size_t i = 0; i < lo->nobjs; i++) {
 		rep->nwhole += r.whole[i];
 		if (lo->objs[i].have_tab)
-			prune(&lo->objs[i], &r, i, &facts[i], rep);
+			prune(&lo->objs[i], &r, i, &facts[i], rep,
+			    kept != NULL ? kept[i] : NULL);
 	}
 	rep->live_pairs = pairs(lo);
 	rep->dlsym = r.dlsym;
 	rep->dlopen = r.dlopen;
 	sp_reach_result_free(&r);
 	return 0;
+}
+
+int
+sp_layout_reach_with(struct sp_layout *lo,
+    const struct sp_reach_facts *facts, const char *const *extra,
+    size_t nextra, struct sp_reach_report *rep, struct sp_error *err)
+{
+	return reach_with(lo, facts, extra, nextra, rep, NULL, err);
 }
 
 /* Every object's facts, from the cache, made there when missing. */
@@ -173,17 +186,66 @@ free_all(struct sp_reach_facts *v, size_t n)
 	free(v);
 }
 
+static void
+free_bits(uint8_t **v, size_t n)
+{
+	for (size_t i = 0; v != NULL && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* A bit per site of each table, and their numbers of sites. */
+static uint8_t **
+alloc_bits(const struct sp_layout *lo, size_t **nsites)
+{
+	uint8_t **v = calloc(lo->nobjs + 1, sizeof(*v));
+
+	*nsites = calloc(lo->nobjs + 1, sizeof(**nsites));
+	for (size_t i = 0; v != NULL && *nsites != NULL && i < lo->nobjs;
+	    i++) {
+		(*nsites)[i] = lo->objs[i].tab.nsites;
+		if ((v[i] = calloc(lo->objs[i].tab.nsites / 8 + 1, 1)) ==
+		    NULL) {
+			free_bits(v, i);
+			return NULL;
+		}
+	}
+	if (*nsites == NULL) {
+		free_bits(v, lo->nobjs);
+		return NULL;
+	}
+	return v;
+}
+
 int
 sp_layout_reach(struct sp_layout *lo, const struct sp_cache *c,
     struct sp_reach_report *rep, struct sp_error *err)
 {
-	struct sp_reach_facts *v = load_all(lo, c);
+	char key[SP_CACHE_KEY_MAX];
+	struct sp_reach_facts *v;
+	struct sp_error werr;
+	size_t *nsites = NULL;
+	uint8_t **kept;
 	int rc;
 
-	if (v == NULL)
+	sp_reach_memo_key(lo, key, sizeof(key));
+	if (sp_reach_memo_load(c, key, lo, rep) == 1)
+		return 0;
+	v = load_all(lo, c);
+	kept = alloc_bits(lo, &nsites);
+	if (v == NULL || kept == NULL) {
+		free_all(v, lo->nobjs);
+		free_bits(kept, lo->nobjs);
+		free(nsites);
 		return sp_error_set(err, "out of memory");
-	rc = sp_layout_reach_with(lo, v, NULL, 0, rep, err);
+	}
+	rc = reach_with(lo, v, NULL, 0, rep, kept, err);
+	if (rc == 0)	/* a record that cannot be written is made again */
+		(void)sp_reach_memo_store(c, key, lo, nsites,
+		    (const uint8_t *const *)kept, rep, &werr);
 	free_all(v, lo->nobjs);
+	free_bits(kept, lo->nobjs);
+	free(nsites);
 	return rc;
 }
 

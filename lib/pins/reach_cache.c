@@ -16,7 +16,7 @@
 #include <syspin/reach.h>
 
 /* Bumped whenever the facts an analysis makes change meaning. */
-static const char magic[8] = "SPREACH2";
+static const char magic[8] = SP_REACH_FORMAT;
 
 struct header {
 	char magic[8];
