@@ -38,6 +38,7 @@ whole_why(const struct rprog *p, size_t o)
 		[SP_REACH_GO] = "Go",
 		[SP_REACH_NO_UNITS] = "no symbols nor unwind information",
 		[SP_REACH_UNDECODED] = "code the decoder cannot read",
+		[SP_REACH_LARGE] = "too large to decode at an exec",
 	};
 	const struct sp_reach_facts *f = &p->facts[o];
 

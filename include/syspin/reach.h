@@ -39,6 +39,7 @@ enum sp_reach_whole {
 	SP_REACH_GO,		/* Go's runtime calls through its tables */
 	SP_REACH_NO_UNITS,	/* no symbols nor unwind information */
 	SP_REACH_UNDECODED,	/* code the decoder could not read */
+	SP_REACH_LARGE,		/* over SP_REACH_MAX_CODE: not decoded */
 	SP_REACH_LOADER,	/* ld.so (decided per process) */
 	SP_REACH_VDSO,		/* the kernel's (decided per process) */
 	SP_REACH_NO_FACTS,	/* none could be had (decided per process) */
@@ -59,7 +60,12 @@ struct sp_reach_edge {
 
 /* The facts' format, in their files and in the keys of what derives
  * from them: changed whenever an analysis makes other facts. */
-#define SP_REACH_FORMAT "SPREACH2"
+#define SP_REACH_FORMAT "SPREACH3"
+
+/* Objects with more executable bytes are not decoded (libLLVM's 60 MB
+ * would cost seconds at an exec): reachable whole, their imports all
+ * called. */
+#define SP_REACH_MAX_CODE (32u << 20)
 
 #define SP_REACH_ALWAYS 0xffffffffu	/* calls: from data, not a function */
 /* The name of a call to dlsym or dlvsym whose name is not a constant (or
@@ -156,6 +162,11 @@ struct sp_reach_count {
 	size_t sites, pairs, any;
 	uint8_t nr[SP_REACH_NR_MAX];	/* 1: some site issues it */
 };
+
+/* Calls fn with each number an object of lo passes to export `name`
+ * (the union place.c pins at its site). */
+void sp_layout_importer_nrs(const struct sp_layout *lo, const char *name,
+    void (*fn)(void *ctx, uint32_t nr), void *ctx);
 
 /* Adds what object obj of lo pins to *c. */
 void sp_layout_reach_count(const struct sp_layout *lo, size_t obj,

@@ -12,7 +12,8 @@
  * - where addresses are stored in place otherwise (a program linked at a
  *   fixed address, DT_REL, text relocations): every aligned data word
  *   that points into code, and every 32-bit immediate in code equal to a
- *   function's start (`mov $handler, %esi`, taken by its function);
+ *   function's start (`mov $handler, %esi`, taken by its function) or to
+ *   a PLT stub (an imported function's address there: its name);
  * - R_X86_64_64 of a symbol from elsewhere names an import (a pointer to
  *   free() in a table), whatever code is live.
  * The dynamic loader also looks symbols up by name (`__libc_early_init`
@@ -123,6 +124,15 @@ in_dynsym(const struct sp_elf *e, uint64_t at)
 	return at >= e->dynsym_vaddr && at < e->dynsym_vaddr + e->dynsym_size;
 }
 
+/* A code address in data: a root, or the import a PLT stub calls. */
+static int
+data_ref(struct rf_build *b, uint64_t v)
+{
+	int r = rf_plt_ref(b, SP_REACH_ALWAYS, v);
+
+	return r != 0 ? (r == 1 ? 0 : -1) : is_code(b, v) ? rf_root(b, v) : 0;
+}
+
 /* Aligned words of the non-code bytes that point into code. */
 static int
 data_words(struct rf_build *b, bool narrow)
@@ -139,11 +149,11 @@ data_words(struct rf_build *b, bool narrow)
 			if (is_code(b, at) || in_dynsym(e, at))
 				continue;
 			memcpy(&v, p + o, step);
-			if (is_code(b, v) && rf_root(b, v) != 0)
+			if (data_ref(b, v) != 0)
 				return -1;
 			if (narrow && o + 8 <= s->filesz && (at & 7) == 0) {
 				memcpy(&v, p + o, 8);
-				if (is_code(b, v) && rf_root(b, v) != 0)
+				if (data_ref(b, v) != 0)
 					return -1;
 			}
 		}
@@ -175,6 +185,8 @@ code_immediates(struct rf_build *b)
 		    o + 4 <= avail; o++) {
 			uint32_t v;
 			memcpy(&v, p + o, 4);
+			if (rf_plt_ref(b, (uint32_t)f, v) == -1)
+				return -1;
 			if (v == u->start || !is_start(b, v))
 				continue;
 			long g = rf_func(b, v);

@@ -193,6 +193,18 @@ dlsym_call(struct rf_build *b, uint32_t f, struct unit *u, size_t i)
 	return off == UINT32_MAX ? -1 : rf_push(&b->calls, f, off);
 }
 
+int
+rf_plt_ref(struct rf_build *b, uint32_t f, uint64_t addr)
+{
+	const struct sp_elf *e = b->a->elf;
+	const char *name = plt_name(e->plt, e->nplt, addr);
+
+	if (name == NULL)
+		return 0;
+	return call_name(b, f, is_dlsym(name) ? SP_REACH_DLSYM_ANY : name) ==
+	    0 ? 1 : -1;
+}
+
 /* An address the instruction in function f refers to; *import: the
  * import it names. */
 static int
@@ -370,9 +382,24 @@ exports(struct rf_build *b)
 	return 0;
 }
 
-static uint32_t
-whole_kind(const struct sp_elf *e, size_t nunits)
+/* Every import of e, called from data: what a whole object may call. */
+static int
+all_imports(struct rf_build *b)
 {
+	const struct sp_elf *e = b->a->elf;
+
+	for (size_t i = 0; i < e->ngot; i++)
+		if (call_name(b, SP_REACH_ALWAYS, is_dlsym(e->got[i].name) ?
+		    SP_REACH_DLSYM_ANY : e->got[i].name) != 0)
+			return -1;
+	return 0;
+}
+
+static uint32_t
+whole_kind(const struct sp_elf *e, size_t nunits, uint64_t code)
+{
+	if (code > SP_REACH_MAX_CODE)
+		return SP_REACH_LARGE;
 	if (e->kind == SP_ELF_EXEC_STATIC || e->kind == SP_ELF_STATIC_PIE)
 		return SP_REACH_STATIC;
 	if (e->go || sp_elf_symbol_named(e, "runtime.main") != NULL)
@@ -411,6 +438,7 @@ sp_reach_facts_build(const struct sp_elf *elf, struct sp_reach_facts *f,
 	struct analysis a = { .elf = elf };
 	static const struct sp_scan_opts defaults = { 0 };
 	struct rf_build b = { .a = &a };
+	uint64_t code = 0;
 	int rc = -1;
 
 	memset(f, 0, sizeof(*f));
@@ -419,10 +447,15 @@ sp_reach_facts_build(const struct sp_elf *elf, struct sp_reach_facts *f,
 		return sp_error_set(err, "unsupported architecture");
 	if ((a.dec = decoder_new()) == NULL || units_build(&a) != 0)
 		goto out;
-	f->whole = whole_kind(elf, a.nunits);
-	for (size_t i = 0; i < a.nunits; i++)
+	for (size_t i = 0; i < elf->nsegs; i++)
+		if (elf->segs[i].flags & PF_X)
+			code += elf->segs[i].filesz;
+	f->whole = whole_kind(elf, a.nunits, code);
+	for (size_t i = 0; i < a.nunits && f->whole != SP_REACH_LARGE; i++)
 		if (unit_edges(&b, (uint32_t)i) != 0)
 			goto out;
+	if (f->whole == SP_REACH_LARGE && all_imports(&b) != 0)
+		goto out;
 	if (rf_data(&b) != 0 || exports(&b) != 0)
 		goto out;
 	/* A few undecodable bytes are data in code (a literal pool); more

@@ -46,17 +46,18 @@ closure(const struct sp_layout *lo, const struct sp_reach_facts *facts,
 }
 
 static void
-add_nr(struct sp_reach_count *c, uint32_t nr)
+add_nr(void *ctx, uint32_t nr)
 {
+	struct sp_reach_count *c = ctx;
+
 	if (nr < SP_REACH_NR_MAX)
 		c->nr[nr] = 1;
 	c->pairs++;
 }
 
-/* Numbers other objects pass to export `name` (as place.c does). */
-static void
-importers(const struct sp_layout *lo, const char *name,
-    struct sp_reach_count *c)
+void
+sp_layout_importer_nrs(const struct sp_layout *lo, const char *name,
+    void (*fn)(void *ctx, uint32_t nr), void *ctx)
 {
 	for (size_t i = 0; i < lo->nobjs; i++) {
 		const struct sp_pintab *t = &lo->objs[i].tab;
@@ -66,7 +67,7 @@ importers(const struct sp_layout *lo, const char *name,
 			if (strcmp(t->strtab + im->name, name) != 0)
 				continue;
 			for (uint32_t k = 0; k < im->nr_count; k++)
-				add_nr(c, t->nrs[im->nr_first + k]);
+				fn(ctx, t->nrs[im->nr_first + k]);
 		}
 	}
 }
@@ -89,8 +90,8 @@ sp_layout_reach_count(const struct sp_layout *lo, size_t obj,
 		for (uint32_t k = 0; k < p->nr_count; k++)
 			add_nr(c, t->nrs[p->nr_first + k]);
 		if (p->how == SP_PIN_EXPORT)
-			importers(lo, t->strtab + t->exports[p->export].name,
-			    c);
+			sp_layout_importer_nrs(lo,
+			    t->strtab + t->exports[p->export].name, add_nr, c);
 	}
 }
 

@@ -11,13 +11,10 @@
  * file the tree wrote imports what its writer wants).
  * Returns 1 (allowed) or 0.
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <syspin/reach.h>
 #include <syspin/scan.h>
@@ -70,23 +67,27 @@ has_nr(const struct sp_pintab *t, const struct sp_pin_site *p, uint32_t nr)
 	return false;
 }
 
+struct wanted {
+	uint32_t nr;
+	bool seen;
+};
+
+static void
+see(void *ctx, uint32_t nr)
+{
+	struct wanted *w = ctx;
+
+	w->seen |= w->nr == nr;
+}
+
 /* Whether an object of lo passes nr to export `name`. */
 static bool
 imported_nr(const struct sp_layout *lo, const char *name, uint32_t nr)
 {
-	for (size_t i = 0; i < lo->nobjs; i++) {
-		const struct sp_pintab *t = &lo->objs[i].tab;
-		for (size_t j = 0; lo->objs[i].have_tab && j < t->nimports;
-		    j++) {
-			const struct sp_pin_import *m = &t->imports[j];
-			if (strcmp(t->strtab + m->name, name) != 0)
-				continue;
-			for (uint32_t k = 0; k < m->nr_count; k++)
-				if (t->nrs[m->nr_first + k] == nr)
-					return true;
-		}
-	}
-	return false;
+	struct wanted w = { nr, false };
+
+	sp_layout_importer_nrs(lo, name, see, &w);
+	return w.seen;
 }
 
 /* The site of o's whole table that ends at ip and allows nr: its address
@@ -119,23 +120,13 @@ pinned_before(const struct sup *s, const struct sp_layout *lo,
 static int
 late_imports(const struct sup *s, const char *path, struct names *nm)
 {
-	char key[SP_CACHE_KEY_MAX], why[256];
+	char key[SP_CACHE_KEY_MAX];
 	struct sp_reach_facts f;
-	struct sp_file_id id;
 	struct sp_error err;
-	struct stat st;
-	bool ok;
-	int fd, rc = 0;
+	int rc = 0;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if (!sup_late_key(s, path, key, sizeof(key)))
 		return 0;
-	ok = fstat(fd, &st) == 0 && (s->o->pin.exec != SP_EXEC_TRUSTED ||
-	    sup_trusted_fd(s, fd, why, sizeof(why)));
-	close(fd);
-	if (!ok)
-		return 0;
-	sp_file_id_from_stat(&id, &st);
-	sp_cache_key_file(&id, key, sizeof(key));
 	if (sp_reach_load(s->o->pin.cache, key, &f, &err) != 1 &&
 	    (sp_reach_fill(s->o->pin.cache, path, key, &err) == -1 ||
 	    sp_reach_load(s->o->pin.cache, key, &f, &err) != 1))
