@@ -63,6 +63,7 @@
 #include <stdint.h>
 
 #include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include <syspin/error.h>
 
@@ -202,6 +203,28 @@ void sp_bpf_free(struct sp_bpf_prog *progs, size_t nprogs);
  * kernel runs every installed program, so a call costs the sum over progs.
  */
 size_t sp_bpf_path_max(const struct sp_bpf_prog *prog);
+
+/* ---- evaluating programs (eval.c): the one evaluator ---- */
+
+/* 0 when the kernel would accept f as a seccomp filter; else -1 and the
+ * reason in why (if not NULL). */
+int sp_bpf_check(const struct sock_filter *f, size_t n, char *why,
+    size_t whylen);
+
+/* f's return value for d; *steps (if not NULL): instructions executed.
+ * f should have passed sp_bpf_check (else what it cannot do kills). */
+uint32_t sp_bpf_run(const struct sock_filter *f, size_t n,
+    const struct seccomp_data *d, size_t *steps);
+
+/* Negative when action a takes precedence over b: the lowest action as
+ * a signed number wins (KILL_PROCESS first, ALLOW last). */
+int sp_bpf_cmp_action(uint32_t a, uint32_t b);
+
+/* progs installed by sp_bpf_install, combined as the kernel combines
+ * them: progs[0] runs first, the most severe action wins, the first of
+ * equals.  *steps: the sum over all programs. */
+uint32_t sp_bpf_run_all(const struct sp_bpf_prog *progs, size_t n,
+    const struct seccomp_data *d, size_t *steps);
 
 /* Install flags. */
 #define SP_BPF_INSTALL_NO_NNP 0x01u	/* rely on CAP_SYS_ADMIN instead */

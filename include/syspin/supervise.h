@@ -194,16 +194,6 @@ int sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 int sp_pin_seal_slots(pid_t pid, const struct sp_pin_result *res,
     const bool *placed, struct sp_error *err);
 
-/* ---- evaluating our programs (guard.c) ---- */
-
-/* Evaluates a classic BPF program on seccomp data (tests, install order). */
-uint32_t sp_bpf_eval(const struct sock_filter *insns, size_t len,
-    uint32_t nr, uint32_t arch, uint64_t ip, const uint64_t *args);
-
-/* All of them, combined as the kernel does: the most restrictive action. */
-uint32_t sp_bpf_eval_all(const struct sp_bpf_prog *progs, size_t nprogs,
-    uint32_t nr, uint32_t arch, uint64_t ip, const uint64_t *args);
-
 /* ---- the supervisor (tree.c) ---- */
 
 /* Landlock scopes the tree may be put in (syspin run --scope). */

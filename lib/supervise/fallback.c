@@ -13,7 +13,7 @@
  * (allowed, as by the whole program), and the argument rules (no
  * executable memory) are checked for every number that has one, kept or
  * not.  So whatever it allows, the whole program allows, and its stops are
- * where the whole program must be asked (sp_bpf_eval_all, violation.c).
+ * where the whole program must be asked (sp_bpf_run_all, verdict.c).
  * Stopping every call outside the image also makes it, once an exec has
  * replaced the image, a filter that stops every call of the new one: the
  * descendants need no room of their own, the supervisor checks them.

@@ -208,13 +208,13 @@ install_order(struct job *j, const struct sp_bpf_prog *progs, size_t nprogs,
     size_t *order, struct sp_error *err)
 {
 	size_t i, n = 0, last = nprogs;
-	uint64_t args[6] = { SECCOMP_SET_MODE_FILTER,
-	    SECCOMP_FILTER_FLAG_TSYNC, 0, 0, 0, 0 };
+	struct seccomp_data d = { .nr = SYS_seccomp,
+	    .arch = AUDIT_ARCH_X86_64, .instruction_pointer = j->in.trap + 2,
+	    .args = { SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC } };
 	uint32_t r;
 
 	for (i = nprogs; i-- > 0;) {
-		r = sp_bpf_eval(progs[i].insns, progs[i].len,
-		    SYS_seccomp, AUDIT_ARCH_X86_64, j->in.trap + 2, args);
+		r = sp_bpf_run(progs[i].insns, progs[i].len, &d, NULL);
 		if (r == SECCOMP_RET_ALLOW) {
 			order[n++] = i;
 			continue;

@@ -278,9 +278,8 @@ sup_on_seccomp(struct sup *s, pid_t pid)
 	d.arch = si.arch;
 	d.instruction_pointer = si.instruction_pointer;
 	memcpy(d.args, si.seccomp.args, sizeof(d.args));
-	action = sp_bpf_eval_all(p->img->pin.progs, p->img->pin.nprogs,
-	    (uint32_t)d.nr, d.arch, d.instruction_pointer,
-	    (const uint64_t *)d.args);
+	action = sp_bpf_run_all(p->img->pin.progs, p->img->pin.nprogs, &d,
+	    NULL);
 	switch (action & SECCOMP_RET_ACTION_FULL) {
 	case SECCOMP_RET_ALLOW:
 	case SECCOMP_RET_LOG:

@@ -9,7 +9,6 @@
 #include <cmocka.h>
 
 #include "check.h"
-#include "interp.h"
 #include "model.h"
 
 void
@@ -23,11 +22,9 @@ progset_make(struct progset *s, const struct sp_bpf_input *in)
 		fail_msg("sp_bpf_generate: %s", err.msg);
 	assert_true(s->n >= 1 && s->n <= 64);
 	for (i = 0; i < s->n; i++) {
-		if (sp_interp_check(s->p[i].insns, s->p[i].len, why,
+		if (sp_bpf_check(s->p[i].insns, s->p[i].len, why,
 		    sizeof(why)) == -1)
 			fail_msg("program %zu of %zu: %s", i, s->n, why);
-		s->fp[i].len = (unsigned short)s->p[i].len;
-		s->fp[i].filter = s->p[i].insns;
 	}
 }
 
@@ -205,7 +202,7 @@ compare_many(const struct table *t, const struct progset *s, uint64_t *r,
 	for (i = 0; i < nq; i++) {
 		query_random(t, r, &d);
 		want = model_verdict(&t->in, &d);
-		got = sp_interp_run_set(s->fp, s->n, &d, &steps);
+		got = sp_bpf_run_all(s->p, s->n, &d, &steps);
 		if (steps > *max_steps)
 			*max_steps = steps;
 		if (want != got && bad++ < 5)

@@ -3,7 +3,7 @@
  * Generated filters in the kernel.  Each case runs in a forked child that
  * installs a filter pinning (number, stub) pairs at their real addresses
  * (stubs.S), issues one call, and exits through a pinned exit_group.  The
- * interpreter's verdict for the same seccomp_data must be the intended
+ * evaluator's verdict for the same seccomp_data must be the intended
  * one, and the kernel must agree: SIGSYS exactly for a kill, EACCES for
  * the memory rules.  Odd cases drop to nobody and rely on no_new_privs;
  * even ones stay root and use SP_BPF_INSTALL_NO_NNP.
@@ -34,7 +34,6 @@
 
 #include <syspin/bpf.h>
 
-#include "interp.h"
 #include "stubs.h"
 
 #define X32 SP_BPF_X32_BIT
@@ -221,10 +220,9 @@ prepare(const struct kcase *c, long *a)
 }
 
 static uint32_t
-interp_verdict(const struct kcase *c, const long *a,
+eval_verdict(const struct kcase *c, const long *a,
     const struct sp_bpf_prog *p, size_t np)
 {
-	struct sock_fprog fp[64];
 	struct seccomp_data d;
 	size_t i;
 
@@ -234,10 +232,7 @@ interp_verdict(const struct kcase *c, const long *a,
 	d.instruction_pointer = via_ip(c->via);
 	for (i = 0; i < 6; i++)
 		d.args[i] = c->via == V_I386 ? (uint32_t)a[i] : (uint64_t)a[i];
-	for (i = 0; i < np; i++)
-		fp[i] = (struct sock_fprog){ (unsigned short)p[i].len,
-		    p[i].insns };
-	return sp_interp_run_set(fp, np, &d, NULL);
+	return sp_bpf_run_all(p, np, &d, NULL);
 }
 
 /* What the kernel did, in the filter's terms. */
@@ -274,7 +269,7 @@ run_cases(const struct kcfg *cfg, const struct kcase *cs, size_t n)
 		if (cs[i].via == V_I386 && !have_i386)
 			continue;
 		prepare(&cs[i], a);
-		model = interp_verdict(&cs[i], a, p, np);
+		model = eval_verdict(&cs[i], a, p, np);
 		if ((pid = fork()) == 0)
 			child(&cs[i], p, np, i % 2 == 1, a);
 		assert_true(pid > 0);
@@ -283,7 +278,7 @@ run_cases(const struct kcfg *cfg, const struct kcase *cs, size_t n)
 		if (cs[i].prep == P_FILE || cs[i].prep == P_BANDFILE)
 			close((int)a[4]);
 		if (model != cs[i].want || kernel != model) {
-			print_message("%s: intended %#x, interpreter %#x, "
+			print_message("%s: intended %#x, evaluator %#x, "
 			    "kernel %#x (status %#x)\n", cs[i].what,
 			    cs[i].want, model, kernel, status);
 			bad++;
