@@ -20,6 +20,15 @@
  *     scopes them); with SP_BPF_GUARD the supervisor's guard: clone with
  *     CLONE_UNTRACED and SP_GUARD_KILL_NR are killed, clone3 fails with
  *     ENOSYS (its flags are in memory).  Refused: `deny`.
+ *  2a. Narrowing (syspin run --deny/--allow): an x86-64 number (below
+ *     SP_BPF_X32_BIT) that sp_bpf_input.narrow denies gets `narrowed`,
+ *     wherever the call comes from, before its sites are looked at
+ *     (nothing extra runs for the other numbers: the number dispatch
+ *     sends it there).  Never denied, whatever the lists say: what only
+ *     ends the process or takes away (exit, exit_group, rt_sigreturn,
+ *     mseal), and the forms pinning itself needs, prctl(PR_SET_NO_NEW_PRIVS)
+ *     and seccomp(SECCOMP_SET_MODE_FILTER): for prctl and seccomp the
+ *     site is checked first (3., 4.), then any other form is narrowed.
  *  3. (abi, nr, ip) pinned: the call may run, subject to the image's own
  *     rules (5), those of a loader site (SP_BPF_PIN_LOADER) included.
  *  4. x32 or i386 and not pinned: violation.  x86-64, not pinned: ip in
@@ -130,6 +139,26 @@ struct sp_bpf_range {
 #define SP_BPF_NO_PTRACE  0x20u	/* no ptrace & co. (2.): no Landlock */
 #define SP_BPF_NO_EXEC    0x40u	/* execve/execveat refused */
 
+/*
+ * Narrowing: the x86-64 numbers denied in every image (2a.).  With allow,
+ * nrs are the numbers left and every other one below SP_BPF_X32_BIT is
+ * denied.  { NULL, 0, false } denies nothing.
+ */
+struct sp_bpf_narrow {
+	const uint32_t *nrs;	/* any order; duplicates allowed */
+	size_t n;
+	bool allow;
+};
+
+/* What narrowing never denies (2a.): 0 nothing, SP_NARROW_NEVER the whole
+ * number, SP_NARROW_FORM all but the form of *arg0 (prctl, seccomp). */
+#define SP_NARROW_NEVER	1
+#define SP_NARROW_FORM	2
+int sp_bpf_narrow_exempt(uint32_t nr, uint32_t *arg0);
+
+/* nr is denied by n (2a.), exemptions not counted. */
+bool sp_bpf_narrow_denies(const struct sp_bpf_narrow *n, uint32_t nr);
+
 struct sp_bpf_input {
 	const struct sp_bpf_pin *pins;	/* any order; duplicates allowed */
 	size_t npins;
@@ -163,6 +192,11 @@ struct sp_bpf_input {
 	 * EACCES (nobody can place it); the supervisor asks for TRACE |
 	 * SP_BPF_PLACE_DATA, the runtime alone TRAP | SP_BPF_PLACE_DATA. */
 	uint32_t place;
+	struct sp_bpf_narrow narrow;	/* syspin run --deny/--allow (2a.) */
+	/* What a narrowed call gets: 0 means ERRNO | EPERM; else ERRNO|e,
+	 * KILL_PROCESS, TRAP, LOG or (the supervisor) TRACE |
+	 * SP_BPF_NARROW_DATA. */
+	uint32_t narrowed;
 };
 
 /* SECCOMP_RET_DATA of our non-violation stops (violations carry 0).  The
@@ -170,6 +204,7 @@ struct sp_bpf_input {
 #define SP_BPF_REFUSE_DATA 0xffffu
 #define SP_BPF_DENY_DATA 0xfffeu
 #define SP_BPF_PLACE_DATA 0xfffdu
+#define SP_BPF_NARROW_DATA 0xfffcu
 
 /* A program ready for seccomp: at most BPF_MAXINSNS instructions. */
 struct sp_bpf_prog {
