@@ -42,6 +42,7 @@ struct run_args {
 	size_t ndlopen;
 	char **argv;		/* PROG ARG... or FILE... */
 	int argc;
+	struct run_extra x;	/* -o, --log-fd, --deny, --allow */
 };
 
 static volatile pid_t child;
@@ -53,7 +54,10 @@ usage(FILE *f)
 	    "[--exec=POLICY]\n"
 	    "                  [--scope=WHAT] [--cache-dir DIR] "
 	    "[--dlopen FILE]... [-v]\n"
-	    "                  PROG [ARG...]\n"
+	    "                  [-o FILE | --log-fd N] [--deny LIST | --allow "
+	    "LIST]\n"
+	    "                  [--deny-action=errno[:NAME]|kill] PROG "
+	    "[ARG...]\n"
 	    "       syspin run --fill-cache [--cache-dir DIR] FILE...\n"
 	    "      --strict        no syscalls from outside the pinned image, "
 	    "no execve\n"
@@ -73,6 +77,17 @@ usage(FILE *f)
 	    "      --cache-dir DIR pin table cache (default: /var/cache/syspin "
 	    "for root,\n"
 	    "                      else $XDG_CACHE_HOME/syspin)\n"
+	    "  -o, --output FILE   write a JSON record of each violation and "
+	    "refusal\n"
+	    "                      (docs/run-log.md)\n"
+	    "      --log-fd N      the same, to file descriptor N\n"
+	    "      --deny LIST     deny these system calls and @groups "
+	    "(systemd's names)\n"
+	    "                      in every program of the tree\n"
+	    "      --allow LIST    deny every system call but these\n"
+	    "      --deny-action=A what a denied call gets: errno (EPERM), "
+	    "errno:NAME,\n"
+	    "                      or kill\n"
 	    "  -v, --verbose       say what is analysed and installed\n", f);
 }
 
@@ -175,13 +190,15 @@ parse(int argc, char **argv, struct run_args *a)
 		{ "scope", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		RUN_EXTRA_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	memset(a, 0, sizeof(*a));
+	run_extra_init(&a->x);
 	/* "+": options stop at PROG; PROG's own options are its own. */
-	while ((c = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+vho:", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': a->strict = true; break;
 		case 'j': a->allow_jit = true; break;
@@ -203,6 +220,14 @@ parse(int argc, char **argv, struct run_args *a)
 			break;
 		case 'v': a->verbose = true; break;
 		case 'h': usage(stdout); exit(0);
+		case 'o':
+		case 1000:
+		case 1001:
+		case 1002:
+		case 1003:
+			if (run_extra_opt(&a->x, c, optarg) == -1)
+				return -1;
+			break;
 		default: usage(stderr); return -1;
 		}
 	}
@@ -270,6 +295,8 @@ fill(const struct sp_cache *c, char **files, size_t n, bool verbose)
 
 
 /* The line for a pinned process killed by SIGSYS; v NULL: no record. */
+static const struct run_extra *extra;
+
 static void
 explain(const char *comm, pid_t pid, const struct sp_violation *v,
     const char *why, const char *reportdir)
@@ -291,6 +318,8 @@ explain(const char *comm, pid_t pid, const struct sp_violation *v,
 	    have_report ? &lo : NULL, have_report ? &pl : NULL,
 	    sp_syscall_name(v->arch, v->nr, name, sizeof(name)));
 	cli_error("%s", line);
+	run_extra_killed(extra, comm, pid, v, have_report ? &lo : NULL,
+	    have_report ? &pl : NULL, line);
 	if (have_report) {
 		sp_layout_free(&lo);
 		sp_placement_free(&pl);
@@ -374,7 +403,7 @@ supervised(const struct run_args *a, const char *path, const char *dir,
     const char *reportdir, bool *fallback)
 {
 	struct run_sup r = { a->argv, path, dir, reportdir, 0, a->exec,
-	    a->scope, a->audit, a->verbose, a->dlopen, a->ndlopen };
+	    a->scope, a->audit, a->verbose, a->dlopen, a->ndlopen, &a->x };
 
 	if (a->strict)
 		r.bpf_flags |= SP_BPF_STRICT;
@@ -456,7 +485,7 @@ exec_child(struct run_args *a, const char *path, const char *dir,
 	setenv("SYSPIN_FLAGS", flags, 1);
 	if (a->verbose)
 		setenv("SYSPIN_VERBOSE", "1", 1);
-	if (set_dlopen(a) == -1)
+	if (set_dlopen(a) == -1 || run_extra_env(&a->x) == -1)
 		return EXIT_TROUBLE;
 	if (run_is_static(path)) {
 		cli_error("%s: statically linked: pinning it needs ptrace",
@@ -499,8 +528,9 @@ cmd_run(int argc, char **argv)
 	size_t nobjs = 0;
 	int rc;
 
-	if (parse(argc, argv, &a) == -1)
+	if (parse(argc, argv, &a) == -1 || run_extra_open(&a.x) == -1)
 		return EXIT_TROUBLE;
+	extra = &a.x;
 	if (open_cache(&a, &c, dir, sizeof(dir)) == -1)
 		return EXIT_TROUBLE;
 	if (a.fill) {
@@ -536,6 +566,7 @@ cmd_run(int argc, char **argv)
 	}
 	rc = exec_child(&a, path, dir, rt, reportdir);
 	run_remove_dir(reportdir);
+	run_extra_free(&a.x);
 	for (size_t i = 0; i < a.ndlopen; i++)
 		free(a.dlopen[i]);
 	return rc;

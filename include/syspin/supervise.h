@@ -118,6 +118,11 @@ struct sp_pin_opts {
 	size_t ndlopen;
 	const char *reportdir;		/* PID.layout is written there, or NULL */
 	bool verbose;
+	/* --deny / --allow (bpf.h, 2a.): a narrowed call stops (TRACE |
+	 * SP_BPF_NARROW_DATA) and fails with narrow_errno, or is killed */
+	struct sp_bpf_narrow narrow;
+	int narrow_errno;
+	bool narrow_kill;
 };
 
 /*
@@ -197,6 +202,39 @@ uint32_t sp_bpf_eval(const struct sock_filter *insns, size_t len,
 uint32_t sp_bpf_eval_all(const struct sp_bpf_prog *progs, size_t nprogs,
     uint32_t nr, uint32_t arch, uint64_t ip, const uint64_t *args);
 
+/* ---- what tools read: one JSON object a line (eventlog.c) ---- */
+
+enum sp_verdict {
+	SP_VERDICT_KILLED,	/* a violation (or --deny-action=kill) */
+	SP_VERDICT_AUDITED,	/* the same under --audit: it ran */
+	SP_VERDICT_REFUSED,	/* the memory or exec rules: EACCES */
+	SP_VERDICT_DENIED,	/* the rules of every call, --deny: errno */
+};
+
+/*
+ * One record (docs/run-log.md): a violation, a refusal or an audit
+ * report, when syspin run prints its line.
+ */
+struct sp_event {
+	struct timespec time;		/* CLOCK_REALTIME */
+	long pid, tid;
+	const char *comm, *exe;		/* exe NULL when unknown */
+	uint32_t arch, nr;		/* AUDIT_ARCH_*, as the kernel saw */
+	uint64_t ip;			/* after the trap instruction */
+	const char *name;		/* "execve" */
+	enum sp_verdict verdict;
+	const char *rule;		/* "pin", "memory", "exec", "every-call",
+					   "deny-list" */
+	int errnum;			/* refused, denied: the call's errno */
+	const struct sp_layout *lo;	/* the image's, or NULL */
+	const struct sp_placement *pl;
+	bool audit;			/* the run's mode */
+	const char *line;		/* the line printed, without "syspin: " */
+};
+
+/* Writes ev as one line of JSON to fd, in one write(2).  -1 with errno. */
+int sp_event_log(int fd, const struct sp_event *ev);
+
 /* ---- the supervisor (tree.c) ---- */
 
 /* Landlock scopes the tree may be put in (syspin run --scope). */
@@ -209,6 +247,7 @@ struct sp_supervise_opts {
 	unsigned scope;			/* SP_SCOPE_* */
 	char *const *argv;		/* PROG ARG... */
 	const char *path;		/* PROG as found */
+	int log_fd;			/* -o, --log-fd: sp_event_log; -1 none */
 };
 
 /*

@@ -365,6 +365,14 @@ mark_loader(struct job *j)
 			j->lo.objs[i].loader = true;
 }
 
+/* --deny / --allow: the supervisor answers (verdict.c). */
+void
+pin_narrow(const struct job *j, struct sp_bpf_input *in)
+{
+	in->narrow = j->o->narrow;
+	in->narrowed = SECCOMP_RET_TRACE | SP_BPF_NARROW_DATA;
+}
+
 static int
 generate(struct job *j, struct sp_error *err)
 {
@@ -377,6 +385,7 @@ generate(struct job *j, struct sp_error *err)
 	    j->slot_lo + j->slot_used };
 	sp_placement_bpf_input(&j->pl, j->o->flags, SP_ANSWER_SUPERVISOR,
 	    &in);
+	pin_narrow(j, &in);
 	return sp_bpf_generate(&in, &j->progs, &j->nprogs, err);
 }
 

@@ -34,6 +34,8 @@ int pin_mmap(struct job *j, uint64_t addr, uint64_t len, uint64_t prot,
     uint64_t flags, long *ret, struct sp_error *err);
 int pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
     size_t nprogs, long *kret, struct sp_error *err);
+/* The narrowing of the run into in (--deny, --allow). */
+void pin_narrow(const struct job *j, struct sp_bpf_input *in);
 /* The whole filter did not fit (fallback.c). */
 int pin_fallback(struct job *j, struct sp_pin_result *res,
     struct sp_error *err);
