@@ -237,6 +237,18 @@ void sp_bpf_free(struct sp_bpf_prog *progs, size_t nprogs);
  */
 size_t sp_bpf_path_max(const struct sp_bpf_prog *prog);
 
+/*
+ * One instruction of prog at index i, as libseccomp's scmp_bpf_disasm
+ * prints it (without the newline):
+ *  " 0003: 0x15 0x00 0x05 0x0000003b   jeq 59   true:0004 false:0009"
+ * Returns the length snprintf would write.  lib/bpf/disasm.c.
+ */
+int sp_bpf_disasm(const struct sock_filter *prog, size_t i, char *buf,
+    size_t size);
+/* The header lines scmp_bpf_disasm prints first. */
+#define SP_BPF_DISASM_HEADER \
+	" line  OP   JT   JF   K\n=================================\n"
+
 /* Install flags. */
 #define SP_BPF_INSTALL_NO_NNP 0x01u	/* rely on CAP_SYS_ADMIN instead */
 

@@ -48,6 +48,8 @@ const char *sp_narrow_group_at(size_t i, const char **help);
 
 /* An x86-64 number by name (libseccomp's, or a newer one); -1: none. */
 long sp_syscall_number(const char *name);
+/* The name of an x86-64 number newer than libseccomp's table, or NULL. */
+const char *sp_syscall_newer(uint32_t nr);
 
 /*
  * SYSPIN_NARROW, for the runtime: "dE:N,N,..." (deny, errno E), "ak:..."

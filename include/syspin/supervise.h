@@ -172,6 +172,8 @@ void sp_pin_result_free(struct sp_pin_result *res);
 #define SP_PIN_FIRST	 0x2u	/* the tree's first image: its environment
 				   (LD_PRELOAD) is the user's, not an
 				   attacker's */
+#define SP_PIN_DRY	 0x4u	/* build everything, inject nothing
+				   (syspin filter) */
 
 /*
  * Pins the tracee pid, stopped at the end of its execve: layout (with
@@ -191,6 +193,29 @@ int sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
  */
 int sp_pin_seal_slots(pid_t pid, const struct sp_pin_result *res,
     const bool *placed, struct sp_error *err);
+
+/*
+ * syspin filter -p PID: the program the supervisor would build for pid's
+ * mappings now (it does not expose the one it installed): the layout of
+ * /proc/PID/maps less the late-code band, the tables, the placement.
+ * Nothing is injected; pid need not be stopped.  -1 with err.
+ */
+int sp_pin_rebuild(pid_t pid, const struct sp_pin_opts *o,
+    struct sp_pin_result *res, struct sp_error *err);
+
+/*
+ * syspin filter -- PROG: starts argv (path) traced, stopped at the end
+ * of its execve, and builds what the supervisor would pin it with there
+ * (sp_pin_process, SP_PIN_DRY); then kills it before its first
+ * instruction.  *pid is the process it was.  -1 with err.
+ */
+int sp_pin_preview(const char *path, char *const *argv,
+    const struct sp_pin_opts *o, struct sp_pin_result *res, pid_t *pid,
+    struct sp_error *err);
+
+/* The SP_BPF_* flags the supervisor adds to the run's (the guard; no
+ * ptrace & co. without Landlock; no exec for SP_EXEC_NONE). */
+unsigned sp_supervise_flags(const struct sp_pin_opts *pin, bool landlock);
 
 /* ---- evaluating our programs (guard.c) ---- */
 

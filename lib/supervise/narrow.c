@@ -41,6 +41,17 @@ sp_syscall_number(const char *name)
 	return -1;
 }
 
+const char *
+sp_syscall_newer(uint32_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(newer) / sizeof(*newer); i++)
+		if (newer[i].nr == nr)
+			return newer[i].name;
+	return NULL;
+}
+
 /* Known on some other architecture (a group member x86-64 lacks). */
 static bool
 known_elsewhere(const char *name)

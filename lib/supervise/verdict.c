@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include <syspin/diag.h>
+#include <syspin/narrow.h>
 
 #include "supervise_int.h"
 
@@ -39,9 +40,11 @@ sp_syscall_name(uint32_t arch, uint32_t nr, char *buf, size_t size)
 {
 	char *n = seccomp_syscall_resolve_num_arch(arch ==
 	    SP_AUDIT_ARCH_I386 ? SCMP_ARCH_X86 : SCMP_ARCH_X86_64, nr);
+	const char *newer = arch == SP_AUDIT_ARCH_I386 ? NULL :
+	    sp_syscall_newer(nr);
 
 	snprintf(buf, size, "%s%s", arch == SP_AUDIT_ARCH_I386 ? "i386 " : "",
-	    n != NULL ? n : "?");
+	    n != NULL ? n : newer != NULL ? newer : "?");
 	free(n);
 	return buf;
 }
