@@ -141,6 +141,12 @@ check(q.returncode == 0 and q.stdout.strip() == "ok" and
       "cannot supervise" in q.stderr,
       "an outer filter without ptrace: the runtime alone pins it")
 
+q = outer(EACCES_, "seccomp", ["sh", "-c", "echo ran"])
+check(q.returncode == 137 and "ran" not in q.stdout and
+      "cannot pin: seccomp in the process" in q.stderr,
+      "an outer filter without seccomp: nothing runs unpinned (%d)" %
+      q.returncode)
+
 os.system("rm -rf '%s'" % TMP)
 print("%d checks failed" % len(failed) if failed else "all ok")
 sys.exit(1 if failed else 0)
