@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The argument rules of include/syspin/bpf.h: which numbers have one,
- * and the code that checks it.  A number has at most one rule.  The
- * image's own rules (5.) apply to calls from its sites; the rules of 2.
- * to every call, later images' included.  Numbers per ABI from
+ * and the code that checks it.  A number has at most one rule, applied to
+ * calls from the image's sites (those of the "rules of every call", 2.,
+ * too: a later image's calls are its own filter's business).  Numbers per ABI from
  * arch/x86/entry/syscalls/syscall_{64,32}.tbl.
  */
 #include <linux/seccomp.h>
@@ -121,13 +121,6 @@ rule_of(int abi, uint32_t nr)
 	return R_NONE;
 }
 
-/* Rules of every call (2.); the others are the image's own (5.). */
-static bool
-global(enum rule r)
-{
-	return r >= R_IOCTL;
-}
-
 /* bpf.h, 2a.: what only ends the process or takes away. */
 int
 sp_bpf_narrow_exempt(uint32_t nr, uint32_t *arg0)
@@ -171,8 +164,6 @@ policy_cont(const struct norm *in, int abi, uint32_t nr,
 	bool narrow = abi == SP_ABI_X86_64 && norm_narrowed(in, nr) &&
 	    sp_bpf_narrow_exempt(nr, &keep0) == SP_NARROW_FORM;
 
-	if (!global(r) && cls == CLS_OUTSIDE)
-		r = R_NONE;
 	switch (r) {
 	case R_EXEC:
 		if (!(flags & (SP_BPF_STRICT | SP_BPF_NO_EXEC)))
