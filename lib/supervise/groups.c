@@ -91,7 +91,8 @@ const struct sp_group sp_groups[] = {
 	    "chroot fsconfig fsmount fsopen fspick mount mount_setattr "
 	    "move_mount open_tree pivot_root umount umount2" },
 	{ "@network-io",
-	    "Network or Unix socket IO, should not be needed if not network facing",
+	    "Network or Unix socket IO, should not be needed if not network "
+	    "facing",
 	    "accept accept4 bind connect getpeername getsockname getsockopt "
 	    "listen recv recvfrom recvmmsg recvmmsg_time64 recvmsg send "
 	    "sendmmsg sendmsg sendto setsockopt shutdown socket socketcall "
