@@ -77,7 +77,7 @@ loosening(const struct rt *rt, const char *name)
 	return rt->inherited ? NULL : env(rt, name);
 }
 
-static void
+__attribute__((noreturn)) static void
 die(const char *fmt, const char *arg)
 {
 	char msg[512];
