@@ -314,9 +314,14 @@ explain(const char *comm, pid_t pid, const struct sp_violation *v,
 	}
 	snprintf(path, sizeof(path), "%s/%ld.layout", reportdir, (long)pid);
 	have_report = sp_report_read(path, &lo, &pl, &rerr) == 0;
-	sp_diag_format(line, sizeof(line), comm, pid, v,
-	    have_report ? &lo : NULL, have_report ? &pl : NULL,
-	    sp_syscall_name(v->arch, v->nr, name, sizeof(name)));
+	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
+	if (run_extra_denied(extra, v))		/* --deny-action=kill */
+		snprintf(line, sizeof(line), "%s[%ld]: %s (code %u) denied by "
+		    "%s: killed", comm, (long)pid, name, v->nr,
+		    extra->narrow.allow ? "--allow" : "--deny");
+	else
+		sp_diag_format(line, sizeof(line), comm, pid, v,
+		    have_report ? &lo : NULL, have_report ? &pl : NULL, name);
 	cli_error("%s", line);
 	run_extra_killed(extra, comm, pid, v, have_report ? &lo : NULL,
 	    have_report ? &pl : NULL, line);

@@ -71,6 +71,9 @@ struct sp_placement;
 void run_extra_killed(const struct run_extra *x, const char *comm,
     long pid, const struct sp_violation *v, const struct sp_layout *lo,
     const struct sp_placement *pl, const char *line);
+/* v's number is one --deny-action=kill killed (the runtime alone). */
+bool run_extra_denied(const struct run_extra *x,
+    const struct sp_violation *v);
 void run_extra_free(struct run_extra *x);
 
 /* ---- run_supervise.c: syspin run as the supervisor of the tree ---- */

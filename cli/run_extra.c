@@ -137,11 +137,22 @@ run_extra_killed(const struct run_extra *x, const char *comm, long pid,
 	ev.ip = v->ip;
 	ev.name = sp_syscall_name(v->arch, v->nr, name, sizeof(name));
 	ev.verdict = SP_VERDICT_KILLED;
-	ev.rule = "pin";
+	ev.rule = run_extra_denied(x, v) ? "deny-list" : "pin";
 	ev.lo = lo;
 	ev.pl = pl;
 	ev.line = line;
 	(void)sp_event_log(x->log_fd, &ev);
+}
+
+bool
+run_extra_denied(const struct run_extra *x, const struct sp_violation *v)
+{
+	struct sp_bpf_narrow n = sp_narrow_bpf(&x->narrow);
+	uint32_t arg0;
+
+	return x->narrow.kill && v->arch == SP_AUDIT_ARCH_X86_64 &&
+	    sp_bpf_narrow_denies(&n, v->nr) &&
+	    sp_bpf_narrow_exempt(v->nr, &arg0) != SP_NARROW_NEVER;
 }
 
 void

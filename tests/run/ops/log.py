@@ -172,6 +172,22 @@ r = one(recs, "tiocsti")
 check(st == 1 and r["verdict"] == "denied" and r["rule"] == "every-call" and
       r["errno"] == "EPERM" and r["name"] == "ioctl", "tiocsti: %r" % r)
 
+# the runtime alone: the kernel kills, the record comes from its audit
+# record (root; it may be rate-limited: then there is nothing to judge)
+st, err, recs = run([ATTACK, "own-nr"],
+                    env=dict(os.environ, SYSPIN_SUPERVISE="0"))
+check(st == 159, "runtime alone: 159")
+if recs:
+    r = one(recs, "runtime alone")
+    check(r["verdict"] == "killed" and r["rule"] == "pin" and
+          r["exe"] is None and r["name"] == "execve" and
+          r["site"] is not None and r["site"].startswith("attack+0x"),
+          "runtime alone: %r" % r)
+    in_stderr(r, err)
+else:
+    print("skip runtime alone: no kernel audit record (%s)" %
+          err.strip()[-80:])
+
 # nothing to say: an empty log
 st, err, recs = run(["true"])
 check(st == 0 and recs == [], "true: no record")
