@@ -37,7 +37,12 @@ usage(FILE *f)
 	    "[--deny-action=ACTION]\n"
 	    "                     [--cache-dir DIR] [-j] [--export FILE] [-v]\n"
 	    "                     (-p PID | [--] PROG [ARG...])\n"
-	    "       syspin filter --groups [@GROUP...]\n"
+	    "       syspin filter --groups [@GROUP...]\n\n"
+	    "Shows what is enforced on PROG, or on the process PID: the "
+	    "layout, the pins\nof each object and the seccomp program, "
+	    "disassembled as scmp_bpf_disasm\ndoes.  PROG is started as "
+	    "syspin run starts it and killed before its first\n"
+	    "instruction.\n\n"
 	    "  -p, --pid PID       the program the supervisor would build for "
 	    "PID's\n"
 	    "                      mappings now\n"
@@ -46,7 +51,9 @@ usage(FILE *f)
 	    "[]) to FILE\n"
 	    "      --groups        list systemd's groups --deny and --allow "
 	    "take\n"
-	    "  other options as for syspin run\n", f);
+	    "  other options as for syspin run\n\n"
+	    "Exit status: 0 printed; 2 usage error, or the program could not "
+	    "be built.\n", f);
 }
 
 static int
