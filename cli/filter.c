@@ -130,7 +130,7 @@ parse(int argc, char **argv, struct filter_args *a)
 				return -1;
 			break;
 		case 'd':
-			if (a->ndlopen == sizeof(a->dlopen) / sizeof(*a->dlopen) ||
+			if (a->ndlopen == 16 ||
 			    (a->dlopen[a->ndlopen] = realpath(optarg, NULL)) ==
 			    NULL) {
 				cli_error("filter: --dlopen %s: %s", optarg,

@@ -291,7 +291,8 @@ export(const struct filter_args *a, const struct sp_pin_result *res)
 		if (i == 0)
 			snprintf(path, sizeof(path), "%s", a->export);
 		else
-			snprintf(path, sizeof(path), "%s.%zu", a->export, i + 1);
+			snprintf(path, sizeof(path), "%s.%zu", a->export,
+			    i + 1);
 		n = res->progs[i].len * sizeof(*res->progs[i].insns);
 		if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 		    0644)) == -1 || write(fd, res->progs[i].insns, n) !=

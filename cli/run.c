@@ -149,45 +149,6 @@ set_dlopen(const struct run_args *a)
 }
 
 static int
-parse_exec(const char *v, int *exec)
-{
-	if (strcmp(v, "any") == 0)
-		*exec = SP_EXEC_ANY;
-	else if (strcmp(v, "trusted") == 0)
-		*exec = SP_EXEC_TRUSTED;
-	else if (strcmp(v, "none") == 0)
-		*exec = SP_EXEC_NONE;
-	else {
-		cli_error("run: --exec=%s: not any, trusted or none", v);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-parse_scope(const char *v, unsigned *scope)
-{
-	char *copy, *w, *save = NULL;
-	int r = 0;
-
-	if ((copy = strdup(v)) == NULL)
-		return -1;
-	for (w = strtok_r(copy, ",", &save); w != NULL && r == 0;
-	    w = strtok_r(NULL, ",", &save)) {
-		if (strcmp(w, "signals") == 0)
-			*scope |= SP_SCOPE_SIGNALS;
-		else if (strcmp(w, "sockets") == 0)
-			*scope |= SP_SCOPE_SOCKETS;
-		else
-			r = -1;
-	}
-	if (r == -1)
-		cli_error("run: --scope=%s: a list of signals, sockets", v);
-	free(copy);
-	return r;
-}
-
-static int
 parse(int argc, char **argv, struct run_args *a)
 {
 	static const struct option opts[] = {
@@ -221,12 +182,12 @@ parse(int argc, char **argv, struct run_args *a)
 			break;
 		case 'F': a->fill = true; break;
 		case 'e':
-			if (parse_exec(optarg, &a->exec) == -1)
+			if (run_parse_exec(optarg, &a->exec) == -1)
 				return -1;
 			a->exec_given = true;
 			break;
 		case 'S':
-			if (parse_scope(optarg, &a->scope) == -1)
+			if (run_parse_scope(optarg, &a->scope) == -1)
 				return -1;
 			break;
 		case 'v': a->verbose = true; break;

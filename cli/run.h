@@ -58,6 +58,11 @@ struct run_extra {
 	{ "allow", required_argument, NULL, 1002 }, \
 	{ "deny-action", required_argument, NULL, 1003 }
 
+/* --exec=POLICY (enum sp_exec_policy), --scope=WHAT (SP_SCOPE_*): 0, or
+ * -1 after printing why. */
+int run_parse_exec(const char *v, int *exec);
+int run_parse_scope(const char *v, unsigned *scope);
+
 void run_extra_init(struct run_extra *x);
 /* One of RUN_EXTRA_OPTIONS: 0, or -1 after printing why. */
 int run_extra_opt(struct run_extra *x, int c, const char *arg);

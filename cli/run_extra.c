@@ -2,7 +2,8 @@
 /*
  * syspin run's options for operators: -o FILE / --log-fd N (JSON records
  * of violations and refusals, docs/run-log.md) and --deny / --allow /
- * --deny-action (narrowing in the same filter, lib/supervise/narrow.c).
+ * --deny-action (narrowing in the same filter, lib/supervise/narrow.c);
+ * and the values of --exec and --scope.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,45 @@
 
 #include "cli.h"
 #include "run.h"
+
+int
+run_parse_exec(const char *v, int *exec)
+{
+	if (strcmp(v, "any") == 0)
+		*exec = SP_EXEC_ANY;
+	else if (strcmp(v, "trusted") == 0)
+		*exec = SP_EXEC_TRUSTED;
+	else if (strcmp(v, "none") == 0)
+		*exec = SP_EXEC_NONE;
+	else {
+		cli_error("run: --exec=%s: not any, trusted or none", v);
+		return -1;
+	}
+	return 0;
+}
+
+int
+run_parse_scope(const char *v, unsigned *scope)
+{
+	char *copy, *w, *save = NULL;
+	int r = 0;
+
+	if ((copy = strdup(v)) == NULL)
+		return -1;
+	for (w = strtok_r(copy, ",", &save); w != NULL && r == 0;
+	    w = strtok_r(NULL, ",", &save)) {
+		if (strcmp(w, "signals") == 0)
+			*scope |= SP_SCOPE_SIGNALS;
+		else if (strcmp(w, "sockets") == 0)
+			*scope |= SP_SCOPE_SOCKETS;
+		else
+			r = -1;
+	}
+	if (r == -1)
+		cli_error("run: --scope=%s: a list of signals, sockets", v);
+	free(copy);
+	return r;
+}
 
 void
 run_extra_init(struct run_extra *x)

@@ -407,98 +407,6 @@ test_spot_checks(void **state)
 	progset_free(&s);
 }
 
-/*
- * Narrowing (--deny, --allow) is part of the number dispatch: a real
- * process's pinned calls run no more instructions with 50 numbers denied
- * (at most the one tree level 50 more segments can add), and the
- * narrowed numbers' blocks are gone.
- */
-static void
-test_narrow_cost(void **state)
-{
-	struct progset s, d;
-	struct table t;
-	uint32_t deny[50];
-	uint64_t r = 99;
-	size_t i, steps, plain, narrowed;
-
-	(void)state;
-	for (i = 0; i < 50; i++)	/* numbers far from the hot ones */
-		deny[i] = (uint32_t)(100 + 6 * i);
-	table_realistic(&t, 5);
-	progset_make(&s, &t.in);
-	t.in.narrow = (struct sp_bpf_narrow){ deny, 50, false };
-	progset_make(&d, &t.in);
-	plain = pinned_steps(&t, &s);
-	narrowed = pinned_steps(&t, &d);
-	print_message("realistic table: %zu instructions, pinned calls run "
-	    "at most %zu; with 50 numbers denied: %zu instructions, %zu\n",
-	    s.p[0].len, plain, d.p[0].len, narrowed);
-	assert_true(narrowed <= plain + 1);
-	assert_true(d.p[0].len < s.p[0].len);
-	assert_int_equal(compare_many(&t, &d, &r, 5000, &steps), 0);
-	/* an allow list of a few numbers: a small program */
-	progset_free(&d);
-	t.in.narrow = (struct sp_bpf_narrow){ deny, 5, true };
-	progset_make(&d, &t.in);
-	assert_true(d.p[0].len < s.p[0].len / 4);
-	assert_int_equal(compare_many(&t, &d, &r, 5000, &steps), 0);
-	progset_free(&d);
-	progset_free(&s);
-	table_free(&t);
-}
-
-/* The policy of narrowing stated directly, without the model. */
-static void
-test_narrow_spot(void **state)
-{
-	static const struct sp_bpf_pin pins[] = {
-		{ 39, 0x401002, 0, 0 }, { 157, 0x401010, 0, 0 },
-		{ 317, 0x401020, 0, 0 }, { 231, 0x401030, 0, 0 },
-	};
-	static const struct sp_bpf_range img = { 0x400000, 0x402000 };
-	static const uint32_t deny[] = { 39, 157, 317, 231, 1000 };
-	struct sp_bpf_input in = { .pins = pins, .npins = 4, .ranges = &img,
-	    .nranges = 1, .band = { SP_BAND_START, SP_BAND_END },
-	    .narrow = { deny, 5, false }, .flags = SP_BPF_GUARD };
-	uint64_t out = 0x7f1000001002;
-	struct progset s;
-
-	(void)state;
-	progset_make(&s, &in);
-	assert_int_equal(vcall(&s, 39, 0x401002, 0, 0, 0, 0, 0), EPERM_);
-	assert_int_equal(vcall(&s, 39, 0x401012, 0, 0, 0, 0, 0), EPERM_);
-	assert_int_equal(vcall(&s, 1000, 0x401002, 0, 0, 0, 0, 0), EPERM_);
-	/* a later image's call: its own filter narrows it */
-	assert_int_equal(vcall(&s, 39, out, 0, 0, 0, 0, 0), OK);
-	assert_int_equal(vcall(&s, 40, 0x401002, 0, 0, 0, 0, 0), KILL);
-	/* exit_group is never denied; nor is the guard's kill */
-	assert_int_equal(vcall(&s, 231, 0x401030, 0, 0, 0, 0, 0), OK);
-	assert_int_equal(vcall(&s, SP_GUARD_KILL_NR, out, 0, 0, 0, 0, 0),
-	    KILL);
-	/* prctl: PR_SET_NO_NEW_PRIVS only, at its site */
-	assert_int_equal(vcall(&s, 157, 0x401010, 38, 1, 0, 0, 0), OK);
-	assert_int_equal(vcall(&s, 157, 0x401010, 4, 0, 0, 0, 0), EPERM_);
-	assert_int_equal(vcall(&s, 157, out, 38, 1, 0, 0, 0), OK);
-	assert_int_equal(vcall(&s, 157, 0x401002, 38, 1, 0, 0, 0), KILL);
-	/* seccomp: SET_MODE_FILTER only, without a listener */
-	assert_int_equal(vcall(&s, 317, 0x401020, 1, 0, 0, 0, 0), OK);
-	assert_int_equal(vcall(&s, 317, 0x401020, 1, 8, 0, 0, 0), EPERM_);
-	assert_int_equal(vcall(&s, 317, 0x401020, 2, 0, 0, 0, 0), EPERM_);
-	progset_free(&s);
-	in.narrowed = SECCOMP_RET_KILL_PROCESS;
-	in.narrow.allow = true;		/* 39, 157, 317, 231, 1000 left */
-	progset_make(&s, &in);
-	assert_int_equal(vcall(&s, 39, 0x401002, 0, 0, 0, 0, 0), OK);
-	assert_int_equal(vcall(&s, 40, 0x401002, 0, 0, 0, 0, 0), KILL);
-	assert_int_equal(vcall(&s, 40, out, 0, 0, 0, 0, 0), OK);
-	assert_int_equal(vcall(&s, 60, 0x401030, 0, 0, 0, 0, 0), KILL);
-	assert_int_equal(vcall(&s, 157, 0x401010, 4, 0, 0, 0, 0), OK);
-	assert_int_equal(vcall(&s, 39 | SP_BPF_X32_BIT, 0x401002, 0, 0, 0,
-	    0, 0), KILL);
-	progset_free(&s);
-}
-
 /* The comparison can fail: a filter missing one pin is caught. */
 static void
 test_detects_wrong_filter(void **state)
@@ -672,8 +580,6 @@ main(void)
 		cmocka_unit_test(test_random_medium),
 		cmocka_unit_test(test_random_split),
 		cmocka_unit_test(test_subset),
-		cmocka_unit_test(test_narrow_spot),
-		cmocka_unit_test(test_narrow_cost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
