@@ -67,6 +67,7 @@ generate_kept(struct job *j, size_t nkeep, struct sp_bpf_prog **progs,
 
 	sp_placement_bpf_input(&j->pl, j->o->flags | SP_BPF_OUTSIDE,
 	    SP_ANSWER_SUPERVISOR, &in);
+	pin_narrow(j, &in);
 	if ((pins = calloc(in.npins + 1, sizeof(*pins))) == NULL)
 		return sp_error_set(err, "out of memory");
 	for (i = 0; i < in.npins; i++)

@@ -460,6 +460,17 @@ test_bad_input(void **state)
 	in.place = SECCOMP_RET_ALLOW;
 	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
 	in.place = 0;
+	{
+		static const uint32_t bad = SP_BPF_X32_BIT | 39;
+		in.narrow = (struct sp_bpf_narrow){ &bad, 1, false };
+		assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
+		in.narrow = (struct sp_bpf_narrow){ NULL, 1, false };
+		assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
+		in.narrow = (struct sp_bpf_narrow){ NULL, 0, false };
+		in.narrowed = SECCOMP_RET_ALLOW;
+		assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
+		in.narrowed = 0;
+	}
 	in.ranges = &rg;
 	in.nranges = 1;
 	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
