@@ -31,7 +31,7 @@ objects_of(const char *prog, struct sp_needed *nd)
 
 	memset(nd, 0, sizeof(*nd));
 	if (sp_needed_resolve(&in, nd, &err) == -1)
-		memset(nd, 0, sizeof(*nd));	/* static: the program alone */
+		memset(nd, 0, sizeof(*nd));	/* static: the program */
 	return nd->interp;
 }
 

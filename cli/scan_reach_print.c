@@ -17,7 +17,8 @@ distinct(const struct sp_reach_count *c)
 
 /* Totals over the image. */
 static void
-total(const struct rprog *p, const struct sp_reach_count *v, struct sp_reach_count *t)
+total(const struct rprog *p, const struct sp_reach_count *v,
+    struct sp_reach_count *t)
 {
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < p->lo.nobjs; i++) {
@@ -55,7 +56,8 @@ whole_why(const struct rprog *p, size_t o)
 }
 
 static void
-text_numbers(FILE *f, const struct sp_reach_count *before, const struct sp_reach_count *after)
+text_numbers(FILE *f, const struct sp_reach_count *before,
+    const struct sp_reach_count *after)
 {
 	char name[64];
 	size_t n = 0;

@@ -17,8 +17,8 @@
  * the vDSO, one without facts) is reachable whole.  A call of dlsym or
  * dlvsym with a constant name calls that name; one with any other name
  * (or dlsym's address taken) may name any function: if it is reachable,
- * every export of every object is a root.  Every doubt widens; a site is pruned only when nothing reaches
- * its function.
+ * every export of every object is a root.  Every doubt widens; a site
+ * is pruned only when nothing reaches its function.
  */
 #ifndef SYSPIN_REACH_H
 #define SYSPIN_REACH_H
@@ -67,7 +67,8 @@ struct sp_reach_edge {
  * called. */
 #define SP_REACH_MAX_CODE (32u << 20)
 
-#define SP_REACH_ALWAYS 0xffffffffu	/* calls: from data, not a function */
+/* calls: from data, not from a function */
+#define SP_REACH_ALWAYS 0xffffffffu
 /* The name of a call to dlsym or dlvsym whose name is not a constant (or
  * of taking their address): any export may be looked up. */
 #define SP_REACH_DLSYM_ANY "dlsym?"
@@ -106,7 +107,7 @@ struct sp_reach_obj {
 };
 
 struct sp_reach_result {
-	uint8_t **live;		/* per object, per function: 1 reachable */
+	uint8_t **live;		/* per object, per function: 1 live */
 	size_t nobjs;
 	bool *whole;		/* per object: reachable whole */
 	bool dlsym;		/* widened: dlsym or dlvsym reachable with a

@@ -19,7 +19,8 @@ struct rf_build {
 	size_t nroots, caproots;
 	char *str;			/* strtab being built */
 	size_t nstr, capstr;
-	uint32_t *hash;			/* name -> offset + 1, open addressing */
+	uint32_t *hash;			/* name -> offset + 1, open
+					   addressing */
 	size_t caphash, nhash;
 	size_t undecoded;		/* bytes the decoder could not read */
 };

@@ -9,6 +9,6 @@
 
 void lib_used(void);		/* 505: called through the PLT */
 void lib_unused(void);		/* 506: exported, called by nobody */
-void lib_named(void);		/* 507: looked up with dlsym("lib_named") */
+void lib_named(void);		/* 507: dlsym("lib_named") */
 
 #endif

@@ -121,9 +121,11 @@ SH=$T/sh DEPTH=$DEPTH ATTACK=$ATTACK "$SYSPIN" run --cache-dir "$T/cache" \
 st=$?
 reach=$(grown)
 if [ $st = 0 ] && [ "$reach" -gt "$full" ]; then
-	echo "ok   reachable-only pins: $reach levels fit in the kernel, $full with every site"
+	echo "ok   reachable-only pins: $reach levels fit in the kernel," \
+	    "$full with every site"
 else
-	echo "FAIL reachable-only pins: status $st, $reach levels fit, $full with every site"
+	echo "FAIL reachable-only pins: status $st, $reach levels fit," \
+	    "$full with every site"
 	sed 's/^/     | /' "$T/out"; fail=1
 fi
 

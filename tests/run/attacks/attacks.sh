@@ -74,7 +74,10 @@ esac
 # pinned for nothing in its process; with --no-reach (every site pinned)
 # the same call runs.
 libc=/lib/x86_64-linux-gnu/libc.so.6
-sym() { nm -D --defined-only "$libc" | sed -n "s/^\([0-9a-f]*\) . $1@@.*/\1/p" | head -1; }
+sym() {
+	nm -D --defined-only "$libc" |
+	    sed -n "s/^\([0-9a-f]*\) . $1@@.*/\1/p" | head -1
+}
 ATTACK_DELTA=$((0x$(sym execve) - 0x$(sym getpid)))
 export ATTACK_DELTA
 attack rop-execve 0 159
