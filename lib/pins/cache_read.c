@@ -19,6 +19,7 @@
 #include <syspin/cache.h>
 
 #include "cache_format.h"
+#include "../util/hash.h"
 
 void
 sp_file_id_from_stat(struct sp_file_id *id, const struct stat *st)
@@ -45,7 +46,7 @@ sp_cache_key_vdso(const uint8_t *build_id, size_t build_id_len,
 {
 	static const char hex[] = "0123456789abcdef";
 	const uint8_t *p = image;
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	uint64_t h;
 	size_t i, n;
 
 	if (build_id_len > 0 && size > 5 + 2 * build_id_len) {
@@ -57,8 +58,7 @@ sp_cache_key_vdso(const uint8_t *build_id, size_t build_id_len,
 		key[n] = '\0';
 		return;
 	}
-	for (i = 0; i < image_size; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
+	h = sp_fnv1a(SP_FNV1A_INIT, p, image_size);
 	snprintf(key, size, "vdso-h%016" PRIx64 "-%zu", h, image_size);
 }
 
