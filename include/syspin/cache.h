@@ -102,6 +102,14 @@ struct sp_pintab {
 	size_t nexports;
 	char *strtab;		/* NUL-terminated names */
 	size_t strtab_size;
+	/*
+	 * The file the table was made from, as it was named then (absolute;
+	 * "[vdso]"), or NULL.  The encoder appends it to strtab; the decoder
+	 * points into strtab.  Only `syspin cache` reads it (list, verify,
+	 * stale tables): the key, never the path, says which file a table
+	 * is for.
+	 */
+	const char *path;
 	void *buf;		/* reader: the one allocation behind it all */
 };
 
