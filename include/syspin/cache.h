@@ -252,6 +252,10 @@ int sp_cache_use_mac(struct sp_cache *c, struct sp_error *err);
 int sp_cache_use_mac_named(struct sp_cache *c, const char *name,
     unsigned flags, struct sp_error *err);
 
+/* Detaches c's MAC (zeroing the key): c's files are then read as the
+ * runtime reads them, MACs unchecked (`syspin cache list` without a key). */
+void sp_cache_drop_mac(struct sp_cache *c);
+
 /* What c believes: `syspin run -v` says when tables are made each run. */
 enum sp_cache_auth sp_cache_auth(const struct sp_cache *c);
 
