@@ -1,8 +1,14 @@
-# Thin wrapper over Meson + Ninja for the two quick-start commands.
+# Thin wrapper over Meson + Ninja for the two quick-start commands, and
+# for installing: make install [PREFIX=/usr/local] [DESTDIR=...],
+# make uninstall (same variables), make deb (a Debian package in
+# $(BUILD)/deb).
 BUILD ?= build
 MESON_OPTS ?=
+PREFIX ?=
+DESTDIR ?=
+export MESON_OPTS
 
-.PHONY: all deps build demo check bench fuzz clean
+.PHONY: all deps build demo check bench fuzz clean install uninstall deb
 
 all: build
 
@@ -29,6 +35,15 @@ check: build
 
 bench: build
 	@sh bench/run.sh $(BUILD)
+
+install: deps
+	@sh scripts/install.sh install $(BUILD) "$(PREFIX)" "$(DESTDIR)"
+
+uninstall:
+	@sh scripts/install.sh uninstall $(BUILD) "$(PREFIX)" "$(DESTDIR)"
+
+deb: deps
+	@sh scripts/deb.sh $(BUILD)/deb
 
 fuzz: deps
 	@sh fuzz/run.sh
