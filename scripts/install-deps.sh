@@ -4,10 +4,11 @@
 set -eu
 # libc6-dbg: libc's symbol table, apart (lib/elf/debugfile.c); with it the
 # analysis pins the setxid signal handler's call, else it may issue any.
+# debhelper, lintian: make deb and its test (tests/install/deb.sh).
 PKGS="gcc clang meson ninja-build pkg-config binutils elfutils
 libzydis-dev libzycore-dev libelf-dev libseccomp-dev libcmocka-dev
 libjson-c-dev libclang-rt-14-dev musl-tools golang-go python3 sqlite3 git
-strace libc6-dbg nettle-dev"
+strace libc6-dbg nettle-dev debhelper lintian"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
