@@ -90,14 +90,15 @@ struct fill_file {
 /*
  * The x86-64 programs and libraries (ELF, ET_EXEC or ET_DYN) under each
  * directory of paths (symlinks not followed, lib/debug skipped), and
- * the files of paths as given; each file once (device and inode), largest
- * first.  -1 after printing why.
+ * the files of paths as given ("[vdso]": this kernel's vDSO); each file
+ * once (device and inode), largest first.  -1 after printing why.
  */
 int cache_walk(char *const *paths, size_t npaths, struct fill_file **files,
     size_t *n);
 void cache_free_files(struct fill_file *files, size_t n);
 
-/* The system directories `cache fill --system` walks, those that exist. */
+/* The system directories `cache fill --system` walks, those that exist,
+ * and "[vdso]". */
 size_t cache_system_dirs(const char **dirs, size_t max);
 
 #endif

@@ -83,6 +83,7 @@ static void
 inspect_table(const struct sp_cache *c, struct cache_entry *e)
 {
 	char key[SP_CACHE_KEY_MAX];
+	struct sp_cache plain;
 	struct sp_error err;
 	struct stat st;
 	int r;
@@ -102,6 +103,10 @@ inspect_table(const struct sp_cache *c, struct cache_entry *e)
 		else if (err.msg[0] != '\0') {
 			e->state = CS_BAD_MAC;
 			reason(e, c, err.msg);
+			/* What it claims, to be shown as not believed. */
+			plain = *c;
+			plain.mac = NULL;
+			(void)sp_cache_load(&plain, e->name, &e->tab, NULL);
 		} else {
 			e->state = CS_OLD;
 			snprintf(e->why, sizeof(e->why), "made by another "

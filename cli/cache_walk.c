@@ -162,6 +162,13 @@ cache_walk(char *const *paths, size_t npaths, struct fill_file **files,
 		return -1;
 	}
 	for (i = 0; i < npaths && !walk.nomem; i++) {
+		/* This kernel's vDSO (sp_cache_fill knows the name). */
+		if (strcmp(paths[i], "[vdso]") == 0) {
+			memset(&st, 0, sizeof(st));
+			st.st_ino = (ino_t)-1;
+			(void)add(paths[i], &st, true);
+			continue;
+		}
 		if (stat(paths[i], &st) == -1) {
 			cli_error("%s: %s", paths[i], strerror(errno));
 			goto fail;
@@ -211,7 +218,8 @@ cache_free_files(struct fill_file *files, size_t n)
 
 /*
  * Where a Debian system keeps its programs and libraries; /bin, /sbin and
- * /lib* are the same directories on a merged /usr and found once.
+ * /lib* are the same directories on a merged /usr and found once.  And
+ * the running kernel's vDSO, mapped into every process.
  */
 size_t
 cache_system_dirs(const char **dirs, size_t max)
@@ -228,5 +236,7 @@ cache_system_dirs(const char **dirs, size_t max)
 	for (i = 0; i < sizeof(sys) / sizeof(*sys) && n < max; i++)
 		if (stat(sys[i], &st) == 0 && S_ISDIR(st.st_mode))
 			dirs[n++] = sys[i];
+	if (n < max)
+		dirs[n++] = "[vdso]";
 	return n;
 }
