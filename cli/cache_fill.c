@@ -100,6 +100,15 @@ now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+static long long
+cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
 static long
 cpus(void)
 {
@@ -191,7 +200,7 @@ worker(struct fill *f, int w)
 {
 	struct sp_error err;
 	struct sp_cache c;
-	long long t;
+	long long t, cpu;
 	size_t i;
 	int r;
 
@@ -206,6 +215,7 @@ worker(struct fill *f, int w)
 			break;
 		atomic_store(&f->b->w[w].since_ms, t = now_ms());
 		atomic_store(&f->b->w[w].cur, (long)i);
+		cpu = cpu_ms();
 		r = sp_cache_fill(&c, f->files[i].path, f->force, &err);
 		atomic_store(&f->b->result[i], r == 0 ? R_CACHED : r == 1 ?
 		    R_ANALYSED : r == 2 ? R_FAILED : R_ERROR);
@@ -213,7 +223,8 @@ worker(struct fill *f, int w)
 			tell(f->msg[1], i, 'E', f->files[i].path, err.msg);
 		else if ((t = now_ms() - t) >= SLOW_MS) {
 			snprintf(err.msg, sizeof(err.msg), "slow: %.1f s to "
-			    "analyse", t / 1000.0);
+			    "analyse (%.1f s CPU)", t / 1000.0,
+			    (cpu_ms() - cpu) / 1000.0);
 			tell(f->msg[1], i, 'S', f->files[i].path, err.msg);
 		}
 		atomic_store(&f->b->w[w].cur, -1L);
