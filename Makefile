@@ -8,17 +8,34 @@ PREFIX ?=
 DESTDIR ?=
 export MESON_OPTS
 
-.PHONY: all deps build demo check bench fuzz clean install uninstall deb
+.PHONY: all deps build-deps test-deps fuzz-deps deb-deps build demo check \
+	bench fuzz clean install uninstall deb
 
 all: build
 
+# Missing Debian packages: installed as root, else the apt-get command to
+# run is printed (scripts/install-deps.sh).  `make build` needs only the
+# build dependencies; `make check` adds the test dependencies, before the
+# build is configured (meson looks for the optional toolchains then).
 deps:
-	@sh scripts/install-deps.sh
+	@sh scripts/install-deps.sh build test fuzz
 
-$(BUILD)/build.ninja:
+build-deps:
+	@sh scripts/install-deps.sh build
+
+test-deps:
+	@sh scripts/install-deps.sh build test
+
+fuzz-deps:
+	@sh scripts/install-deps.sh fuzz
+
+deb-deps:
+	@sh scripts/install-deps.sh deb
+
+$(BUILD)/build.ninja: | build-deps
 	meson setup $(BUILD) $(MESON_OPTS)
 
-build: deps $(BUILD)/build.ninja
+build: build-deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
 demo: build
@@ -30,22 +47,23 @@ demo: build
 	@$(BUILD)/cli/syspin scan /lib/x86_64-linux-gnu/libc.so.6 | tail -1
 	@sh scripts/demo.sh $(BUILD)
 
-check: build
+check: test-deps
+	@$(MAKE) --no-print-directory build
 	meson test -C $(BUILD) --print-errorlogs
 
 bench: build
 	@sh bench/run.sh $(BUILD)
 
-install: deps
+install: build-deps
 	@sh scripts/install.sh install $(BUILD) "$(PREFIX)" "$(DESTDIR)"
 
 uninstall:
 	@sh scripts/install.sh uninstall $(BUILD) "$(PREFIX)" "$(DESTDIR)"
 
-deb: deps
+deb: deb-deps
 	@sh scripts/deb.sh $(BUILD)/deb
 
-fuzz: deps
+fuzz: fuzz-deps
 	@sh fuzz/run.sh
 
 clean:

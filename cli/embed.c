@@ -57,7 +57,7 @@ embed(const char *in, const char *out, bool partial)
 {
 	struct sp_scan_opts opts = { .ignore_pin_section = true };
 	struct sp_openbsd_entry *e = NULL;
-	struct sp_error err = { "" };
+	struct sp_error err = { "", 0 };
 	struct sp_scan scan;
 	struct sp_elf elf;
 	size_t n, skipped;

@@ -39,7 +39,8 @@ cli_error(const char *fmt, ...)
 static void
 usage(FILE *f)
 {
-	fputs("usage: syspin COMMAND [OPTIONS] [ARGS]\n\ncommands:\n", f);
+	fputs("usage: syspin COMMAND [OPTIONS] [ARGS]\n"
+	    "       syspin -V | --version\n\ncommands:\n", f);
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
 		fprintf(f, "  %-8s %s\n", subcommands[i].name,
 		    subcommands[i].summary);
@@ -78,6 +79,8 @@ heap_setup(void)
 int
 main(int argc, char **argv)
 {
+	char name[32];
+
 	heap_setup();
 	if (argc < 2) {
 		usage(stderr);
@@ -87,13 +90,18 @@ main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
+	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
 		puts("syspin " SYSPIN_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
-		if (strcmp(argv[1], subcommands[i].name) == 0)
+		if (strcmp(argv[1], subcommands[i].name) == 0) {
+			/* getopt names argv[0] in its complaints: "syspin:
+			 * run: unrecognized option '--bogus'". */
+			snprintf(name, sizeof(name), "syspin: %s", argv[1]);
+			argv[1] = name;
 			return subcommands[i].fn(argc - 1, argv + 1);
+		}
 	cli_error("unknown command '%s'", argv[1]);
 	usage(stderr);
 	return EXIT_TROUBLE;

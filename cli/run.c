@@ -54,7 +54,11 @@ usage(FILE *f)
 	    "                  [--scope=WHAT] [--cache-dir DIR] "
 	    "[--dlopen FILE]... [-v]\n"
 	    "                  PROG [ARG...]\n"
-	    "       syspin run --fill-cache [--cache-dir DIR] FILE...\n"
+	    "       syspin run --fill-cache [--cache-dir DIR] FILE...\n\n"
+	    "Runs PROG, and every program it runs, with its system calls "
+	    "pinned: a call\nfrom anywhere but the instruction where its "
+	    "number is expected kills the\nprocess before it runs, with one "
+	    "line saying where (docs/run.md).\n\n"
 	    "      --strict        no syscalls from outside the pinned image, "
 	    "no execve\n"
 	    "      --allow-jit     allow anonymous or writable executable "
@@ -70,10 +74,17 @@ usage(FILE *f)
 	    "      --dlopen FILE   FILE will be dlopen'ed: allow the numbers "
 	    "it passes to\n"
 	    "                      libc's syscall() (repeatable)\n"
-	    "      --cache-dir DIR pin table cache (default: /var/cache/syspin "
-	    "for root,\n"
-	    "                      else $XDG_CACHE_HOME/syspin)\n"
-	    "  -v, --verbose       say what is analysed and installed\n", f);
+	    "      --cache-dir DIR pin table cache, made if missing (not its "
+	    "parent;\n"
+	    "                      default: /var/cache/syspin for root, else\n"
+	    "                      $XDG_CACHE_HOME/syspin, made with its "
+	    "parents)\n"
+	    "      --fill-cache    only analyse each FILE into the cache\n"
+	    "  -v, --verbose       say what is analysed and installed\n"
+	    "  -h, --help          this text\n\n"
+	    "Exit status: PROG's, or 128+signal when it was killed (159: a "
+	    "call that was\nnot pinned); 2 usage error, or PROG could not be "
+	    "found, analysed or run.\n", f);
 }
 
 /* The runtime runs elsewhere and ld.so loads the real file: a real path. */
@@ -217,6 +228,36 @@ parse(int argc, char **argv, struct run_args *a)
 	return 0;
 }
 
+/*
+ * --cache-dir DIR is made when missing, its parent is not: a mistyped path
+ * must not grow a tree of directories (as root, anywhere).  The default
+ * directory is made with its parents (~/.cache).
+ */
+static int
+parent_exists(const char *dir)
+{
+	char parent[PATH_MAX], *slash;
+	struct stat st;
+	size_t n;
+	int e;
+
+	snprintf(parent, sizeof(parent), "%s", dir);
+	for (n = strlen(parent); n > 1 && parent[n - 1] == '/'; n--)
+		parent[n - 1] = '\0';
+	if ((slash = strrchr(parent, '/')) == NULL)
+		return 0;
+	slash[slash == parent ? 1 : 0] = '\0';
+	if (stat(parent, &st) == -1)
+		e = errno;
+	else if (!S_ISDIR(st.st_mode))
+		e = ENOTDIR;
+	else
+		return 0;
+	cli_error("%s: %s: %s (--cache-dir makes only its last directory)",
+	    dir, parent, strerror(e));
+	return -1;
+}
+
 static int
 open_cache(const struct run_args *a, struct sp_cache *c, char *dir,
     size_t size)
@@ -231,6 +272,8 @@ open_cache(const struct run_args *a, struct sp_cache *c, char *dir,
 			free(real);
 		} else
 			snprintf(dir, size, "%s", a->cache_dir);
+		if (parent_exists(dir) == -1)
+			return -1;
 	} else if (sp_cache_default_dir(geteuid(), false, dir, size) == -1) {
 		cli_error("run: no cache directory: set HOME or --cache-dir");
 		return -1;
@@ -501,18 +544,17 @@ cmd_run(int argc, char **argv)
 
 	if (parse(argc, argv, &a) == -1)
 		return EXIT_TROUBLE;
+	/* A program that cannot run makes no cache directory. */
+	if (!a.fill && (run_find_prog(a.argv[0], path, sizeof(path)) == -1 ||
+	    run_find_runtime(rt, sizeof(rt)) == -1 ||
+	    run_elf(path, elf, sizeof(elf)) == -1))
+		return EXIT_TROUBLE;
 	if (open_cache(&a, &c, dir, sizeof(dir)) == -1)
 		return EXIT_TROUBLE;
 	if (a.fill) {
 		rc = fill(&c, a.argv, a.argc, a.verbose);
 		sp_cache_close(&c);
 		return rc;
-	}
-	if (run_find_prog(a.argv[0], path, sizeof(path)) == -1 ||
-	    run_find_runtime(rt, sizeof(rt)) == -1 ||
-	    run_elf(path, elf, sizeof(elf)) == -1) {
-		sp_cache_close(&c);
-		return EXIT_TROUBLE;
 	}
 	if (run_is_static(elf))
 		run_fill_static(&c, elf, a.verbose);

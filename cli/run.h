@@ -12,7 +12,8 @@ int run_find_prog(const char *prog, char *path, size_t size);
 /* libsyspin-rt.so: $SYSPIN_RT, next to a build tree's syspin, installed. */
 int run_find_runtime(char *path, size_t size);
 
-/* The ELF that runs for prog: prog, or its #! interpreter(s). */
+/* The ELF that runs for prog: prog, or its #! interpreter(s); -1 after
+ * saying why when that is not an x86-64 program (run and trace alike). */
 int run_elf(const char *prog, char *path, size_t size);
 
 /*

@@ -39,33 +39,41 @@ static const char *const rt_places[] = {
 	"../lib64/syspin/libsyspin-rt.so",
 };
 
-static int
-executable_file(const char *p)
+/* NULL when p is a file we may execute, else why not. */
+static const char *
+not_executable(const char *p)
 {
 	struct stat st;
 
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
-	    access(p, X_OK) == 0;
+	if (stat(p, &st) == -1)
+		return strerror(errno);
+	if (S_ISDIR(st.st_mode))
+		return "is a directory";
+	if (!S_ISREG(st.st_mode))
+		return "not a regular file";
+	if (access(p, X_OK) == -1)
+		return strerror(errno);
+	return NULL;
 }
 
 int
 run_find_prog(const char *prog, char *path, size_t size)
 {
-	const char *env = getenv("PATH"), *p, *e;
+	const char *env = getenv("PATH"), *p, *e, *why;
 	int n;
 
 	if (strchr(prog, '/') != NULL) {
 		snprintf(path, size, "%s", prog);
-		if (executable_file(path))
+		if ((why = not_executable(path)) == NULL)
 			return 0;
-		cli_error("%s: %s", prog, strerror(errno ? errno : EACCES));
+		cli_error("%s: %s", prog, why);
 		return -1;
 	}
 	for (p = env ? env : "/usr/local/bin:/usr/bin:/bin"; ; p = e + 1) {
 		e = strchr(p, ':');
 		n = e ? e - p : (int)strlen(p);
 		snprintf(path, size, "%.*s%s%s", n, n ? p : ".", "/", prog);
-		if (executable_file(path))
+		if (not_executable(path) == NULL)
 			return 0;
 		if (e == NULL)
 			break;
@@ -221,6 +229,7 @@ script_interp(const char *path, char *interp, size_t size)
 int
 run_elf(const char *prog, char *path, size_t size)
 {
+	struct sp_error err;
 	char next[PATH_MAX];
 	int depth;
 
@@ -229,6 +238,11 @@ run_elf(const char *prog, char *path, size_t size)
 	for (depth = 0; depth < 5 && script_interp(path, next,
 	    sizeof(next)) == 0; depth++)
 		snprintf(path, size, "%s", next);
+	/* Ours to pin, or refused here: never handed to /bin/sh. */
+	if (sp_elf_check_file(path, &err) == -1) {
+		cli_error("%s: %s", path, err.msg);
+		return -1;
+	}
 	return 0;
 }
 

@@ -125,7 +125,7 @@ scan_one(struct scanned *s, const struct scan_args *a, const struct hints *h)
 	struct sp_scan_opts opts = { .full_sweep = a->full_sweep,
 	    .ignore_pin_section = a->no_pin_section, .hints = h->v,
 	    .nhints = h->n };
-	struct sp_error err = { "" };
+	struct sp_error err = { "", 0 };
 
 	sp_scan_free(&s->scan);
 	if (sp_scan(&s->elf, &opts, &s->scan, &err) != 0) {
@@ -138,7 +138,7 @@ scan_one(struct scanned *s, const struct scan_args *a, const struct hints *h)
 static void
 load_one(struct scanned *s, const char *path, bool vdso)
 {
-	struct sp_error err = { "" };
+	struct sp_error err = { "", 0 };
 	int rc;
 
 	s->path = path;

@@ -13,10 +13,12 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "run.h"
 #include "trace.h"
 
 struct trace_args {
@@ -67,25 +69,28 @@ parse_args(int argc, char **argv, struct trace_args *a)
 	return 0;
 }
 
+/* The report goes to f (-o FILE, opened before PROG runs, or stdout). */
 static int
-report(const struct trace *t, const struct trace_args *a, char **prog)
+report(const struct trace *t, const struct trace_args *a, FILE *f,
+    char **prog)
 {
-	FILE *f = stdout;
-	int r;
+	const char *name = a->output ? a->output : "standard output";
+	int r = 0, e = 0;
 
-	if (a->output != NULL && (f = fopen(a->output, "we")) == NULL) {
-		cli_error("trace: %s: %s", a->output, strerror(errno));
-		return -1;
-	}
 	if (a->json)
 		r = trace_print_json(f, t, prog);
 	else
-		r = (trace_print_text(f, t, prog), 0);
-	if ((f == stdout ? fflush(f) : fclose(f)) != 0 || r != 0) {
-		cli_error("trace: cannot write the report");
-		return -1;
-	}
-	return 0;
+		trace_print_text(f, t, prog);
+	/* A write error (ENOSPC, EIO...) shows when the buffer goes out. */
+	if (fflush(f) == EOF || ferror(f))
+		e = errno != 0 ? errno : EIO;
+	if (f != stdout && fclose(f) == EOF && e == 0)
+		e = errno;
+	if (e != 0)
+		cli_error("%s: cannot write the report: %s", name, strerror(e));
+	else if (r != 0)
+		cli_error("trace: out of memory");
+	return e != 0 || r != 0 ? -1 : 0;
 }
 
 int
@@ -93,16 +98,28 @@ cmd_trace(int argc, char **argv)
 {
 	struct trace_args a = { false, NULL };
 	struct trace t;
+	char path[PATH_MAX], elf[PATH_MAX];
+	FILE *f = stdout;
 	int rc = 0;
 
 	if (parse_args(argc, argv, &a) != 0)
 		return EXIT_TROUBLE;
+	/* What `syspin run` would run, or the same refusal. */
+	if (run_find_prog(argv[optind], path, sizeof(path)) == -1 ||
+	    run_elf(path, elf, sizeof(elf)) == -1)
+		return EXIT_TROUBLE;
+	if (a.output != NULL && (f = fopen(a.output, "we")) == NULL) {
+		cli_error("%s: %s", a.output, strerror(errno));
+		return EXIT_TROUBLE;
+	}
 	memset(&t, 0, sizeof(t));
 	/* The report must not mix with the program's own output. */
 	fflush(stdout);
-	if (trace_run(&t, argv + optind) == -1)
+	if (trace_run(&t, path, argv + optind) == -1) {
 		rc = EXIT_TROUBLE;
-	else if (report(&t, &a, argv + optind) == -1)
+		if (f != stdout)
+			fclose(f);
+	} else if (report(&t, &a, f, argv + optind) == -1)
 		rc = EXIT_TROUBLE;
 	else if (t.calls == 0) {
 		cli_error("trace: no system call was seen: tracing failed");

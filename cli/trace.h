@@ -69,8 +69,9 @@ struct trace {
 	bool have_status;
 };
 
-/* trace_loop.c: runs argv under ptrace; 0, or -1 after a message. */
-int trace_run(struct trace *t, char **argv);
+/* trace_loop.c: runs path (found as `syspin run` finds a program, see
+ * run.h) with argv under ptrace; 0, or -1 after a message. */
+int trace_run(struct trace *t, const char *path, char **argv);
 
 /* trace_check.c */
 struct trace_task *trace_task_get(struct trace *t, pid_t tid, bool add);

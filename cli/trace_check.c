@@ -123,7 +123,7 @@ static void
 obj_scan(struct trace_obj *o, const char *path)
 {
 	struct sp_scan_opts opts;
-	struct sp_error err = { "" };
+	struct sp_error err = { "", 0 };
 	int r;
 
 	memset(&opts, 0, sizeof(opts));	/* as `syspin run` fills its cache */

@@ -47,12 +47,12 @@ changes_maps(long nr)
  * an exec that fails sends its errno back through a close-on-exec pipe.
  */
 static void
-child(char **argv, int fd)
+child(const char *path, char **argv, int fd)
 {
 	int e;
 
 	raise(SIGSTOP);
-	execvp(argv[0], argv);
+	execv(path, argv);
 	e = errno;
 	if (write(fd, &e, sizeof(e)) != sizeof(e))
 		_exit(126);
@@ -60,7 +60,7 @@ child(char **argv, int fd)
 }
 
 static pid_t
-start(char **argv, int *errfd)
+start(const char *path, char **argv, int *errfd)
 {
 	int p[2], st;
 	pid_t pid;
@@ -71,7 +71,7 @@ start(char **argv, int *errfd)
 		return -1;
 	if (pid == 0) {
 		close(p[0]);
-		child(argv, p[1]);
+		child(path, argv, p[1]);
 	}
 	close(p[1]);
 	*errfd = p[0];
@@ -192,14 +192,14 @@ loop(struct trace *t)
 }
 
 int
-trace_run(struct trace *t, char **argv)
+trace_run(struct trace *t, const char *path, char **argv)
 {
 	struct trace_task *task;
 	int errfd = -1, e = 0;
 	ssize_t n;
 
-	if ((t->child = start(argv, &errfd)) == -1) {
-		cli_error("trace: cannot start %s: %s", argv[0],
+	if ((t->child = start(path, argv, &errfd)) == -1) {
+		cli_error("trace: cannot start %s: %s", path,
 		    strerror(errno));
 		if (errfd != -1)
 			close(errfd);
@@ -217,7 +217,7 @@ trace_run(struct trace *t, char **argv)
 	n = read(errfd, &e, sizeof(e));
 	close(errfd);
 	if (n == sizeof(e)) {
-		cli_error("trace: %s: %s", argv[0], strerror(e));
+		cli_error("%s: %s", path, strerror(e));
 		return -1;
 	}
 	return 0;

@@ -74,23 +74,22 @@ loosening(const struct rt *rt, const char *name)
 	return rt->inherited ? NULL : env(rt, name);
 }
 
+/* One line, whatever argv[0] holds: a long name is cut, not the reason. */
 static void
 die(const char *fmt, const char *arg)
 {
-	char msg[512];
-	size_t n;
-	int k;
+	char why[384], msg[512];
+	int n;
 
-	k = snprintf(msg, sizeof(msg), "syspin: %s[%ld]: cannot pin: ",
-	    program_invocation_short_name, (long)getpid());
-	n = k < 0 ? 0 : (size_t)k < sizeof(msg) ? (size_t)k : sizeof(msg) - 1;
-	k = snprintf(msg + n, sizeof(msg) - n, fmt, arg);
-	n += k < 0 ? 0 : (size_t)k < sizeof(msg) - n ? (size_t)k :
-	    sizeof(msg) - n - 1;
-	if (n == sizeof(msg) - 1)	/* truncated: keep the newline */
-		n--;
-	msg[n++] = '\n';
-	(void)!write(2, msg, n);
+	snprintf(why, sizeof(why), fmt, arg);
+	n = snprintf(msg, sizeof(msg), "syspin: %.64s[%ld]: cannot pin: %s\n",
+	    program_invocation_short_name, (long)getpid(), why);
+	if (n >= (int)sizeof(msg)) {	/* keep the newline */
+		n = sizeof(msg) - 1;
+		msg[n - 1] = '\n';
+	}
+	if (n > 0)
+		(void)!write(2, msg, (size_t)n);
 	_exit(127);
 }
 
@@ -348,7 +347,7 @@ install(struct rt *rt)
 	    SP_BPF_INSTALL_NO_NNP : 0, &err) == -1) {
 		/* ENOMEM: the stack of filters inherited from pinned
 		 * ancestors would pass seccomp's 32768-instruction limit. */
-		if (errno == ENOMEM)
+		if (err.code == ENOMEM)
 			die_nested(nprogs);
 		die("%s", err.msg);
 	}

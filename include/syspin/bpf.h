@@ -10,23 +10,24 @@
  * address after the trap instruction:
  *
  *  1. arch x86-64 with nr & 0x40000000 is the x32 ABI, arch i386 is
- *     `int 0x80`; any other arch is a violation.
- *  2. The rules every call obeys, wherever it comes from (later images
- *     included): no TIOCSTI/TIOCLINUX (typing into the terminal), no
- *     seccomp listener (a USER_NOTIF filter would outrank our TRACE), no
- *     KEYCTL_GET_PERSISTENT (the cache's key), no ARCH_MAP_VDSO_* (a new
- *     vDSO is new code); with SP_BPF_NO_PTRACE no ptrace but TRACEME, no
- *     process_vm_readv/writev, no pidfd_getfd (where no Landlock domain
- *     scopes them); with SP_BPF_GUARD the supervisor's guard: clone with
- *     CLONE_UNTRACED and SP_GUARD_KILL_NR are killed, clone3 fails with
- *     ENOSYS (its flags are in memory).  Refused: `deny`.
- *  3. (abi, nr, ip) pinned: the call may run, subject to the image's own
- *     rules (5), those of a loader site (SP_BPF_PIN_LOADER) included.
- *  4. x32 or i386 and not pinned: violation.  x86-64, not pinned: ip in
- *     any_ips: the image's own rules; ip inside a range of the image or
- *     inside the late-code band: violation; elsewhere: allowed (only an
- *     image exec'd later can be there), or a violation with SP_BPF_STRICT
- *     or SP_BPF_OUTSIDE.
+ *     `int 0x80`; any other arch is a violation.  With SP_BPF_GUARD,
+ *     SP_GUARD_KILL_NR is killed first, wherever it comes from.
+ *  2. x86-64 and ip outside the image's ranges and the late-code band: a
+ *     later image's call (this image has no code there): allowed, judged
+ *     by that image's own filter; a violation with SP_BPF_STRICT or
+ *     SP_BPF_OUTSIDE.
+ *  3. (abi, nr, ip) pinned: the call may run, subject to the image's rules
+ *     (5.), those of a loader site (SP_BPF_PIN_LOADER) included.
+ *  4. Not pinned: from an any-number site (any_ips), the image's rules;
+ *     else a violation (i386 and x32 too, wherever they come from).
+ *  The rules of every call of the image: no TIOCSTI/TIOCLINUX (typing
+ *     into the terminal), no seccomp listener (a USER_NOTIF filter would
+ *     outrank our TRACE), no KEYCTL_GET_PERSISTENT (the cache's key), no
+ *     ARCH_MAP_VDSO_* (a new vDSO is new code); with SP_BPF_NO_PTRACE no
+ *     ptrace but TRACEME, no process_vm_readv/writev, no pidfd_getfd
+ *     (where no Landlock domain scopes them); with SP_BPF_GUARD clone with
+ *     CLONE_UNTRACED is killed and clone3 fails with ENOSYS (its flags are
+ *     in memory).  Refused: `deny`.
  *  5. The image's own rules, for calls from its sites: no executable
  *     memory outside the band.  mmap with PROT_EXEC: refused when
  *     anonymous or writable (without SP_BPF_ALLOW_JIT, or with

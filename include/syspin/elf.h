@@ -127,6 +127,13 @@ const struct sp_symbol *sp_elf_symbol_named(const struct sp_elf *elf,
 int sp_elf_open(struct sp_elf *elf, const char *path, struct sp_error *err);
 
 /*
+ * Only the checks sp_elf_open makes before it maps the file: a regular
+ * file, an x86-64 executable or shared object with sound PT_LOADs (a few
+ * reads).  For a program about to be run.  0, or -1 with err set.
+ */
+int sp_elf_check_file(const char *path, struct sp_error *err);
+
+/*
  * Validates an image already in memory (copied: the caller's buffer may go
  * away).  NAME is used in messages.
  */

@@ -5,6 +5,8 @@
  * Functions that can fail take a struct sp_error * and fill it with one
  * human-readable sentence ("truncated program header table").  The caller
  * prefixes it with the file name when printing: "syspin: FILE: msg".
+ * When a system call failed, code is its errno value (the caller decides
+ * on it, not on errno, which later calls may have changed); else 0.
  */
 #ifndef SYSPIN_ERROR_H
 #define SYSPIN_ERROR_H
@@ -13,10 +15,19 @@
 
 struct sp_error {
 	char msg[SP_ERROR_MAX];
+	int code;		/* errno of the failed system call, or 0 */
 };
 
-/* Sets err->msg (printf-style); err may be NULL.  Always returns -1. */
+/* Sets err->msg (printf-style) and code 0; err may be NULL.  Returns -1. */
 int sp_error_set(struct sp_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/*
+ * After a system call failed with errno value code: err->msg is fmt's
+ * text, ": " and strerror(code) (fmt NULL: strerror(code) alone), and
+ * err->code is code.  err may be NULL.  Returns -1.
+ */
+int sp_error_sys(struct sp_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

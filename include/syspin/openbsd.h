@@ -144,9 +144,10 @@ int sp_openbsd_entries_from_scan(const struct sp_scan *scan,
  * the end of the file, into a new read-only PT_LOAD (PT_PHDR follows it);
  * every original byte stays where it was.  The copy is written to a
  * temporary file next to PATH, read back and checked, then renamed over
- * PATH.  Refuses (-1, err set, nothing written) when PATH is ELF's own
- * file, when ELF already has a table, or when its layout leaves no safe
- * way to add the header.
+ * PATH; no temporary file is left behind, and err's message names no
+ * file (the caller names PATH).  Refuses (-1, err set, nothing written)
+ * when PATH is ELF's own file, when ELF already has a table, or when its
+ * layout leaves no safe way to add the header.
  */
 int sp_openbsd_embed(const struct sp_elf *elf, const char *path,
     const struct sp_openbsd_entry *e, size_t n, struct sp_error *err);

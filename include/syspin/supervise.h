@@ -157,6 +157,9 @@ struct sp_pin_result {
 	uint64_t slot_lo, slot_hi;	/* the reserved region */
 	uint64_t entry;		/* AT_ENTRY */
 	uint64_t trap;		/* where our calls are made (the vDSO's) */
+	long reused;		/* >= 0: moved to prior[reused]'s addresses,
+				   judged by its filter; nothing else here
+				   is set but sig and entry */
 };
 
 void sp_pin_result_free(struct sp_pin_result *res);
@@ -174,9 +177,13 @@ void sp_pin_result_free(struct sp_pin_result *res);
  * filter, then injects the reservations (late-code arena, slots),
  * no_new_privs (unless it has CAP_SYS_ADMIN), mseal of what is mapped and
  * the filter (TSYNC).  Its registers and the stack bytes used are
- * restored.  -1 with err: the tracee must not run.
+ * restored.  prior: the images whose filters the process has, newest
+ * first: an image of the same program is moved to one's addresses and
+ * judged by its filter instead (reuse.c).  -1 with err: the tracee must
+ * not run.
  */
 int sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
+    const struct sp_pin_result *const *prior, size_t nprior,
     struct sp_pin_result *res, struct sp_error *err);
 
 /*

@@ -137,7 +137,7 @@ norm_in_ranges(const struct norm *in, uint64_t ip)
 
 struct np_ctx {
 	const struct pgen *g;
-	uint32_t own, outside, viol;
+	uint32_t own, viol;
 };
 
 static uint32_t
@@ -146,64 +146,48 @@ np_label(void *ctx, uint64_t ip)
 	struct np_ctx *c = ctx;
 	const struct norm *in = c->g->in;
 
-	if (in_list(in->any, in->nany, ip))
-		return c->own;
-	if (norm_in_ranges(in, ip) || (ip >= in->band.start &&
-	    ip < in->band.end))
-		return c->viol;
-	return in->flags & (SP_BPF_STRICT | SP_BPF_OUTSIDE) ? c->viol :
-	    c->outside;
+	return in_list(in->any, in->nany, ip) ? c->own : c->viol;
 }
 
 /*
  * The block a call of (abi, nr) goes to when its site is not pinned for
- * it: from an any-number site, the image's own rules; from the image or
- * the band, a violation; from elsewhere (a later image), the rules of
- * every call.  One per distinct pair of rules.
+ * it.  The call comes from the image or the band (the prefilter let
+ * nothing else through): from an any-number site it gets the image's own
+ * rules, from anywhere else it is a violation.  One per distinct rule.
  */
 uint32_t
 notpin(struct pgen *g, int abi, uint32_t nr)
 {
 	const struct norm *in = g->in;
 	struct cont own = policy_cont(abi, nr, CLS_OWN, in->flags);
-	struct cont out = policy_cont(abi, nr, CLS_OUTSIDE, in->flags);
-	struct np_ctx ctx = { g, 0, 0, 0 };
+	struct np_ctx ctx = { g, 0, 0 };
 	struct segs s = { NULL, 0 };
 	struct exits x = { .n = 0 };
 	uint64_t *br;
-	uint32_t nf, cf, of, l;
+	uint32_t nf, cf, l;
 	size_t i, n = 0;
 
-	for (i = 0; i < g->nnp; i += 2)
-		if (cont_equal(g->np[i].c, own) &&
-		    cont_equal(g->np[i + 1].c, out))
+	if (in->nany == 0)
+		return g->ret[RET_VIOL];
+	for (i = 0; i < g->nnp; i++)
+		if (cont_equal(g->np[i].c, own))
 			return g->np[i].label;
-	if (g->nnp + 2 > sizeof(g->np) / sizeof(*g->np) ||
-	    g->ntail + 3 > sizeof(g->tail) / sizeof(*g->tail)) {
+	if (g->nnp == sizeof(g->np) / sizeof(*g->np) ||
+	    g->ntail + 2 > sizeof(g->tail) / sizeof(*g->tail)) {
 		g->a.oom = true;
 		return g->ret[RET_VIOL];
 	}
 	nf = asm_frag(&g->a);
 	cf = asm_frag(&g->a);
-	of = asm_frag(&g->a);
 	ctx.own = via_exit(g, &x, emit_cont(g, cf, own, g->ret[RET_ALLOW]));
-	ctx.outside = via_exit(g, &x, emit_cont(g, of, out,
-	    g->ret[RET_ALLOW]));
 	ctx.viol = exit_label(g, &x, g->ret[RET_VIOL]);
-	if ((br = calloc(2 * (in->nany + in->nranges) + 2, sizeof(*br))) ==
-	    NULL)
+	if ((br = calloc(2 * in->nany + 1, sizeof(*br))) == NULL)
 		goto oom;
 	for (i = 0; i < in->nany; i++) {
 		br[n++] = in->any[i];
 		if (in->any[i] != UINT64_MAX)
 			br[n++] = in->any[i] + 1;
 	}
-	for (i = 0; i < in->nranges; i++) {
-		br[n++] = in->ranges[i].start;
-		br[n++] = in->ranges[i].end;
-	}
-	br[n++] = in->band.start;
-	br[n++] = in->band.end;
 	if (segs_build(&s, br, n, np_label, &ctx) == -1)
 		goto oom;
 	l = asm_label(&g->a);
@@ -214,10 +198,8 @@ notpin(struct pgen *g, int abi, uint32_t nr)
 	segs_free(&s);
 	free(br);
 	g->np[g->nnp++] = (struct notpin){ own, l };
-	g->np[g->nnp++] = (struct notpin){ out, l };
 	g->tail[g->ntail++] = nf;
 	g->tail[g->ntail++] = cf;
-	g->tail[g->ntail++] = of;
 	return l;
 oom:
 	exits_emit(g, &x, nf);

@@ -21,11 +21,11 @@ hint(int e)
 {
 	switch (e) {
 	case EACCES:
-		return " (neither no_new_privs nor CAP_SYS_ADMIN)";
+		return "; neither no_new_privs nor CAP_SYS_ADMIN";
 	case ENOMEM:
-		return " (the task's filters exceed 32768 instructions)";
+		return "; the task's filters exceed 32768 instructions";
 	case EINVAL:
-		return " (program rejected, or seccomp filters unsupported)";
+		return "; program rejected, or seccomp filters unsupported";
 	default:
 		return "";
 	}
@@ -47,20 +47,17 @@ sp_bpf_install_tid(const struct sp_bpf_prog *progs, size_t nprogs,
 			    "instructions", i, progs[i].len);
 	if (!(flags & SP_BPF_INSTALL_NO_NNP) &&
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
-		return sp_error_set(err, "prctl(PR_SET_NO_NEW_PRIVS): %s",
-		    strerror(errno));
+		return sp_error_sys(err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
 	/* the kernel runs the newest filter first */
 	for (i = nprogs; i-- > 0;) {
 		fp.len = (unsigned short)progs[i].len;
 		fp.filter = progs[i].insns;
 		r = sp_raw_seccomp(SECCOMP_SET_MODE_FILTER,
 		    SECCOMP_FILTER_FLAG_TSYNC, &fp);
-		if (r < 0) {
-			errno = (int)-r;
-			return sp_error_set(err, "seccomp: program %zu of %zu "
-			    "(%zu instructions): %s%s", i + 1, nprogs,
-			    progs[i].len, strerror(errno), hint(errno));
-		}
+		if (r < 0)
+			return sp_error_sys(err, (int)-r, "seccomp: program "
+			    "%zu of %zu (%zu instructions%s)", i + 1, nprogs,
+			    progs[i].len, hint((int)-r));
 		if (r > 0) {
 			if (tid != NULL)
 				*tid = r;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The argument rules of include/syspin/bpf.h: which numbers have one,
- * and the code that checks it.  A number has at most one rule.  The
- * image's own rules (5.) apply to calls from its sites; the rules of 2.
- * to every call, later images' included.  Numbers per ABI from
+ * and the code that checks it.  A number has at most one rule, applied to
+ * calls from the image's sites (those of the "rules of every call", 2.,
+ * too: a later image's calls are its own filter's business).  Numbers per ABI from
  * arch/x86/entry/syscalls/syscall_{64,32}.tbl.
  */
 #include <linux/seccomp.h>
@@ -120,20 +120,11 @@ rule_of(int abi, uint32_t nr)
 	return R_NONE;
 }
 
-/* Rules of every call (2.); the others are the image's own (5.). */
-static bool
-global(enum rule r)
-{
-	return r >= R_IOCTL;
-}
-
 struct cont
 policy_cont(int abi, uint32_t nr, enum site_class cls, unsigned flags)
 {
 	enum rule r = rule_of(abi, nr);
 
-	if (!global(r) && cls == CLS_OUTSIDE)
-		r = R_NONE;
 	switch (r) {
 	case R_EXEC:
 		if (!(flags & (SP_BPF_STRICT | SP_BPF_NO_EXEC)))

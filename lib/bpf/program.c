@@ -9,10 +9,8 @@
  *   chunks   tree pieces and their blocks
  *   not64    i386 -> i386 dispatch, else violation
  *   i386     load nr; tree; blocks (a miss is a violation)
- *   notpin   per argument rule: any_ips -> the image's own rules,
- *            ranges and the band -> violation, elsewhere -> the rules of
- *            every call (or violation with SP_BPF_STRICT or
- *            SP_BPF_OUTSIDE), each with its own fragment
+ *   notpin   per argument rule: any_ips -> the image's own rules, else
+ *            violation (pre saw that ip is the image's or the band's)
  *   returns
  *
  * A block loads the instruction pointer (only here: calls whose number
@@ -312,6 +310,75 @@ oom:
 	return g->ret[RET_VIOL];
 }
 
+/* A new label bound to the current end of frag. */
+static uint32_t
+here(struct pgen *g, uint32_t frag)
+{
+	uint32_t l = asm_label(&g->a);
+
+	asm_bind(&g->a, l, frag);
+	return l;
+}
+
+struct pre_ctx {
+	const struct norm *in;
+	uint32_t inside, outside;
+};
+
+static uint32_t
+pre_label(void *ctx, uint64_t ip)
+{
+	const struct pre_ctx *c = ctx;
+
+	if (norm_in_ranges(c->in, ip) || (ip >= c->in->band.start &&
+	    ip < c->in->band.end))
+		return c->inside;
+	return c->outside;
+}
+
+/*
+ * Before the number: a call from outside the image and the band is a
+ * later image's (this image has no code there), judged by that image's
+ * own filter: allowed at once, so that every filter a process inherited
+ * costs a few instructions per call.  The supervisor's kill number comes
+ * first, wherever the call is.  With SP_BPF_STRICT or SP_BPF_OUTSIDE an
+ * outside call is a violation.
+ */
+static void
+prefilter(struct pgen *g, uint32_t frag, uint32_t dispatch_entry)
+{
+	const struct norm *in = g->in;
+	struct pre_ctx c = { in, dispatch_entry, in->flags & (SP_BPF_STRICT |
+	    SP_BPF_OUTSIDE) ? g->ret[RET_VIOL] : g->ret[RET_ALLOW] };
+	struct segs s = { NULL, 0 };
+	uint64_t *br;
+	size_t i, n = 0;
+	uint32_t next;
+
+	if (in->flags & SP_BPF_GUARD && owned(g, KEY_X86 + SP_GUARD_KILL_NR)) {
+		next = asm_label(&g->a);
+		asm_ld(&g->a, frag, OFF_NR);
+		asm_emit(&g->a, frag, BPF_JMP | BPF_JEQ | BPF_K,
+		    SP_GUARD_KILL_NR, g->ret[RET_KILL], next);
+		asm_bind(&g->a, next, frag);
+	}
+	if ((br = calloc(2 * in->nranges + 2, sizeof(*br))) == NULL) {
+		g->a.oom = true;
+		return;
+	}
+	for (i = 0; i < in->nranges; i++) {
+		br[n++] = in->ranges[i].start;
+		br[n++] = in->ranges[i].end;
+	}
+	br[n++] = in->band.start;
+	br[n++] = in->band.end;
+	if (segs_build(&s, br, n, pre_label, &c) == -1 ||
+	    classify64(&g->a, frag, &s) == -1)
+		g->a.oom = true;
+	segs_free(&s);
+	free(br);
+}
+
 static uint32_t
 ret_frag(struct pgen *g, uint32_t k)
 {
@@ -327,7 +394,7 @@ build_program(const struct norm *in, uint64_t klo, uint64_t khi,
     struct sp_bpf_prog *prog, struct sp_error *err)
 {
 	struct pgen g;
-	uint32_t head, not64, l64, x86, i386, first_ret;
+	uint32_t head, pre, not64, l64, x86, i386, first_ret;
 	size_t i;
 	int rc;
 	const uint32_t vals[NRET] = { in->action, SECCOMP_RET_ALLOW,
@@ -349,10 +416,13 @@ build_program(const struct norm *in, uint64_t klo, uint64_t khi,
 
 	asm_place(&g.a, head);
 	asm_ld(&g.a, head, OFF_ARCH);
+	pre = asm_frag(&g.a);
+	asm_place(&g.a, pre);
 	x86 = dispatch(&g, KEY_X86);
 	l64 = asm_label(&g.a);
 	asm_emit(&g.a, head, BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64,
-	    x86, l64);
+	    here(&g, pre), l64);
+	prefilter(&g, pre, x86);
 	asm_bind(&g.a, l64, not64);
 	asm_place(&g.a, not64);
 	i386 = dispatch(&g, 0);

@@ -31,7 +31,7 @@ enum rule {
 	/* the image's own (bpf.h, 5.) */
 	R_MMAP, R_MPROTECT, R_MREMAP, R_SHMAT, R_PERSONA, R_EXEC, R_OPAQUE,
 	R_MMAP32, R_MPROTECT32,
-	/* every call's (bpf.h, 2.): from here on */
+	/* every call's (bpf.h, 2.) */
 	R_IOCTL, R_SECCOMP, R_KEYCTL, R_ARCH_PRCTL, R_PTRACE, R_NOPTRACE,
 	R_CLONE, R_CLONE3,
 };
@@ -40,7 +40,6 @@ enum rule {
 enum site_class {
 	CLS_OWN,	/* a site of the image (or an any-number site) */
 	CLS_LOADER,	/* a site of its loader */
-	CLS_OUTSIDE,	/* elsewhere: a later image */
 };
 
 /* The rule a call gets, R_NONE when nothing is to be checked. */

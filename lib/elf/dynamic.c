@@ -439,7 +439,7 @@ sp_dyn_read_fd(int fd, struct sp_dyn *d, struct sp_error *err)
 
 	memset(d, 0, sizeof(*d));
 	if (fstat(fd, &st) == -1)
-		return sp_error_set(err, "%s", strerror(errno));
+		return sp_error_sys(err, errno, NULL);
 	if (!S_ISREG(st.st_mode))
 		return sp_error_set(err, "not a regular file");
 	s.size = st.st_size;
@@ -453,7 +453,7 @@ sp_dyn_read(const char *path, struct sp_dyn *d, struct sp_error *err)
 
 	memset(d, 0, sizeof(*d));
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return sp_error_set(err, "%s", strerror(errno));
+		return sp_error_sys(err, errno, NULL);
 	rc = sp_dyn_read_fd(fd, d, err);
 	close(fd);
 	return rc;

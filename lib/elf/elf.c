@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Opening and validating an ELF image.  libelf checks the header tables;
- * we check that every PT_LOAD we will index lies inside the image, then
- * hand off to the collectors for notes, unwind ranges and symbols.
+ * Opening and validating an ELF image.  The ELF header and the program
+ * headers are checked first, read with pread before anything is mapped
+ * (a huge file that is not an object costs a few reads, not its size in
+ * page faults): the class, byte order, machine and type, and every PT_LOAD
+ * inside the image.  Then the file is mapped (lazily: only the pages read
+ * are touched), libelf checks the section header table, and the
+ * collectors take notes, unwind ranges and symbols.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,9 +83,67 @@ sp_elf_vaddr_ptr(const struct sp_elf *elf, uint64_t vaddr, uint64_t len)
 	return NULL;
 }
 
+/* len bytes at off: from memory, or with pread when fd is not -1. */
+static int
+read_at(const struct sp_elf *elf, int fd, uint64_t off, void *buf,
+    size_t len)
+{
+	uint8_t *p = buf;
+	ssize_t n;
+
+	if (off > elf->size || len > elf->size - off)
+		return -1;
+	if (fd == -1) {
+		memcpy(buf, elf->data + off, len);
+		return 0;
+	}
+	while (len > 0) {
+		if ((n = pread(fd, p, len, (off_t)off)) == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;	/* the file shrank under us */
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int
+check_ehdr(struct sp_elf *elf, const Elf64_Ehdr *eh, struct sp_error *err)
+{
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64) {
+		if (eh->e_ident[EI_CLASS] == ELFCLASS32)
+			return sp_error_set(err, "unsupported: 32-bit ELF "
+			    "(only x86-64 is supported)");
+		return sp_error_set(err, "invalid ELF class");
+	}
+	if (elf->size < sizeof(*eh))
+		return sp_error_set(err, "bad ELF header: truncated");
+	if (eh->e_ident[EI_DATA] != ELFDATA2LSB)
+		return sp_error_set(err, "unsupported: big-endian ELF");
+	elf->machine = eh->e_machine;
+	if (eh->e_machine != EM_X86_64)
+		return sp_error_set(err, "unsupported architecture: e_machine %u "
+		    "(only x86-64 is supported)", eh->e_machine);
+	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
+		return sp_error_set(err, "not an executable or shared object "
+		    "(e_type %u)", eh->e_type);
+	if (eh->e_phnum == 0)
+		return sp_error_set(err, "no program headers");
+	if (eh->e_phentsize != sizeof(Elf64_Phdr))
+		return sp_error_set(err, "bad program header entry size %u "
+		    "(want %zu)", eh->e_phentsize, sizeof(Elf64_Phdr));
+	/* PN_XNUM (more in section 0) is far above any real count too. */
+	if (eh->e_phnum > SP_ELF_MAX_PHDRS)
+		return sp_error_set(err, "absurd program header count %u",
+		    eh->e_phnum);
+	return 0;
+}
+
 /* A loaded segment must lie inside the image and not wrap. */
 static int
-check_load(const struct sp_elf *elf, const GElf_Phdr *ph, size_t idx,
+check_load(const struct sp_elf *elf, const Elf64_Phdr *ph, size_t idx,
     struct sp_error *err)
 {
 	if (ph->p_filesz > ph->p_memsz)
@@ -102,34 +164,45 @@ check_load(const struct sp_elf *elf, const GElf_Phdr *ph, size_t idx,
 	return 0;
 }
 
+/*
+ * The ELF header and the PT_LOADs, from raw bytes (fd: before the file is
+ * mapped).  Everything later stages index through program headers is
+ * checked again where it is read.
+ */
 static int
-check_ident(Elf *e, struct sp_elf *elf, GElf_Ehdr *eh, struct sp_error *err)
+check_headers(struct sp_elf *elf, int fd, struct sp_error *err)
 {
-	if (elf_kind(e) != ELF_K_ELF)
+	Elf64_Ehdr eh;
+	Elf64_Phdr *ph;
+	size_t i, nload = 0;
+	int r = 0;
+
+	memset(&eh, 0, sizeof(eh));
+	if (elf->size < EI_NIDENT || read_at(elf, fd, 0, &eh, elf->size <
+	    sizeof(eh) ? elf->size : sizeof(eh)) == -1 ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
 		return sp_error_set(err, "not an ELF file");
-	if (gelf_getclass(e) != ELFCLASS64) {
-		if (gelf_getclass(e) == ELFCLASS32)
-			return sp_error_set(err, "unsupported: 32-bit ELF "
-			    "(only x86-64 is supported)");
-		return sp_error_set(err, "invalid ELF class");
-	}
-	if (gelf_getehdr(e, eh) == NULL)
-		return sp_error_set(err, "bad ELF header: %s", elf_errmsg(-1));
-	if (eh->e_ident[EI_DATA] != ELFDATA2LSB)
-		return sp_error_set(err, "unsupported: big-endian ELF");
-	elf->machine = eh->e_machine;
-	if (eh->e_machine != EM_X86_64)
-		return sp_error_set(err, "unsupported architecture: e_machine %u "
-		    "(only x86-64 is supported)", eh->e_machine);
-	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
-		return sp_error_set(err, "not an executable or shared object "
-		    "(e_type %u)", eh->e_type);
-	if (eh->e_phnum != 0 && eh->e_phentsize != sizeof(Elf64_Phdr))
-		return sp_error_set(err, "bad program header entry size %u "
-		    "(want %zu)", eh->e_phentsize, sizeof(Elf64_Phdr));
-	return 0;
+	if (elf->size > SP_ELF_MAX_SIZE)
+		return sp_error_set(err, "file too large");
+	if (check_ehdr(elf, &eh, err) != 0)
+		return -1;
+	if ((ph = calloc(eh.e_phnum, sizeof(*ph))) == NULL)
+		return sp_error_set(err, "out of memory");
+	if (read_at(elf, fd, eh.e_phoff, ph, eh.e_phnum * sizeof(*ph)) == -1)
+		r = sp_error_set(err, "truncated or corrupt program header "
+		    "table (offset 0x%llx, %u entries)",
+		    (unsigned long long)eh.e_phoff, eh.e_phnum);
+	for (i = 0; r == 0 && i < eh.e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && (r = check_load(elf, &ph[i], i,
+		    err)) == 0)
+			nload++;
+	if (r == 0 && nload == 0)
+		r = sp_error_set(err, "no PT_LOAD segment");
+	free(ph);
+	return r;
 }
 
+/* The segments and what the other program headers point at. */
 static int
 read_phdrs(Elf *e, struct sp_elf *elf, struct sp_elf_build *b,
     struct sp_error *err)
@@ -140,10 +213,6 @@ read_phdrs(Elf *e, struct sp_elf *elf, struct sp_elf_build *b,
 	if (elf_getphdrnum(e, &n) != 0)
 		return sp_error_set(err, "bad program header table: %s",
 		    elf_errmsg(-1));
-	if (n == 0)
-		return sp_error_set(err, "no program headers");
-	if (n > SP_ELF_MAX_PHDRS)
-		return sp_error_set(err, "absurd program header count %zu", n);
 	elf->segs = calloc(n, sizeof(*elf->segs));
 	if (elf->segs == NULL)
 		return sp_error_set(err, "out of memory");
@@ -153,18 +222,13 @@ read_phdrs(Elf *e, struct sp_elf *elf, struct sp_elf_build *b,
 			    "header %zu: %s", i, elf_errmsg(-1));
 		if (sp_elf_note_phdr(elf, b, &ph, i, err) != 0)
 			return -1;
-		if (ph.p_type != PT_LOAD)
-			continue;
-		if (check_load(elf, &ph, i, err) != 0)
-			return -1;
-		elf->segs[elf->nsegs++] = (struct sp_segment){
-			.vaddr = ph.p_vaddr, .memsz = ph.p_memsz,
-			.offset = ph.p_offset, .filesz = ph.p_filesz,
-			.flags = ph.p_flags,
-		};
+		if (ph.p_type == PT_LOAD)
+			elf->segs[elf->nsegs++] = (struct sp_segment){
+				.vaddr = ph.p_vaddr, .memsz = ph.p_memsz,
+				.offset = ph.p_offset, .filesz = ph.p_filesz,
+				.flags = ph.p_flags,
+			};
 	}
-	if (elf->nsegs == 0)
-		return sp_error_set(err, "no PT_LOAD segment");
 	return 0;
 }
 
@@ -200,17 +264,19 @@ parse(struct sp_elf *elf, struct sp_error *err)
 	Elf *e;
 	int rc = -1;
 
-	if (elf->size < EI_NIDENT || memcmp(elf->data, ELFMAG, SELFMAG) != 0)
-		return sp_error_set(err, "not an ELF file");
-	if (elf->size > SP_ELF_MAX_SIZE)
-		return sp_error_set(err, "file too large");
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return sp_error_set(err, "libelf: %s", elf_errmsg(-1));
 	e = elf_memory((char *)elf->data, elf->size);
 	if (e == NULL)
 		return sp_error_set(err, "libelf: %s", elf_errmsg(-1));
-	if (check_ident(e, elf, &eh, err) != 0)
+	if (elf_kind(e) != ELF_K_ELF) {
+		sp_error_set(err, "not an ELF file");
 		goto out;
+	}
+	if (gelf_getehdr(e, &eh) == NULL) {
+		sp_error_set(err, "bad ELF header: %s", elf_errmsg(-1));
+		goto out;
+	}
 	if (read_phdrs(e, elf, &b, err) != 0)
 		goto out;
 	if (sp_elf_read_dynamic(elf, &b, err) != 0)
@@ -236,10 +302,49 @@ reset(struct sp_elf *elf)
 	memset(elf, 0, sizeof(*elf));
 }
 
+/* path's descriptor, when it is a non-empty regular file: its size in
+ * elf->size, its headers checked.  -1 with err set. */
+static int
+open_file(struct sp_elf *elf, const char *path, struct sp_error *err)
+{
+	struct stat st;
+	int fd;
+
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		return sp_error_sys(err, errno, NULL);
+	if (fstat(fd, &st) != 0)
+		sp_error_sys(err, errno, NULL);
+	else if (S_ISDIR(st.st_mode))
+		sp_error_set(err, "is a directory");
+	else if (!S_ISREG(st.st_mode) || st.st_size == 0)
+		sp_error_set(err, st.st_size == 0 && S_ISREG(st.st_mode) ?
+		    "empty file" : "not a regular file");
+	else {
+		elf->size = (size_t)st.st_size;
+		if (check_headers(elf, fd, err) == 0)
+			return fd;
+	}
+	close(fd);
+	return -1;
+}
+
+int
+sp_elf_check_file(const char *path, struct sp_error *err)
+{
+	struct sp_elf elf;
+	int fd;
+
+	reset(&elf);
+	if ((fd = open_file(&elf, path, err)) == -1)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 int
 sp_elf_open(struct sp_elf *elf, const char *path, struct sp_error *err)
 {
-	struct stat st;
 	void *map;
 	int fd;
 
@@ -247,38 +352,16 @@ sp_elf_open(struct sp_elf *elf, const char *path, struct sp_error *err)
 	elf->name = strdup(path);
 	if (elf->name == NULL)
 		return sp_error_set(err, "out of memory");
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		sp_error_set(err, "%s", strerror(errno));
+	if ((fd = open_file(elf, path, err)) == -1)
 		goto fail;
-	}
-	if (fstat(fd, &st) != 0) {
-		sp_error_set(err, "%s", strerror(errno));
-		close(fd);
-		goto fail;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		sp_error_set(err, "is a directory");
-		close(fd);
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size == 0) {
-		sp_error_set(err, st.st_size == 0 && S_ISREG(st.st_mode) ?
-		    "empty file" : "not a regular file");
-		close(fd);
-		goto fail;
-	}
-	/* Analysis reads most pages; faulting them in at once is cheaper. */
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE |
-	    MAP_POPULATE, fd, 0);
+	/* Not populated: the pages nothing reads are never touched. */
+	map = mmap(NULL, elf->size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED) {
-		sp_error_set(err, "mmap: %s", strerror(errno));
+		sp_error_sys(err, errno, "mmap");
 		goto fail;
 	}
 	elf->data = map;
-	elf->size = (size_t)st.st_size;
 	elf->mapped = true;
 	if (parse(elf, err) != 0)
 		goto fail;
@@ -310,7 +393,7 @@ sp_elf_from_memory(struct sp_elf *elf, const void *data, size_t size,
 	elf->data = copy;
 	elf->size = size;
 	elf->owned = true;
-	if (parse(elf, err) != 0) {
+	if (check_headers(elf, -1, err) != 0 || parse(elf, err) != 0) {
 		sp_elf_close(elf);
 		return -1;
 	}

@@ -73,7 +73,7 @@ sp_layout_add_later(struct sp_layout *lo, const char *path,
 	int fd;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return sp_error_set(err, "%s: %s", path, strerror(errno));
+		return sp_error_sys(err, errno, "%s", path);
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_size == 0) {
 		close(fd);
 		return sp_error_set(err, "%s: not an ELF object", path);
@@ -89,7 +89,7 @@ sp_layout_add_later(struct sp_layout *lo, const char *path,
 	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
-		return sp_error_set(err, "%s: %s", path, strerror(errno));
+		return sp_error_sys(err, errno, "%s", path);
 	if ((oi = sp_layout_add_object(lo, path, SP_OBJ_FILE, 0)) == -1) {
 		munmap(map, st.st_size);
 		return sp_error_set(err, "out of memory");

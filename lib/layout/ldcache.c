@@ -200,7 +200,7 @@ sp_ldcache_read(const char *file, struct sp_ldcache *c, struct sp_error *err)
 
 	memset(c, 0, sizeof(*c));
 	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) == -1)
-		return sp_error_set(err, "%s", strerror(errno));
+		return sp_error_sys(err, errno, NULL);
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
 	    (uint64_t)st.st_size > SP_LDCACHE_MAX_FILE) {
 		close(fd);

@@ -171,7 +171,7 @@ sp_maps_read(const char *file, struct sp_map **maps, size_t *nmaps,
 	int fd, ret;
 
 	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) == -1)
-		return sp_error_set(err, "%s: %s", file, strerror(errno));
+		return sp_error_sys(err, errno, "%s", file);
 	for (;;) {
 		if (cap - len < 4096) {
 			cap = cap ? 2 * cap : 16384;
@@ -185,8 +185,7 @@ sp_maps_read(const char *file, struct sp_map **maps, size_t *nmaps,
 		if (r == -1 && errno == EINTR)
 			continue;
 		if (r == -1) {
-			ret = sp_error_set(err, "%s: %s", file,
-			    strerror(errno));
+			ret = sp_error_sys(err, errno, "%s", file);
 			goto out;
 		}
 		if (r == 0)

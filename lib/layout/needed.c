@@ -436,7 +436,7 @@ load_program(struct ctx *c, struct sp_error *err)
 	c->nobjs = 1;
 	if ((fd = open(abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1 ||
 	    fstat(fd, &st) == -1) {
-		sp_error_set(err, "%s: %s", exe, strerror(errno));
+		sp_error_sys(err, errno, "%s", exe);
 		goto fail;
 	}
 	if (sp_dyn_read_fd(fd, &o->dyn, &e) == -1) {

@@ -159,7 +159,7 @@ sp_report_read(const char *path, struct sp_layout *lo,
 	memset(lo, 0, sizeof(*lo));
 	memset(pl, 0, sizeof(*pl));
 	if ((f = fopen(path, "re")) == NULL)
-		return sp_error_set(err, "%s: %s", path, strerror(errno));
+		return sp_error_sys(err, errno, "%s", path);
 	while ((n = getline(&line, &cap, f)) > 0) {
 		if (line[n - 1] == '\n')
 			line[n - 1] = '\0';

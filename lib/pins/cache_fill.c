@@ -144,7 +144,7 @@ sp_cache_fill(const struct sp_cache *c, const char *path, bool force,
 	if (strcmp(path, "[vdso]") == 0)
 		return fill_vdso(c, force, err);
 	if (stat(path, &st) == -1)
-		return sp_error_set(err, "%s: %s", path, strerror(errno));
+		return sp_error_sys(err, errno, "%s", path);
 	sp_file_id_from_stat(&id, &st);
 	sp_cache_key_file(&id, key, sizeof(key));
 	if (cached(c, key, force, err))

@@ -240,7 +240,7 @@ key_create(long ring, const char *name, struct sp_error *err)
 	long id;
 
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-		return sp_error_set(err, "getrandom: %s", strerror(errno));
+		return sp_error_sys(err, errno, "getrandom");
 	id = syscall(SYS_add_key, "user", name, rnd, sizeof(rnd), ring);
 	explicit_bzero(rnd, sizeof(rnd));
 	if (id == -1 && errno == EACCES)
@@ -250,8 +250,7 @@ key_create(long ring, const char *name, struct sp_error *err)
 	    ~KEY_POS_WRITE, 0) == -1)
 		id = -1;
 	if (id == -1)
-		return sp_error_set(err, "making key %s: %s", name,
-		    strerror(errno));
+		return sp_error_sys(err, errno, "making key %s", name);
 	return id;
 }
 
@@ -264,20 +263,19 @@ user_key(const char *name, struct secret *s, struct sp_error *err)
 	ring = kctl(KEYCTL_GET_PERSISTENT, (unsigned long)-1,
 	    KEY_SPEC_PROCESS_KEYRING, 0);
 	if (ring == -1)
-		return sp_error_set(err, "persistent keyring: %s",
-		    strerror(errno));
+		return sp_error_sys(err, errno, "persistent keyring");
 	id = kctl(KEYCTL_SEARCH, ring, (unsigned long)"user",
 	    (unsigned long)name);
 	if (id == -1 && errno == ENOKEY)
 		id = key_create(ring, name, err);
 	else if (id == -1)
-		return sp_error_set(err, "key %s: %s", name, strerror(errno));
+		return sp_error_sys(err, errno, "key %s", name);
 	if (id == -1)
 		return -1;
 	/* Read back even what we made: a racing maker may have won. */
 	n = kctl(KEYCTL_READ, id, (unsigned long)s->key, sizeof(s->key));
 	if (n == -1)
-		return sp_error_set(err, "key %s: %s", name, strerror(errno));
+		return sp_error_sys(err, errno, "key %s", name);
 	if (n != KEY_LEN)
 		return sp_error_set(err, "key %s: %ld bytes, not %d", name, n,
 		    KEY_LEN);
@@ -306,7 +304,7 @@ static int
 use_user(struct mac *m, const char *name, struct sp_error *err)
 {
 	if ((m->s = secret_new()) == NULL)
-		return sp_error_set(err, "mmap: %s", strerror(errno));
+		return sp_error_sys(err, errno, "mmap");
 	m->own = true;
 	if (user_key(name, m->s, err) == 0) {
 		if (secret_seal(m->s) == 0)

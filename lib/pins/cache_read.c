@@ -207,8 +207,7 @@ open_trusted(const struct sp_cache *c, const char *key, struct stat *st,
 	if (fd == -1) {
 		if (errno == ENOENT)
 			return -2;
-		return sp_error_set(err, "%s/%s: %s", c->path, key,
-		    strerror(errno));
+		return sp_error_sys(err, errno, "%s/%s", c->path, key);
 	}
 	if (fstat(fd, st) == -1 || !S_ISREG(st->st_mode) ||
 	    !sp_cache_trusted(st, c->euid, false)) {

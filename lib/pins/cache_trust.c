@@ -75,7 +75,7 @@ walk(struct sp_cache *c, char *path, bool create, struct sp_error *err)
 	int fd, sub;
 
 	if ((fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return sp_error_set(err, "/: %s", strerror(errno));
+		return sp_error_sys(err, errno, "/");
 	for (p = path + 1; p != NULL && *p != '\0'; p = next) {
 		if ((next = strchr(p, '/')) != NULL)
 			*next++ = '\0';
@@ -92,8 +92,7 @@ walk(struct sp_cache *c, char *path, bool create, struct sp_error *err)
 		sub = open_component(fd, p, create, mode);
 		close(fd);
 		if (sub == -1)
-			return sp_error_set(err, "%s: %s", c->path,
-			    strerror(errno));
+			return sp_error_sys(err, errno, "%s", c->path);
 		fd = sub;
 	}
 	if (fstat(fd, &st) == -1 || !sp_cache_trusted(&st, c->euid, false)) {
@@ -130,7 +129,7 @@ sp_cache_open(struct sp_cache *c, const char *dir, uid_t euid, bool create,
 	}
 	/* Symlinks are resolved once; each real component is then checked. */
 	if ((real = realpath(dir, NULL)) == NULL)
-		return sp_error_set(err, "%s: %s", dir, strerror(errno));
+		return sp_error_sys(err, errno, "%s", dir);
 	snprintf(buf, sizeof(buf), "%s", real);
 	free(real);
 	r = walk(c, buf, false, err);

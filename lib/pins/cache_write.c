@@ -145,14 +145,13 @@ sp_cache_put(const struct sp_cache *c, const char *key, const void *buf,
 	fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0644);
 	if (fd == -1)
-		return sp_error_set(err, "%s/%s: %s", c->path, tmp,
-		    strerror(errno));
+		return sp_error_sys(err, errno, "%s/%s", c->path, tmp);
 	r = write_all(fd, buf, len);
 	if (r == 0)
 		r = write_all(fd, (const uint8_t *)&t, sizeof(t));
 	if (close(fd) == -1 || r == -1 ||
 	    renameat(c->dirfd, tmp, c->dirfd, key) == -1) {
-		sp_error_set(err, "%s/%s: %s", c->path, key, strerror(errno));
+		sp_error_sys(err, errno, "%s/%s", c->path, key);
 		unlinkat(c->dirfd, tmp, 0);
 		return -1;
 	}

@@ -303,6 +303,8 @@ put(int fd, const void *buf, size_t len, uint64_t off)
 
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w == 0)
+			errno = EIO;
 		if (w <= 0)
 			return -1;
 		b += w;
@@ -364,7 +366,8 @@ same_file(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* A temporary file next to PATH, with MODE. */
+/* A temporary file next to PATH, with MODE.  Its name is ours alone:
+ * messages say only what went wrong, the caller names PATH. */
 static int
 make_temp(const char *path, mode_t mode, char **tmp, struct sp_error *err)
 {
@@ -376,13 +379,13 @@ make_temp(const char *path, mode_t mode, char **tmp, struct sp_error *err)
 	}
 	fd = mkstemp(*tmp);
 	if (fd == -1) {
-		sp_error_set(err, "%s: %s", *tmp, strerror(errno));
+		sp_error_sys(err, errno, NULL);
 		free(*tmp);
 		*tmp = NULL;
 		return -1;
 	}
 	if (fchmod(fd, mode & 07777) != 0) {
-		sp_error_set(err, "%s: %s", *tmp, strerror(errno));
+		sp_error_sys(err, errno, NULL);
 		close(fd);
 		return -1;
 	}
@@ -409,7 +412,7 @@ sp_openbsd_embed(const struct sp_elf *elf, const char *path,
 	if ((fd = make_temp(path, st.st_mode, &tmp, err)) == -1)
 		goto out;
 	if (write_plan(fd, elf, &p, e, n) != 0 || close(fd) != 0) {
-		sp_error_set(err, "%s: %s", tmp, strerror(errno));
+		sp_error_sys(err, errno, "cannot write");
 		fd = -1;
 		goto out;
 	}
@@ -417,7 +420,7 @@ sp_openbsd_embed(const struct sp_elf *elf, const char *path,
 	if (verify(tmp, e, n, err) != 0)
 		goto out;
 	if (rename(tmp, path) != 0) {
-		sp_error_set(err, "%s: %s", path, strerror(errno));
+		sp_error_sys(err, errno, NULL);
 		goto out;
 	}
 	rc = 0;

@@ -67,11 +67,11 @@ sp_confine(unsigned scope, struct sp_error *err)
 	}
 	if ((fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size,
 	    0)) == -1)
-		return sp_error_set(err, "landlock: %s", strerror(errno));
+		return sp_error_sys(err, errno, "landlock");
 	if ((root.parent_fd = open("/", O_PATH | O_CLOEXEC)) == -1 ||
 	    syscall(SYS_landlock_add_rule, fd, LL_RULE_PATH_BENEATH, &root,
 	    0) == -1 || syscall(SYS_landlock_restrict_self, fd, 0) == -1)
-		r = sp_error_set(err, "landlock: %s", strerror(errno));
+		r = sp_error_sys(err, errno, "landlock");
 	else
 		r = (int)abi;
 	if (root.parent_fd != -1)

@@ -123,44 +123,98 @@ plant(pid_t pid, struct proc *p, uint64_t entry, struct sp_error *err)
 	return 0;
 }
 
+#define PRIOR_MAX 16
+
+/* The images the process has filters for, newest first. */
+static size_t
+priors(const struct proc *p, struct image **imgs,
+    const struct sp_pin_result **pins)
+{
+	size_t n = 0;
+
+	for (const struct chain *c = p->chain; c != NULL && n < PRIOR_MAX;
+	    c = c->up) {
+		imgs[n] = c->img;
+		pins[n++] = &c->img->pin;
+	}
+	return n;
+}
+
+/*
+ * Pins the image: afresh (a new image, on top of the process's chain),
+ * or as an earlier image of the same program (moved to its addresses,
+ * judged by its filter: reuse.c).
+ */
+static struct image *
+pin(struct sup *s, struct proc *p, struct chain **chain, struct sp_error *err)
+{
+	const struct sp_pin_result *pins[PRIOR_MAX];
+	struct image *imgs[PRIOR_MAX], *img;
+	unsigned how = 0;
+	size_t n = priors(p, imgs, pins);
+
+	if (p->stops_all)
+		how |= SP_PIN_STOPS_ALL;
+	if (p->pid == s->main && !s->main_pinned)
+		how |= SP_PIN_FIRST;
+	if ((img = calloc(1, sizeof(*img))) == NULL) {
+		sp_error_set(err, "out of memory");
+		return NULL;
+	}
+	img->refs = 1;
+	img->exe = exe_of(p->pid);
+	if (sp_pin_process(p->pid, &s->o->pin, how, pins, n, &img->pin,
+	    err) == -1) {
+		image_drop(img);
+		return NULL;
+	}
+	if (img->pin.reused >= 0) {
+		struct image *same = image_ref(imgs[img->pin.reused]);
+		p->pending_sig = img->pin.sig;
+		image_drop(img);
+		*chain = chain_ref(p->chain);
+		return same;
+	}
+	p->pending_sig = img->pin.sig;
+	if ((*chain = chain_push(p->chain, img)) == NULL) {
+		image_drop(img);
+		sp_error_set(err, "out of memory");
+		return NULL;
+	}
+	return img;
+}
+
 int
 sup_on_exec_done(struct sup *s, pid_t pid)
 {
 	struct proc *p = sup_proc(s, pid, false);
+	struct chain *chain;
 	struct image *img;
 	struct space *sp;
 	struct sp_error err;
-	unsigned how = 0;
 	int sig;
 
 	if (p == NULL || !p->exec_pending)
 		return 0;
 	p->exec_pending = false;
-	if (p->stops_all)
-		how |= SP_PIN_STOPS_ALL;
-	if (pid == s->main && !s->main_pinned)
-		how |= SP_PIN_FIRST;
-	if ((img = calloc(1, sizeof(*img))) == NULL)
-		return sup_refuse(pid, "out of memory");
-	img->refs = 1;
-	img->exe = exe_of(pid);
-	if (sp_pin_process(pid, &s->o->pin, how, &img->pin, &err) == -1) {
-		image_drop(img);
+	if ((img = pin(s, p, &chain, &err)) == NULL)
 		return sup_refuse(pid, err.msg);
-	}
 	s->main_pinned = s->main_pinned || pid == s->main;
-	sig = img->pin.sig;
+	sig = p->pending_sig;
 	if ((sp = space_new(img->pin.nslots)) == NULL) {
 		image_drop(img);
+		chain_drop(chain);
 		return sup_refuse(pid, "out of memory");
 	}
 	sp->startup = img->pin.nslots > 0;
 	if (sp->startup && plant(pid, p, img->pin.entry, &err) == -1) {
 		image_drop(img);
 		space_drop(sp);
+		chain_drop(chain);
 		return sup_refuse(pid, err.msg);
 	}
-	sup_pinned(s, pid, img, sp, img->pin.stops_all || p->stops_all);
+	sup_pinned(s, pid, img, sp, chain, img->pin.stops_all ||
+	    p->stops_all);
 	return sig;
 }
 

@@ -91,10 +91,9 @@ install_trace_all(struct job *j, struct sp_error *err)
 	if (pin_install_progs(j, &all, 1, &kret, err) == -1)
 		return -1;
 	if (kret != 0)
-		return sp_error_set(err, "too many nested pinned programs: "
-		    "no room left for even one instruction (seccomp allows "
-		    "32768 in all of a process's filters): %s",
-		    strerror((int)-kret));
+		return sp_error_sys(err, (int)-kret, "too many nested pinned "
+		    "programs: no room left for even one instruction "
+		    "(seccomp allows 32768 in all of a process's filters)");
 	return 0;
 }
 
@@ -122,8 +121,8 @@ pin_fallback(struct job *j, struct sp_pin_result *res, struct sp_error *err)
 			return 0;
 		}
 		if (kret != -ENOMEM)
-			return sp_error_set(err, "seccomp in the process: %s",
-			    strerror((int)-kret));
+			return sp_error_sys(err, (int)-kret,
+			    "seccomp in the process");
 		if (nkeep == 0)
 			break;
 		nkeep /= 2;

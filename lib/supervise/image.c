@@ -77,13 +77,47 @@ space_drop(struct space *sp)
 	free(sp);
 }
 
+struct chain *
+chain_ref(struct chain *c)
+{
+	if (c != NULL)
+		c->refs++;
+	return c;
+}
+
+void
+chain_drop(struct chain *c)
+{
+	while (c != NULL && --c->refs == 0) {
+		struct chain *up = c->up;
+		image_drop(c->img);
+		free(c);
+		c = up;
+	}
+}
+
+struct chain *
+chain_push(struct chain *c, struct image *img)
+{
+	struct chain *n = calloc(1, sizeof(*n));
+
+	if (n == NULL)
+		return NULL;
+	n->refs = 1;
+	n->img = image_ref(img);
+	n->up = chain_ref(c);
+	return n;
+}
+
 void
 sup_inherit(struct proc *c, const struct proc *parent, bool vm)
 {
 	image_drop(c->img);
 	space_drop(c->sp);
+	chain_drop(c->chain);
 	c->img = image_ref(parent->img);
 	c->sp = vm ? space_ref(parent->sp) : space_copy(parent->sp);
+	c->chain = chain_ref(parent->chain);
 	c->bp = parent->bp;
 	c->bp_byte = parent->bp_byte;
 	c->stops_all = parent->stops_all;
@@ -91,23 +125,26 @@ sup_inherit(struct proc *c, const struct proc *parent, bool vm)
 }
 
 static void
-mark(struct proc *p, struct image *img, struct space *sp, bool stops_all)
+mark(struct proc *p, struct image *img, struct space *sp,
+    struct chain *chain, bool stops_all)
 {
 	image_drop(p->img);
 	space_drop(p->sp);
+	chain_drop(p->chain);
 	p->img = image_ref(img);
 	p->sp = space_ref(sp);
+	p->chain = chain_ref(chain);
 	p->stops_all = stops_all;
 }
 
 /*
  * TSYNC gave every thread the filter: each of them now runs the image (at
  * the end of an execve there is one thread, but be safe).  Takes over the
- * caller's references to img and sp.
+ * caller's references to img, sp and chain.
  */
 void
 sup_pinned(struct sup *s, pid_t pid, struct image *img, struct space *sp,
-    bool stops_all)
+    struct chain *chain, bool stops_all)
 {
 	struct dirent *e;
 	struct proc *p;
@@ -115,17 +152,18 @@ sup_pinned(struct sup *s, pid_t pid, struct image *img, struct space *sp,
 	DIR *d;
 
 	if ((p = sup_proc(s, pid, true)) != NULL)
-		mark(p, img, sp, stops_all);
+		mark(p, img, sp, chain, stops_all);
 	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
 	if ((d = opendir(path)) != NULL) {
 		while ((e = readdir(d)) != NULL) {
 			pid_t tid = (pid_t)atol(e->d_name);
 			if (tid > 0 && tid != pid &&
 			    (p = sup_proc(s, tid, false)) != NULL)
-				mark(p, img, sp, stops_all);
+				mark(p, img, sp, chain, stops_all);
 		}
 		closedir(d);
 	}
 	image_drop(img);
 	space_drop(sp);
+	chain_drop(chain);
 }

@@ -27,7 +27,7 @@ mem_fd(pid_t pid, int mode, struct sp_error *err)
 
 	snprintf(path, sizeof(path), "/proc/%ld/mem", (long)pid);
 	if ((fd = open(path, mode | O_CLOEXEC)) == -1)
-		sp_error_set(err, "%s: %s", path, strerror(errno));
+		sp_error_sys(err, errno, "%s", path);
 	return fd;
 }
 
@@ -92,12 +92,10 @@ step(struct sp_inject *in, struct sp_error *err)
 
 	for (tries = 0; tries < 16; tries++) {
 		if (ptrace(PTRACE_SINGLESTEP, in->pid, 0, 0) == -1)
-			return sp_error_set(err, "ptrace step: %s",
-			    strerror(errno));
+			return sp_error_sys(err, errno, "ptrace step");
 		while (waitpid(in->pid, &st, __WALL) == -1)
 			if (errno != EINTR)
-				return sp_error_set(err, "waitpid: %s",
-				    strerror(errno));
+				return sp_error_sys(err, errno, "waitpid");
 		if (!WIFSTOPPED(st))
 			return sp_error_set(err, "the process died");
 		sig = WSTOPSIG(st);
@@ -124,17 +122,17 @@ sp_inject_syscall(struct sp_inject *in, long nr, const uint64_t *args,
 	struct user_regs_struct r;
 
 	if (ptrace(PTRACE_GETREGS, in->pid, 0, &r) == -1)
-		return sp_error_set(err, "ptrace getregs: %s", strerror(errno));
+		return sp_error_sys(err, errno, "ptrace getregs");
 	r.rip = in->trap;
 	r.rax = nr;
 	r.orig_rax = -1;	/* no system call to restart */
 	load_args(&r, args, nargs);
 	if (ptrace(PTRACE_SETREGS, in->pid, 0, &r) == -1)
-		return sp_error_set(err, "ptrace setregs: %s", strerror(errno));
+		return sp_error_sys(err, errno, "ptrace setregs");
 	if (step(in, err) == -1)
 		return -1;
 	if (ptrace(PTRACE_GETREGS, in->pid, 0, &r) == -1)
-		return sp_error_set(err, "ptrace getregs: %s", strerror(errno));
+		return sp_error_sys(err, errno, "ptrace getregs");
 	if (r.rip != in->trap + 2)
 		return sp_error_set(err, "the injected system call did not "
 		    "return where expected");

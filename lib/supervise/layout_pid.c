@@ -228,7 +228,7 @@ sp_layout_add_file(struct sp_layout *lo, const char *path,
 	int fd;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return sp_error_set(err, "%s: %s", path, strerror(errno));
+		return sp_error_sys(err, errno, "%s", path);
 	if ((e = malloc(sizeof(*e))) == NULL || fstat(fd, &st) == -1 ||
 	    read_elf(fd, e) == -1) {
 		sp_error_set(err, "%s: not an ELF object", path);
@@ -285,7 +285,7 @@ sp_auxv_pid(pid_t pid, struct sp_auxv *a, struct sp_error *err)
 	memset(a, 0, sizeof(*a));
 	snprintf(path, sizeof(path), "/proc/%ld/auxv", (long)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return sp_error_set(err, "%s: %s", path, strerror(errno));
+		return sp_error_sys(err, errno, "%s", path);
 	n = read(fd, av, sizeof(av));
 	close(fd);
 	for (i = 0; n > 0 && i + 1 < (size_t)n / 8 && av[i] != AT_NULL;

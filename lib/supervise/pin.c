@@ -166,8 +166,7 @@ make_area(struct job *j, struct sp_error *err)
 	    err) == -1)
 		return -1;
 	if (ret < 0 && ret > -4096)
-		return sp_error_set(err, "mmap in the process: %s",
-		    strerror((int)-ret));
+		return sp_error_sys(err, (int)-ret, "mmap in the process");
 	j->area = (uint64_t)ret;
 	return 0;
 }
@@ -315,8 +314,8 @@ install(struct job *j, bool stops_all, struct sp_pin_result *res,
 		return -1;
 	if (!has_sys_admin(j->pid) && (pin_call(j, SYS_prctl,
 	    PR_SET_NO_NEW_PRIVS, 1, 0, 0, &ret, err) == -1 || ret != 0))
-		return ret != 0 ? sp_error_set(err, "no_new_privs: %s",
-		    strerror((int)-ret)) : -1;
+		return ret != 0 ? sp_error_sys(err, (int)-ret,
+		    "no_new_privs") : -1;
 	if (seal_mapped(j, err) == -1)
 		return -1;
 	if (stops_all) {		/* every call stops already */
@@ -330,8 +329,7 @@ install(struct job *j, bool stops_all, struct sp_pin_result *res,
 	if (ret == -ENOMEM)
 		return pin_fallback(j, res, err);
 	if (ret != 0)
-		return sp_error_set(err, "seccomp in the process: %s",
-		    strerror((int)-ret));
+		return sp_error_sys(err, (int)-ret, "seccomp in the process");
 	return 0;
 }
 
@@ -349,7 +347,7 @@ restore(struct job *j, struct sp_error *err)
 		free(zero);
 	}
 	if (ptrace(PTRACE_SETREGS, j->pid, 0, &j->regs) == -1)
-		r = sp_error_set(err, "ptrace setregs: %s", strerror(errno));
+		r = sp_error_sys(err, errno, "ptrace setregs");
 	return r;
 }
 
@@ -395,23 +393,66 @@ add_later(struct job *j, struct sp_error *err)
 	return 0;
 }
 
+/*
+ * The layout, and the start-up objects predicted; then either an earlier
+ * image of the same program whose filter will judge this one (reuse.c:
+ * *reused is its index), or the slots, tables, pins and a filter of its
+ * own.
+ */
 static int
-prepare(struct job *j, struct sp_error *err)
+prepare(struct job *j, const struct sp_pin_result *const *prior,
+    size_t nprior, long *reused, struct sp_error *err)
 {
+	int r;
+
+	*reused = -1;
 	if (ptrace(PTRACE_GETREGS, j->pid, 0, &j->regs) == -1)
-		return sp_error_set(err, "ptrace getregs: %s", strerror(errno));
+		return sp_error_sys(err, errno, "ptrace getregs");
 	if (sp_auxv_pid(j->pid, &j->aux, err) == -1 ||
 	    sp_layout_pid(j->pid, &j->lo, err) == -1)
 		return -1;
 	mark_loader(j);
-	if (j->aux.base != 0 && startup_plan(j, err) == -1)
+	if ((j->aux.base != 0 && startup_predict(j, err) == -1) ||
+	    find_trap(j, err) == -1)
+		return -1;
+	for (size_t i = 0; i < nprior; i++)
+		if ((r = pin_reuse(j, prior[i], err)) != 0) {
+			*reused = (long)i;
+			return r == -1 ? -1 : j->aux.base != 0 ?
+			    startup_place_at(j, prior[i]->slot_lo, err) : 0;
+		}
+	if (j->aux.base != 0 && startup_place(j, err) == -1)
 		return -1;
 	if (sp_layout_add_stack(&j->lo, j->pid, err) == -1 ||
 	    add_later(j, err) == -1 || tables(j, err) == -1 ||
-	    sp_layout_place(&j->lo, &j->pl, err) == -1 ||
-	    find_trap(j, err) == -1)
+	    sp_layout_place(&j->lo, &j->pl, err) == -1)
 		return -1;
 	return generate(j, err);
+}
+
+/* Reused: the reservations and the seals of the moved image, no filter
+ * (the earlier image's judges it). */
+static int
+install_reused(struct job *j, const struct sp_pin_result *a,
+    struct sp_error *err)
+{
+	long ret;
+	size_t i;
+
+	reserve_arena(j);
+	if (j->nslots > 0 && startup_reserve(j, err) == -1)
+		return -1;
+	for (i = 0; i < a->lo.nranges; i++) {
+		const struct sp_layout_range *r = &a->lo.ranges[i];
+		enum sp_obj_kind k = a->lo.objs[r->obj].kind;
+		if ((k != SP_OBJ_FILE && k != SP_OBJ_VDSO) ||
+		    (r->start >= a->slot_lo && r->start < a->slot_hi))
+			continue;
+		if (pin_call(j, SYS_mseal_nr, r->start, r->end - r->start, 0,
+		    0, &ret, err) == -1)
+			return -1;
+	}
+	return 0;
 }
 
 /* The result keeps the program, the layout and the slots. */
@@ -452,10 +493,12 @@ say(const struct job *j, const struct sp_pin_result *res)
 
 int
 sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
+    const struct sp_pin_result *const *prior, size_t nprior,
     struct sp_pin_result *res, struct sp_error *err)
 {
 	struct sp_error rerr;
 	struct job j;
+	long reused;
 	int r = -1;
 
 	memset(&j, 0, sizeof(j));
@@ -465,14 +508,21 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 	j.first = how & SP_PIN_FIRST;
 	j.in.pid = pid;
 	j.in.pass_trace = true;
-	if (prepare(&j, err) == 0)
-		r = install(&j, how & SP_PIN_STOPS_ALL, res, err);
+	if (prepare(&j, prior, nprior, &reused, err) == 0)
+		r = reused >= 0 ? install_reused(&j, prior[reused], err) :
+		    install(&j, how & SP_PIN_STOPS_ALL, res, err);
 	if (restore(&j, &rerr) == -1 && r == 0)
 		r = sp_error_set(err, "%s", rerr.msg);
-	if (r == 0 && o->verbose)
+	res->reused = reused;
+	if (r == 0 && o->verbose && reused >= 0)
+		fprintf(stderr, "syspin: [%ld]: moved to the addresses of an "
+		    "earlier image of the same program, whose filter judges "
+		    "it\n", (long)pid);
+	else if (r == 0 && o->verbose)
 		say(&j, res);
 	res->sig = j.in.pending_sig;
-	if (r == 0)
+	res->entry = j.aux.entry;
+	if (r == 0 && reused < 0)
 		hand_over(&j, res);
 	free(j.saved);
 	sp_bpf_free(j.progs, j.nprogs);

@@ -34,13 +34,21 @@ int pin_mmap(struct job *j, uint64_t addr, uint64_t len, uint64_t prot,
     uint64_t flags, long *ret, struct sp_error *err);
 int pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
     size_t nprogs, long *kret, struct sp_error *err);
+/* reuse.c: moves the image to the addresses a (the same program) has,
+ * whose filter then judges it.  1 moved, 0 not the same or no room (pin
+ * it afresh), -1 with err (half moved: it must not run). */
+int pin_reuse(struct job *j, const struct sp_pin_result *a,
+    struct sp_error *err);
 /* The whole filter did not fit (fallback.c). */
 int pin_fallback(struct job *j, struct sp_pin_result *res,
     struct sp_error *err);
 
-/* startup.c: the slots of a dynamic image's start-up objects, added to
- * its layout; and their reservation in the tracee. */
-int startup_plan(struct job *j, struct sp_error *err);
+/* startup.c: the slots of a dynamic image's start-up objects (predicted,
+ * laid out from 0), then placed (at a random distance below ld.so, or at
+ * x) and added to its layout; and their reservation in the tracee. */
+int startup_predict(struct job *j, struct sp_error *err);
+int startup_place(struct job *j, struct sp_error *err);
+int startup_place_at(struct job *j, uint64_t x, struct sp_error *err);
 int startup_reserve(struct job *j, struct sp_error *err);
 void startup_free(struct sp_slot *slots, size_t n);
 

@@ -104,7 +104,7 @@ read_env(pid_t pid, struct env *e, struct sp_error *err)
 	memset(e, 0, sizeof(*e));
 	snprintf(path, sizeof(path), "/proc/%ld/environ", (long)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return sp_error_set(err, "%s: %s", path, strerror(errno));
+		return sp_error_sys(err, errno, "%s", path);
 	if ((buf = malloc(ENV_MAX + 1)) == NULL) {
 		close(fd);
 		return sp_error_set(err, "out of memory");
@@ -194,11 +194,12 @@ wanted(const struct job *j, const struct sp_needed_obj *o)
 	    (j->first && (o->flags & SP_NEEDED_ENV));
 }
 
-/* Slots, one after the other, each on its own alignment, a page apart. */
+/* Slots, one after the other, each on its own alignment, a page apart,
+ * from 0: the same objects always get the same relative layout. */
 static int
 lay_out(struct job *j, const struct sp_needed *n, struct sp_error *err)
 {
-	uint64_t used = 0, top = lowest_kernel_mapping(j), x;
+	uint64_t used = 0;
 	size_t i, k = 0;
 
 	if ((j->slots = calloc(n->nobjs + 1, sizeof(*j->slots))) == NULL)
@@ -211,7 +212,7 @@ lay_out(struct job *j, const struct sp_needed *n, struct sp_error *err)
 		s->align = o->align > PAGE ? o->align : PAGE;
 		s->span = o->span;
 		s->room = align_up(sp_slot_maplen(o->span, s->align), PAGE);
-		s->base = align_up(used, s->align);	/* relative for now */
+		s->base = align_up(used, s->align);
 		s->id = o->id;
 		if ((s->path = strdup(o->path)) == NULL)
 			return sp_error_set(err, "out of memory");
@@ -219,18 +220,7 @@ lay_out(struct job *j, const struct sp_needed *n, struct sp_error *err)
 		k++;
 	}
 	j->nslots = k;
-	/* below ld.so, at a random distance; aligned for the largest */
-	x = top - used - MARGIN - random_pages(1u << 16);
-	x &= ~(uint64_t)((1u << 21) - 1);
-	if (top == UINT64_MAX || top < used + MARGIN + (2ull << 30) ||
-	    x < SP_BAND_END)
-		return sp_error_set(err, "no room for the start-up objects "
-		    "below ld.so");
-	for (i = 0; i < k; i++)
-		j->slots[i].base += x;
-	j->slot_lo = x;
 	j->slot_used = used;
-	j->slot_hi = x + used + MARGIN;
 	return 0;
 }
 
@@ -257,7 +247,7 @@ add_to_layout(struct job *j, struct sp_error *err)
 }
 
 int
-startup_plan(struct job *j, struct sp_error *err)
+startup_predict(struct job *j, struct sp_error *err)
 {
 	struct sp_needed n;
 	int r;
@@ -266,9 +256,32 @@ startup_plan(struct job *j, struct sp_error *err)
 		return -1;
 	r = lay_out(j, &n, err);
 	sp_needed_free(&n);
-	if (r == 0)
-		r = add_to_layout(j, err);
 	return r;
+}
+
+int
+startup_place_at(struct job *j, uint64_t x, struct sp_error *err)
+{
+	for (size_t i = 0; i < j->nslots; i++)
+		j->slots[i].base += x;
+	j->slot_lo = x;
+	j->slot_hi = x + j->slot_used + MARGIN;
+	return add_to_layout(j, err);
+}
+
+/* Below ld.so, at a random distance, aligned for the largest object. */
+int
+startup_place(struct job *j, struct sp_error *err)
+{
+	uint64_t top = lowest_kernel_mapping(j), used = j->slot_used, x;
+
+	x = top - used - MARGIN - random_pages(1u << 16);
+	x &= ~(uint64_t)((1u << 21) - 1);
+	if (top == UINT64_MAX || top < used + MARGIN + (2ull << 30) ||
+	    x < SP_BAND_END)
+		return sp_error_set(err, "no room for the start-up objects "
+		    "below ld.so");
+	return startup_place_at(j, x, err);
 }
 
 int
@@ -280,10 +293,13 @@ startup_reserve(struct job *j, struct sp_error *err)
 	    MAP_PRIVATE | MAP_NORESERVE | MAP_FIXED_NOREPLACE, &ret,
 	    err) == -1)
 		return -1;
+	if (ret < 0 && ret > -4096)
+		return sp_error_sys(err, (int)-ret, "cannot reserve the "
+		    "start-up region at 0x%llx",
+		    (unsigned long long)j->slot_lo);
 	if ((uint64_t)ret != j->slot_lo)
 		return sp_error_set(err, "cannot reserve the start-up region "
-		    "at 0x%llx: %s", (unsigned long long)j->slot_lo,
-		    ret < 0 && ret > -4096 ? strerror((int)-ret) : "moved");
+		    "at 0x%llx: moved", (unsigned long long)j->slot_lo);
 	return 0;
 }
 
@@ -366,7 +382,7 @@ sp_pin_seal_slots(pid_t pid, const struct sp_pin_result *res,
 	if (check_region(pid, res, placed, err) == -1)
 		return -1;
 	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) == -1)
-		return sp_error_set(err, "ptrace getregs: %s", strerror(errno));
+		return sp_error_sys(err, errno, "ptrace getregs");
 	for (i = 0; i < res->lo.nranges && r == 0; i++) {
 		const struct sp_layout_range *g = &res->lo.ranges[i];
 		if (res->lo.objs[g->obj].kind != SP_OBJ_FILE ||
@@ -379,6 +395,6 @@ sp_pin_seal_slots(pid_t pid, const struct sp_pin_result *res,
 			r = seal(&in, res->slots[i].base, res->slots[i].room,
 			    err);
 	if (ptrace(PTRACE_SETREGS, pid, 0, &regs) == -1 && r == 0)
-		r = sp_error_set(err, "ptrace setregs: %s", strerror(errno));
+		r = sp_error_sys(err, errno, "ptrace setregs");
 	return r;
 }

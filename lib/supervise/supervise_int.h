@@ -36,12 +36,26 @@ struct space {
 	size_t nplaced;
 };
 
+/*
+ * The images whose filters a process has, newest first: inherited by a
+ * fork, kept across an exec (filters are), grown by an image pinned with
+ * a filter of its own (one moved to an earlier image's addresses adds
+ * nothing: reuse.c).
+ */
+struct chain {
+	unsigned refs;
+	struct image *img;
+	struct chain *up;
+};
+
 /* What we know about one traced thread. */
 struct proc {
 	pid_t pid;
 	struct image *img;	/* the pinned image it runs, NULL before */
 	struct space *sp;	/* its address space, NULL before */
+	struct chain *chain;	/* the images its filters are for */
 	bool exec_pending;	/* exec seen: pin it at the syscall's end */
+	int pending_sig;	/* arrived while it was being pinned */
 	bool stops_all;		/* a filter stops each of its calls */
 	uint64_t bp;		/* entry breakpoint, 0 when none */
 	uint8_t bp_byte;	/* the byte the breakpoint replaced */
@@ -80,11 +94,15 @@ struct space *space_new(size_t nslots);
 struct space *space_ref(struct space *sp);
 struct space *space_copy(const struct space *sp);
 void space_drop(struct space *sp);
+struct chain *chain_ref(struct chain *c);
+void chain_drop(struct chain *c);
+/* c with img on top (takes a reference to img); NULL out of memory. */
+struct chain *chain_push(struct chain *c, struct image *img);
 /* Copies what a new thread (shares: vm) or process inherits. */
 void sup_inherit(struct proc *c, const struct proc *parent, bool vm);
 /* Every thread of pid's process now runs img (TSYNC). */
 void sup_pinned(struct sup *s, pid_t pid, struct image *img,
-    struct space *sp, bool stops_all);
+    struct space *sp, struct chain *chain, bool stops_all);
 
 /* The thread's command name, "?" when unknown (events.c). */
 void sup_comm(pid_t pid, char *buf, size_t size);

@@ -63,6 +63,7 @@ sup_forget(struct sup *s, pid_t pid)
 		if (s->procs[i].pid == pid) {
 			image_drop(s->procs[i].img);
 			space_drop(s->procs[i].sp);
+			chain_drop(s->procs[i].chain);
 			s->procs[i] = s->procs[--s->nprocs];
 			return;
 		}
@@ -102,16 +103,16 @@ start(const struct sp_supervise_opts *o, bool landlock, struct sp_error *err)
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) == -1)
-		return sp_error_set(err, "pipe: %s", strerror(errno));
+		return sp_error_sys(err, errno, "pipe");
 	if ((pid = fork()) == -1)
-		return sp_error_set(err, "fork: %s", strerror(errno));
+		return sp_error_sys(err, errno, "fork");
 	if (pid == 0) {
 		close(p[1]);
 		child(o, p[0], landlock);
 	}
 	close(p[0]);
 	if (ptrace(PTRACE_SEIZE, pid, 0, TRACE_OPTS) == -1) {
-		sp_error_set(err, "ptrace: %s", strerror(errno));
+		sp_error_sys(err, errno, "ptrace");
 		close(p[1]);
 		waitpid(pid, NULL, 0);
 		return -1;
@@ -284,6 +285,7 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 	for (i = 0; i < s.nprocs; i++) {
 		image_drop(s.procs[i].img);
 		space_drop(s.procs[i].sp);
+		chain_drop(s.procs[i].chain);
 	}
 	free(s.seen);
 	free(s.procs);

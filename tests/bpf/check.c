@@ -15,7 +15,7 @@
 void
 progset_make(struct progset *s, const struct sp_bpf_input *in)
 {
-	struct sp_error err = { "" };
+	struct sp_error err = { "", 0 };
 	char why[128];
 	size_t i;
 

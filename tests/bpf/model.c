@@ -276,14 +276,17 @@ model_verdict(const struct sp_bpf_input *in, const struct seccomp_data *d)
 	/* the supervisor's kill, whatever else is true of the call */
 	if ((uint32_t)d->nr == SP_GUARD_KILL_NR && in->flags & SP_BPF_GUARD)
 		return SECCOMP_RET_KILL_PROCESS;
+	/* outside the image and the band: a later image's call, its own
+	 * filter's business (i386 has no such thing: pinned or killed) */
+	if (d->arch == AUDIT_ARCH_X86_64 && !in_image(in, ip) &&
+	    (ip < in->band.start || ip >= in->band.end))
+		return in->flags & (SP_BPF_STRICT | SP_BPF_OUTSIDE) ?
+		    ans.viol : SECCOMP_RET_ALLOW;
 	if ((pf = pinned(in, abi, d)) >= 0)
 		return own_rule(abi, in, d, pf & SP_BPF_PIN_LOADER, &ans);
 	if (abi != SP_ABI_X86_64)
 		return ans.viol;
 	if (any_site(in, ip))
 		return own_rule(abi, in, d, false, &ans);
-	if (in_image(in, ip) || (ip >= in->band.start && ip < in->band.end) ||
-	    (in->flags & (SP_BPF_STRICT | SP_BPF_OUTSIDE)))
-		return ans.viol;
-	return global_rule(kind_of(abi, (uint32_t)d->nr), d, in->flags, &ans);
+	return ans.viol;
 }

@@ -130,7 +130,7 @@ int
 try_image(const void *data, size_t size, char *msg, size_t msgsz,
     char *warning, size_t wsz)
 {
-	struct sp_error err = { { 0 } };
+	struct sp_error err = { { 0 }, 0 };
 	struct sp_elf elf;
 
 	msg[0] = '\0';

@@ -38,7 +38,7 @@ static char tmpdir[] = "/tmp/syspin-elf-bad.XXXXXX";
 static void
 expect_open_fails(const char *path, const char *substr)
 {
-	struct sp_error err = { { 0 } };
+	struct sp_error err = { { 0 }, 0 };
 	struct sp_elf elf;
 
 	if (sp_elf_open(&elf, path, &err) == 0) {
@@ -134,7 +134,7 @@ in_child(void (*fn)(const char *), const char *arg, unsigned secs)
 static void
 open_must_fail(const char *path)
 {
-	struct sp_error err = { { 0 } };
+	struct sp_error err = { { 0 }, 0 };
 	struct sp_elf elf;
 
 	if (sp_elf_open(&elf, path, &err) == 0)
@@ -234,7 +234,7 @@ test_prefixes_libc(void **state)
 		if (rc != 0 && msg[0] == '\0')
 			fail_msg("libc prefix of %zu bytes: empty error", n);
 		if (i % 8 == 0) {
-			struct sp_error err = { { 0 } };
+			struct sp_error err = { { 0 }, 0 };
 			struct sp_elf elf;
 			char *p = tmpfile_with("libc-prefix", libc.data, n);
 			if (sp_elf_open(&elf, p, &err) == 0)

@@ -26,7 +26,7 @@ static char tmpdir[] = "/tmp/syspin-elf-good.XXXXXX";
 static void
 open_or_fail(struct sp_elf *elf, const char *path)
 {
-	struct sp_error err = { { 0 } };
+	struct sp_error err = { { 0 }, 0 };
 
 	if (sp_elf_open(elf, path, &err) != 0)
 		fail_msg("%s: %s", path, err.msg);

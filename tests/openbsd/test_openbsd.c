@@ -127,7 +127,7 @@ static const struct expect fixtures[] = {
 static void
 open_fixture(struct sp_elf *elf, const char *name)
 {
-	struct sp_error err = { "" };
+	struct sp_error err = { "", 0 };
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -185,7 +185,7 @@ test_fixture(void **state)
 	const struct expect *x = *state;
 	struct sp_openbsd_section sec;
 	struct sp_openbsd_pintable pt;
-	struct sp_error err = { "" };
+	struct sp_error err = { "", 0 };
 	struct sp_elf elf;
 
 	open_fixture(&elf, x->file);
@@ -240,7 +240,7 @@ static void
 test_sysno0_openbsd(void **state)
 {
 	struct sp_openbsd_pintable pt;
-	struct sp_error err = { "" };
+	struct sp_error err = { "", 0 };
 	struct sp_elf elf;
 
 	(void)state;
@@ -346,7 +346,7 @@ test_helper(void **state)
 	const struct helper *h = *state;
 	struct sp_openbsd_section sec;
 	struct sp_openbsd_pintable pt;
-	struct sp_error err = { "" };
+	struct sp_error err = { "", 0 };
 	bool seen[NHELPER_NRS] = { false };
 	const uint8_t *p;
 	struct sp_elf elf;

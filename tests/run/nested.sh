@@ -1,6 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
-# Nested pinned execs.  Every pinned image stacks one more seccomp filter
+# Nested pinned execs.  An exec of the program the process already runs
+# (a shell's `exec sh`, a server re-exec'ing itself) is moved to the
+# earlier image's addresses and judged by its filter: no filter is added.
+# Every other pinned image stacks one more seccomp filter
 # (filters can never be removed), and the kernel caps all of a process's
 # filters together at 32768 instructions (MAX_INSNS_PER_PATH, counting each
 # filter in its converted form plus 4): a chain of pinned execs (wrapper
@@ -32,7 +35,7 @@ while read -r k v; do
 	[ "$k" = "Seccomp_filters:" ] && filters=$v
 done </proc/self/status
 echo "level $level filters $filters"
-[ "$level" -lt "$DEPTH" ] && exec /bin/sh "$0" $((level + 1))
+[ "$level" -lt "$DEPTH" ] && exec "$SH$((level + 1))" "$0" $((level + 1))
 for m in own-nr own-nr-ok mid-insn mid-insn-ok libc-wrong-nr \
     libc-right-nr thread thread-ok jit; do
 	"$ATTACK" $m >/dev/null 2>&1
@@ -40,8 +43,48 @@ for m in own-nr own-nr-ok mid-insn mid-insn-ok libc-wrong-nr \
 done
 EOS
 
-DEPTH=$DEPTH ATTACK=$ATTACK "$SYSPIN" run --cache-dir "$T/cache" \
+want() {	# mode, statuses
+	got=$(sed -n "s/^attack $1 //p" "$T/out")
+	for w in $2; do
+		[ "$got" = "$w" ] && { echo "ok   $1 at level $DEPTH ($got)"; return; }
+	done
+	echo "FAIL $1 at level $DEPTH: status '$got', want one of: $2"; fail=1
+}
+attacks() {
+	want own-nr 159
+	want own-nr-ok 0
+	want mid-insn 159
+	want mid-insn-ok 0
+	want libc-wrong-nr 159
+	want libc-right-nr 0
+	want thread 159
+	want thread-ok 0
+	want jit "159 3"
+	n=$(grep -c '^syspin: attack\[[0-9]*\]: pinsyscalls addr 0x' "$T/out")
+	[ "$n" -ge 4 ] || { echo "FAIL $n diagnostic lines, want one per kill"; fail=1; }
+}
+
+# The same shell at every level (by other names): one filter for all.
+for i in $(seq 1 $DEPTH); do ln -s /bin/sh "$T/same$i"; done
+SH=$T/same DEPTH=$DEPTH ATTACK=$ATTACK "$SYSPIN" run --cache-dir "$T/cache" \
     /bin/sh "$T/nest.sh" 1 >"$T/out" 2>&1
+st=$?
+sed 's/^/     | /' "$T/out"
+[ $st = 0 ] || { echo "FAIL status $st, want 0"; fail=1; }
+counts=$(sed -n 's/^level [0-9]* filters //p' "$T/out" | sort -u)
+if [ "$(grep -c '^level [0-9]* filters' "$T/out")" = $DEPTH ] &&
+    [ "$counts" = 1 ]; then
+	echo "ok   $DEPTH execs of one shell share its one filter"
+else
+	echo "FAIL one shell: filter counts '$(echo $counts)', want 1 at all $DEPTH levels"
+	fail=1
+fi
+attacks
+
+# A different file at every level: each is pinned afresh.
+for i in $(seq 1 $DEPTH); do cp /bin/sh "$T/sh$i"; done
+SH=$T/sh DEPTH=$DEPTH ATTACK=$ATTACK "$SYSPIN" run --cache-dir "$T/cache" \
+    "$T/sh1" "$T/nest.sh" 1 >"$T/out" 2>&1
 st=$?
 sed 's/^/     | /' "$T/out"
 [ $st = 0 ] || { echo "FAIL status $st, want 0"; fail=1; }
@@ -61,34 +104,17 @@ grep '^level' "$T/out" | awk '
 		print "ok   " grew + 1 " levels pinned in the kernel, checked by the supervisor from level " first_flat
 	}' || fail=1
 
-want() {	# mode, statuses
-	got=$(sed -n "s/^attack $1 //p" "$T/out")
-	for w in $2; do
-		[ "$got" = "$w" ] && { echo "ok   $1 at level $DEPTH ($got)"; return; }
-	done
-	echo "FAIL $1 at level $DEPTH: status '$got', want one of: $2"; fail=1
-}
-want own-nr 159
-want own-nr-ok 0
-want mid-insn 159
-want mid-insn-ok 0
-want libc-wrong-nr 159
-want libc-right-nr 0
-want thread 159
-want thread-ok 0
-want jit "159 3"
-n=$(grep -c '^syspin: attack\[[0-9]*\]: pinsyscalls addr 0x' "$T/out")
-[ "$n" -ge 4 ] || { echo "FAIL $n diagnostic lines, want one per kill"; fail=1; }
+attacks
 
 # --audit past the limit: the checked call runs, and is reported once.
 cat >"$T/audit.sh" <<'EOS'
 level=$1
-[ "$level" -lt "$DEPTH" ] && exec /bin/sh "$0" $((level + 1))
+[ "$level" -lt "$DEPTH" ] && exec "$SH$((level + 1))" "$0" $((level + 1))
 "$ATTACK" own-nr >/dev/null 2>&1
 echo "attack own-nr $?"
 EOS
-DEPTH=$DEPTH ATTACK=$ATTACK "$SYSPIN" run --audit --cache-dir "$T/cache" \
-    /bin/sh "$T/audit.sh" 1 >"$T/out" 2>&1
+SH=$T/sh DEPTH=$DEPTH ATTACK=$ATTACK "$SYSPIN" run --audit --cache-dir "$T/cache" \
+    "$T/sh1" "$T/audit.sh" 1 >"$T/out" 2>&1
 if grep -q '^attack own-nr 0$' "$T/out" && [ "$(grep -c \
     '^syspin: audit: attack\[[0-9]*\]: .*code 59 (execve): not pinned here.*checked by the supervisor' \
     "$T/out")" = 1 ]; then

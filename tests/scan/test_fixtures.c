@@ -33,7 +33,7 @@ static void
 scan_file(const char *path, bool full, struct scanned *r, struct problems *p)
 {
 	struct sp_scan_opts opts = { .full_sweep = full };
-	struct sp_error err = { { 0 } };
+	struct sp_error err = { { 0 }, 0 };
 
 	memset(r, 0, sizeof(*r));
 	if (sp_elf_open(&r->elf, path, &err) != 0) {

@@ -74,7 +74,7 @@ scan_or_fail(const char *path, bool full, struct sp_elf *elf,
     struct sp_scan *scan)
 {
 	struct sp_scan_opts opts = { .full_sweep = full };
-	struct sp_error err = { { 0 } };
+	struct sp_error err = { { 0 }, 0 };
 
 	if (sp_elf_open(elf, path, &err) != 0)
 		fail_msg("%s: %s", path, err.msg);

@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Every error of the syspin command is one line "syspin: FILE: what is
+# wrong" naming the file and the reason (never a stale errno, never a
+# temporary name), with exit status 2 for usage errors and bad input.
+# usage: messages.sh SYSPIN VERSION
+set -u
+S=$1
+VERSION=$2
+. "$(dirname "$0")/expect.sh"
+C="--cache-dir $T/cache"
+
+# The program to run: the reason it cannot be, not "Invalid argument".
+mkdir "$T/adir"
+: >"$T/noexec"
+for cmd in "run $C" trace; do
+	expect 2 "^syspin: $T/adir: is a directory$" "$S" $cmd "$T/adir"
+	expect 2 "^syspin: $T/noexec: Permission denied$" "$S" $cmd \
+	    "$T/noexec"
+	expect 2 "^syspin: $T/absent: No such file or directory$" "$S" $cmd \
+	    "$T/absent"
+	expect 2 "^syspin: syspin-absent: command not found$" "$S" $cmd \
+	    syspin-absent
+done
+# ... and makes no cache directory.
+if [ -e "$T/cache" ]; then
+	echo "FAIL run made a cache directory for no program"
+	fails=$((fails + 1))
+fi
+
+# --cache-dir: made when missing, its parent never.
+expect 2 "^syspin: $T/none/cache: $T/none: No such file or directory" \
+    "$S" run --cache-dir "$T/none/cache" /bin/true
+expect 2 "^syspin: $T/noexec/cache: $T/noexec: Not a directory" \
+    "$S" run --cache-dir "$T/noexec/cache" /bin/true
+if [ -e "$T/none" ]; then
+	echo "FAIL run made $T/none"
+	fails=$((fails + 1))
+fi
+expect 0 "" "$S" run --cache-dir "$T/made/" /bin/true
+[ -d "$T/made" ] || { echo "FAIL no $T/made"; fails=$((fails + 1)); }
+
+# embed -o: the output is named, never the temporary file next to it, and
+# no temporary file stays behind.
+mkdir "$T/e" "$T/e/outdir"
+E="$S embed --allow-partial /bin/true -o"
+expect 2 "^syspin: $T/nodir/x: No such file or directory$" $E "$T/nodir/x"
+expect 2 "^syspin: $T/e/outdir: Is a directory$" $E "$T/e/outdir"
+# Past RLIMIT_FSIZE (SIGXFSZ ignored): pwrite fails with EFBIG.
+expect 2 "^syspin: $T/e/small: cannot write: File too large$" sh -c \
+    'trap "" XFSZ; ulimit -f 8; exec "$@"' sh $E "$T/e/small"
+left=$(ls "$T/e")
+if [ "$left" != outdir ]; then
+	echo "FAIL left behind in $T/e:" $left
+	fails=$((fails + 1))
+fi
+
+# trace's report: the file and the reason it cannot be written.
+full="cannot write the report: No space left on device$"
+expect 2 "^syspin: /dev/full: $full" "$S" trace -o /dev/full /bin/true
+expect 2 "^syspin: /dev/full: $full" "$S" trace --json -o /dev/full /bin/true
+# ... found out before the program runs.
+expect 2 "^syspin: $T/nodir/r: No such file or directory$" \
+    "$S" trace -o "$T/nodir/r" /bin/mkdir "$T/ran"
+if [ -e "$T/ran" ]; then
+	echo "FAIL trace ran the program with nowhere to report"
+	fails=$((fails + 1))
+fi
+expect 2 "^syspin: standard output: $full" sh -c 'exec "$@" >/dev/full' sh "$S" trace /bin/true
+
+# getopt's complaints carry the "syspin: COMMAND:" prefix, for every
+# command.
+for cmd in scan run embed trace; do
+	expect 2 "^syspin: $cmd: unrecognized option '--bogus'$" \
+	    "$S" $cmd --bogus x
+	expect 2 "^syspin: $cmd: invalid option -- 'Z'$" "$S" $cmd -Z x
+done
+expect 2 "^syspin: trace: option requires an argument -- 'o'$" \
+    "$S" trace -o
+
+# Every command's --help: what it does and its exit statuses, on stdout.
+for cmd in scan run embed trace; do
+	if ! "$S" $cmd --help >"$T/help" 2>&1 || ! grep -q '^usage: syspin' \
+	    "$T/help" || ! grep -q '^Exit status: ' "$T/help" ||
+	    [ "$(grep -c '^$' "$T/help")" -lt 2 ]; then
+		echo "FAIL syspin $cmd --help: no description or exit status:"
+		sed 's/^/     | /' "$T/help"
+		fails=$((fails + 1))
+	else
+		echo "ok   syspin $cmd --help"
+	fi
+done
+
+# The version meson's project() declares.
+for opt in -V --version; do
+	expect 0 "" "$S" $opt
+	if [ "$(cat "$T/stdout")" != "syspin $VERSION" ]; then
+		echo "FAIL syspin $opt: \"$(cat "$T/stdout")\"," \
+		    "want \"syspin $VERSION\""
+		fails=$((fails + 1))
+	fi
+done
+finish
