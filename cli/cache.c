@@ -37,7 +37,7 @@ static const char *const state_names[] = {
 static void
 usage(FILE *f)
 {
-	fputs("usage: syspin cache fill [--system] [-j N] [-f] [-q] [-v] "
+	fputs("usage: syspin cache fill [--system] [-j N] [-fqv] "
 	    "[--cache-dir DIR] [PATH...]\n"
 	    "       syspin cache list [--json] [--cache-dir DIR]\n"
 	    "       syspin cache verify [-v] [--cache-dir DIR]\n"
@@ -46,6 +46,7 @@ usage(FILE *f)
 	    "program and\n"
 	    "          library under them) into the cache; --system: the "
 	    "system's\n"
+	    "          programs and libraries\n"
 	    "  list    the tables: age, sites, build-id, object\n"
 	    "  verify  check every table (MAC, format, its file); exit 1 "
 	    "on a problem\n"
@@ -144,8 +145,8 @@ parse(int argc, char **argv, struct cache_opts *o, bool *flag,
 		}
 	}
 	if (optind != argc) {
-		cli_error("cache %s: unexpected argument '%s'", argv[0],
-		    argv[optind]);
+		cli_error("%s: unexpected argument '%s'", argv[0] +
+		    strlen("syspin: "), argv[optind]);
 		return -1;
 	}
 	return 0;
@@ -431,9 +432,16 @@ cmd_cache(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	char name[32];
+
 	for (size_t i = 0; i < sizeof(sub) / sizeof(*sub); i++)
-		if (strcmp(argv[1], sub[i].name) == 0)
+		if (strcmp(argv[1], sub[i].name) == 0) {
+			/* getopt's complaints: "syspin: cache list: ...". */
+			snprintf(name, sizeof(name), "syspin: cache %s",
+			    sub[i].name);
+			argv[1] = name;
 			return sub[i].fn(argc - 1, argv + 1);
+		}
 	cli_error("cache: unknown subcommand '%s'", argv[1]);
 	usage(stderr);
 	return EXIT_TROUBLE;

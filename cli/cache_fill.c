@@ -69,7 +69,7 @@ struct fill {
 static void
 usage(FILE *f)
 {
-	fputs("usage: syspin cache fill [--system] [-j N] [-f] [-q] [-v] "
+	fputs("usage: syspin cache fill [--system] [-j N] [-fqv] "
 	    "[--cache-dir DIR] [PATH...]\n\n"
 	    "Analyses the ELF files of PATHs into the pin-table cache; a "
 	    "directory\nstands for every x86-64 program and shared object "
@@ -82,8 +82,9 @@ usage(FILE *f)
 	    "  -j, --jobs N        worker processes (default: one per CPU)\n"
 	    "  -f, --force         analyse again what the cache has\n"
 	    "  -q, --quiet         no progress line, no summary\n"
-	    "  -v, --verbose       every problem and the summary, also when "
-	    "not on a terminal\n"
+	    "  -v, --verbose       every problem, the slow files and the "
+	    "summary, also\n"
+	    "                      when not on a terminal\n"
 	    "      --cache-dir DIR the cache (default: /var/cache/syspin for "
 	    "root,\n"
 	    "                      else $XDG_CACHE_HOME/syspin)\n\n"

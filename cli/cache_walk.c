@@ -5,8 +5,8 @@
  * the ELF header of every regular file, symlinks not followed (a symlink
  * into the tree is found at its target; one out of it is not wanted).
  * Separate debug files (lib/debug directories: ELF objects whose code is
- * not there) are skipped.  Each file once: hard links, and /lib next to /usr/lib on a
- * merged /usr, are one file.
+ * not there) are skipped.  Each file once: hard links, and /lib next to
+ * /usr/lib on a merged /usr, are one file.
  */
 #include <elf.h>
 #include <errno.h>

@@ -25,7 +25,7 @@ trap 'rm -rf "$T"' EXIT
 C=$T/cache
 fail() { echo "cache: FAIL: $*" >&2; exit 1; }
 sp() { "$SYSPIN" "$@"; }
-LIBC=$(sp run --help >/dev/null; ldd /bin/true | awk '/libc.so.6/ { print $3 }')
+LIBC=$(ldd /bin/true | awk '/libc.so.6/ { print $3 }')
 LIBC=$(readlink -f "$LIBC")
 tables() { find "$C" -maxdepth 1 \( -name 'f-*' -o -name 'vdso-*' \) | wc -l; }
 
@@ -73,7 +73,8 @@ grep -q ' \[vdso\]$' "$T/list" || fail "no [vdso] listed"
 sp cache list --json --cache-dir "$C" | python3 -c '
 import json, sys
 doc = json.load(sys.stdin)
-libc, bid, sites, cache = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+libc, bid, cache = sys.argv[1], sys.argv[2], sys.argv[4]
+sites = int(sys.argv[3])
 assert doc["cache"] == cache, doc["cache"]
 t = [x for x in doc["tables"] if x["object"] == libc]
 assert len(t) == 1, t
@@ -127,7 +128,8 @@ sp cache clear --stale --cache-dir "$C" || fail "clear --stale"
 [ -f "$C/notes.txt" ] || fail "clear --stale removed a foreign file"
 rm "$C/notes.txt"
 sp cache verify --cache-dir "$C" >/dev/null || fail "verify after clear --stale"
-echo "cache: verify finds a changed, a stale and a malformed table; clear --stale removes them"
+echo "cache: verify finds a changed, a stale and a malformed table;" \
+    "clear --stale removes them"
 
 # ---- a directory ----
 D=$T/tree
@@ -141,7 +143,7 @@ cp "$LIBC" "$D/share/libc-copy.so"
 echo text >"$D/share/readme"
 C=$T/cache2
 sp cache fill -v --cache-dir "$C" "$D" 2>"$T/err" || fail "fill of a tree"
-grep -q '^syspin: cache fill: 2 files in .*: 2 analysed, 0 already cached, 0 failed$' \
+grep -q ': 2 files in .*: 2 analysed, 0 already cached, 0 failed$' \
     "$T/err" || fail "fill of a tree said: $(cat "$T/err")"
 sp cache fill -v --cache-dir "$C" "$D" 2>"$T/err"
 grep -q ': 0 analysed, 2 already cached, 0 failed$' "$T/err" ||
@@ -191,7 +193,8 @@ set +e
 wait "$pid"
 rc=$?
 set -e
-[ "$rc" = 1 ] || { cat "$T/err" >&2; fail "fill with a killed worker: status $rc"; }
+[ "$rc" = 1 ] ||
+    { cat "$T/err" >&2; fail "fill with a killed worker: status $rc"; }
 grep -q 'analysis crashed (signal 9)$' "$T/err" ||
     { cat "$T/err" >&2; fail "the killed worker's file is not reported"; }
 [ "$(tables)" = $((n - 1)) ] || fail "$(tables) tables for $n files, one lost"

@@ -39,7 +39,8 @@ for p in syspin libsyspin0 libsyspin-dev; do
 	debs="$debs $1"
 done
 echo "deb: built$(for d in $debs; do printf ' %s' "$(basename "$d")"; done)"
-dpkg-deb -c "$T"/deb/syspin_*.deb | grep -q ' ./usr/lib/x86_64-linux-gnu/syspin/libsyspin-rt.so$' ||
+dpkg-deb -c "$T"/deb/syspin_*.deb |
+    grep -q ' ./usr/lib/x86_64-linux-gnu/syspin/libsyspin-rt.so$' ||
     fail "the runtime is not in /usr/lib/<triplet>/syspin"
 
 # ---- a fresh root ----
@@ -71,7 +72,8 @@ grep -q " $S\$" "$T/list" || { cat "$T/list" >&2; fail "no table of $S"; }
 grep -q " $R/usr/lib/x86_64-linux-gnu/libsyspin.so.0.1.0\$" "$T/list" ||
     fail "no table of the root's libsyspin.so"
 "$S" cache verify --cache-dir "$C" >/dev/null || fail "cache verify $C"
-echo "deb: installed with $how; the postinst filled $(($(wc -l <"$T/list") - 1)) tables"
+echo "deb: installed with $how;" \
+    "the postinst filled $(($(wc -l <"$T/list") - 1)) tables"
 
 out=$("$S" run --cache-dir "$C" sh -c 'echo ok') || fail "syspin run: $?"
 [ "$out" = ok ] || fail "syspin run printed '$out'"

@@ -49,7 +49,8 @@ nm -D --defined-only "$LIB" | awk '$2 ~ /^[TtWDdBbRrVviu]$/ { print $3 }' |
     sed 's/@.*//' | sort >"$T/exported"
 [ -s "$T/declared" ] || fail "no function found in $H"
 cmp -s "$T/declared" "$T/exported" ||
-    { diff "$T/declared" "$T/exported" >&2; fail "exports differ from pinsyscalls.h"; }
+    { diff "$T/declared" "$T/exported" >&2;
+      fail "exports differ from pinsyscalls.h"; }
 readelf -d "$LIB" | grep -q 'SONAME.*libsyspin\.so\.0' || fail "soname"
 echo "install: libsyspin.so exports $(tr '\n' ' ' <"$T/declared")"
 
@@ -71,9 +72,11 @@ set +e
 out=$(LD_LIBRARY_PATH=$LIBDIR "$T/pinned" attack 2>/dev/null)
 rc=$?
 set -e
-[ "$rc" = 159 ] || fail "a raw call from an unpinned place: status $rc, not 159 (SIGSYS)"
+[ "$rc" = 159 ] ||
+    fail "a raw call from an unpinned place: status $rc, not 159 (SIGSYS)"
 [ "$out" = pinned ] || fail "the attack printed '$out'"
-echo "install: pinsyscalls() from the installed library pins; an unpinned call dies"
+echo "install: pinsyscalls() from the installed library pins;" \
+    "an unpinned call dies"
 
 # ---- the installed syspin ----
 C=$T/cache
@@ -98,5 +101,6 @@ sh "$SRC/scripts/install.sh" uninstall "$B" "" "$D" >"$T/uninstall.log" 2>&1 ||
     { cat "$T/uninstall.log" >&2; fail "make uninstall DESTDIR=$D"; }
 left=$(find "$D" ! -type d)
 [ -z "$left" ] || { echo "$left" >&2; fail "uninstall left files"; }
-[ -z "$(find "$D" -type d -name syspin)" ] || fail "uninstall left our directories"
+[ -z "$(find "$D" -type d -name syspin)" ] ||
+    fail "uninstall left our directories"
 echo "install: uninstall removed everything"
