@@ -281,15 +281,14 @@ entry_json(const struct cache_entry *e, time_t now)
 }
 
 static int
-list_json(const struct sp_cache *c, const struct cache_entry *v, size_t n,
+list_json(const char *dir, const struct cache_entry *v, size_t n,
     size_t nrecords, time_t now)
 {
 	json_object *root = json_object_new_object();
 	json_object *a = json_object_new_array();
 	int rc;
 
-	json_object_object_add(root, "cache", json_object_new_string(c ?
-	    c->path : ""));
+	json_object_object_add(root, "cache", json_object_new_string(dir));
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(a, entry_json(&v[i], now));
 	json_object_object_add(root, "tables", a);
@@ -308,11 +307,13 @@ cmd_list(int argc, char **argv)
 	struct cache_opts o;
 	struct cache_entry *v = NULL;
 	struct sp_cache c;
+	char dir[PATH_MAX];
 	size_t n = 0, nrec = 0;
 	bool json = false, opened;
 	int r;
 
-	if (parse(argc, argv, &o, &json, "json") == -1)
+	if (parse(argc, argv, &o, &json, "json") == -1 ||
+	    cache_path(&o, dir, sizeof(dir)) == -1)
 		return EXIT_TROUBLE;
 	if ((r = cache_open(&o, &c, false, true, NULL)) == -1)
 		return EXIT_TROUBLE;
@@ -323,7 +324,7 @@ cmd_list(int argc, char **argv)
 	}
 	r = 0;
 	if (json)
-		r = list_json(opened ? &c : NULL, v, n, nrec, time(NULL));
+		r = list_json(opened ? c.path : dir, v, n, nrec, time(NULL));
 	else
 		list_text(v, n, time(NULL));
 	free_tables(v, n);
@@ -344,14 +345,15 @@ cmd_verify(int argc, char **argv)
 	struct sp_cache c;
 	struct sp_error err;
 	size_t n, i, nt = 0, nr = 0, bad = 0, evict = 0;
-	char **names;
+	char **names, dir[PATH_MAX];
 	int r;
 
-	if (parse(argc, argv, &o, NULL, NULL) == -1)
+	if (parse(argc, argv, &o, NULL, NULL) == -1 ||
+	    cache_path(&o, dir, sizeof(dir)) == -1)
 		return EXIT_TROUBLE;
 	if ((r = cache_open(&o, &c, false, false, NULL)) != 0) {
 		if (r == 1)
-			printf("no cache yet\n");
+			printf("%s: no cache yet\n", dir);
 		return r == 1 ? 0 : EXIT_TROUBLE;
 	}
 	/* Unlike list, a verify that cannot check MACs has not verified. */
