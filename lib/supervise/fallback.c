@@ -13,7 +13,7 @@
  * (allowed, as by the whole program), and the argument rules (no
  * executable memory) are checked for every number that has one, kept or
  * not.  So whatever it allows, the whole program allows, and its stops are
- * where the whole program must be asked (sp_bpf_eval_all, violation.c).
+ * where the whole program must be asked (sp_bpf_run_all, verdict.c).
  * Stopping every call outside the image also makes it, once an exec has
  * replaced the image, a filter that stops every call of the new one: the
  * descendants need no room of their own, the supervisor checks them.
@@ -67,6 +67,7 @@ generate_kept(struct job *j, size_t nkeep, struct sp_bpf_prog **progs,
 
 	sp_placement_bpf_input(&j->pl, j->o->flags | SP_BPF_OUTSIDE,
 	    SP_ANSWER_SUPERVISOR, &in);
+	pin_narrow(j, &in);
 	if ((pins = calloc(in.npins + 1, sizeof(*pins))) == NULL)
 		return sp_error_set(err, "out of memory");
 	for (i = 0; i < in.npins; i++)

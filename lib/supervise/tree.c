@@ -243,6 +243,23 @@ loop(struct sup *s)
 	return status;
 }
 
+/*
+ * Every image carries the guard; without Landlock the filter keeps the
+ * tree from ptrace & co. (only the supervisor is out of reach: it is not
+ * dumpable).
+ */
+unsigned
+sp_supervise_flags(const struct sp_pin_opts *pin, bool landlock)
+{
+	unsigned f = pin->flags | SP_BPF_GUARD;
+
+	if (!landlock)
+		f |= SP_BPF_NO_PTRACE;
+	if (pin->exec == SP_EXEC_NONE)
+		f |= SP_BPF_NO_EXEC;
+	return f;
+}
+
 int
 sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 {
@@ -259,14 +276,7 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 		    "by its filter, and from the supervisor's memory by its "
 		    "not being dumpable (root in the tree can still reach "
 		    "other processes)\n");
-	/* Every image carries the guard; without Landlock the filter keeps
-	 * the tree from ptrace & co. (only the supervisor is out of reach:
-	 * it is not dumpable). */
-	opts.pin.flags |= SP_BPF_GUARD;
-	if (!s.landlock)
-		opts.pin.flags |= SP_BPF_NO_PTRACE;
-	if (opts.pin.exec == SP_EXEC_NONE)
-		opts.pin.flags |= SP_BPF_NO_EXEC;
+	opts.pin.flags = sp_supervise_flags(&opts.pin, s.landlock);
 	clock_gettime(CLOCK_REALTIME, &opts.pin.start);
 	sp_forward_signals(&main_pid);
 	if (start(&opts, s.landlock, err) == -1)

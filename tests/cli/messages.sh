@@ -70,7 +70,7 @@ expect 2 "^syspin: standard output: $full" sh -c 'exec "$@" >/dev/full' sh "$S" 
 
 # getopt's complaints carry the "syspin: COMMAND:" prefix, for every
 # command.
-for cmd in scan run embed trace; do
+for cmd in scan run embed trace filter; do
 	expect 2 "^syspin: $cmd: unrecognized option '--bogus'$" \
 	    "$S" $cmd --bogus x
 	expect 2 "^syspin: $cmd: invalid option -- 'Z'$" "$S" $cmd -Z x
@@ -79,7 +79,7 @@ expect 2 "^syspin: trace: option requires an argument -- 'o'$" \
     "$S" trace -o
 
 # Every command's --help: what it does and its exit statuses, on stdout.
-for cmd in scan run embed trace; do
+for cmd in scan run embed trace filter; do
 	if ! "$S" $cmd --help >"$T/help" 2>&1 || ! grep -q '^usage: syspin' \
 	    "$T/help" || ! grep -q '^Exit status: ' "$T/help" ||
 	    [ "$(grep -c '^$' "$T/help")" -lt 2 ]; then
