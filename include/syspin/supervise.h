@@ -177,6 +177,8 @@ void sp_pin_result_free(struct sp_pin_result *res);
 				   attacker's */
 #define SP_PIN_DRY	 0x4u	/* build everything, inject nothing
 				   (syspin filter) */
+#define SP_PIN_TRACE_ALL 0x8u	/* install one instruction that stops
+				   every call (syspin trace) */
 
 /*
  * Pins the tracee pid, stopped at the end of its execve: layout (with
@@ -263,9 +265,43 @@ int sp_event_log(int fd, const struct sp_event *ev);
 #define SP_SCOPE_SIGNALS	0x1u	/* no signals to outside processes */
 #define SP_SCOPE_SOCKETS	0x2u	/* no abstract unix sockets outside */
 
+/*
+ * syspin trace: the supervisor pins every image exactly as `run` does,
+ * but the kernel stops every call (SP_PIN_TRACE_ALL) and each one is
+ * judged by the image's program and told to the observer; a violation
+ * runs (as with --audit) and nothing is printed.
+ */
+enum sp_observed_kind {
+	SP_OBS_ALLOWED,		/* the program allows it */
+	SP_OBS_PLACED,		/* allowed, moved into a slot or the band */
+	SP_OBS_ERRNO,		/* the program answers an errno (clone3) */
+	SP_OBS_REFUSED,		/* the memory or exec rules: EACCES */
+	SP_OBS_DENIED,		/* the rules of every call, --deny: errno */
+	SP_OBS_VIOLATION,	/* `run` kills it */
+	SP_OBS_PROCESS,		/* a new process (tid) */
+	SP_OBS_THREAD,		/* a new thread (tid) */
+	SP_OBS_EXIT,		/* the program ended: status */
+};
+
+struct sp_observed {
+	enum sp_observed_kind kind;
+	pid_t tid;
+	uint32_t arch, nr;		/* AUDIT_ARCH_*, as the kernel saw */
+	uint64_t ip;			/* after the trap instruction */
+	const char *exe;		/* the image's program, or NULL */
+	const struct sp_layout *lo;	/* the image's layout, or NULL */
+	const char *line;		/* refused, denied, violation: what
+					   `run` prints, without "syspin: " */
+	int status;			/* SP_OBS_EXIT: the wait status */
+};
+
+typedef void sp_observe_fn(void *ctx, const struct sp_observed *c);
+
 struct sp_supervise_opts {
 	struct sp_pin_opts pin;
 	bool audit;			/* record violations, let them run */
+	sp_observe_fn *observe;		/* syspin trace, or NULL */
+	void *observe_ctx;
 	unsigned scope;			/* SP_SCOPE_* */
 	char *const *argv;		/* PROG ARG... */
 	const char *path;		/* PROG as found */

@@ -82,8 +82,8 @@ generate_kept(struct job *j, size_t nkeep, struct sp_bpf_prog **progs,
 }
 
 /* One instruction: every call stops. */
-static int
-install_trace_all(struct job *j, struct sp_error *err)
+int
+pin_trace_all(struct job *j, struct sp_error *err)
 {
 	struct sock_filter insn = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
 	struct sp_bpf_prog all = { &insn, 1 };
@@ -128,7 +128,7 @@ pin_fallback(struct job *j, struct sp_pin_result *res, struct sp_error *err)
 			break;
 		nkeep /= 2;
 	}
-	if (install_trace_all(j, err) == -1)
+	if (pin_trace_all(j, err) == -1)
 		return -1;
 	res->stops_all = true;
 	return 0;

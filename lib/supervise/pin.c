@@ -302,7 +302,7 @@ seal_mapped(struct job *j, struct sp_error *err)
 }
 
 static int
-install(struct job *j, bool stops_all, struct sp_pin_result *res,
+install(struct job *j, unsigned how, struct sp_pin_result *res,
     struct sp_error *err)
 {
 	long ret;
@@ -310,7 +310,7 @@ install(struct job *j, bool stops_all, struct sp_pin_result *res,
 	reserve_arena(j);
 	if (j->nslots > 0 && startup_reserve(j, err) == -1)
 		return -1;
-	if (!stops_all && make_area(j, err) == -1)
+	if (!(how & SP_PIN_STOPS_ALL) && make_area(j, err) == -1)
 		return -1;
 	if (!has_sys_admin(j->pid) && (pin_call(j, SYS_prctl,
 	    PR_SET_NO_NEW_PRIVS, 1, 0, 0, &ret, err) == -1 || ret != 0))
@@ -318,9 +318,13 @@ install(struct job *j, bool stops_all, struct sp_pin_result *res,
 		    "no_new_privs") : -1;
 	if (seal_mapped(j, err) == -1)
 		return -1;
-	if (stops_all) {		/* every call stops already */
+	if (how & SP_PIN_STOPS_ALL) {	/* every call stops already */
 		res->stops_all = true;
 		return 0;
+	}
+	if (how & SP_PIN_TRACE_ALL) {	/* syspin trace: every call stops */
+		res->stops_all = true;
+		return pin_trace_all(j, err);
 	}
 	if (pin_install_progs(j, j->progs, j->nprogs, &ret, err) == -1)
 		return -1;
@@ -520,7 +524,7 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 	if (prepare(&j, prior, nprior, &reused, err) == 0)
 		r = how & SP_PIN_DRY ? 0 : reused >= 0 ?
 		    install_reused(&j, prior[reused], err) :
-		    install(&j, how & SP_PIN_STOPS_ALL, res, err);
+		    install(&j, how, res, err);
 	if (restore(&j, &rerr) == -1 && r == 0)
 		r = sp_error_set(err, "%s", rerr.msg);
 	res->reused = reused;

@@ -41,7 +41,9 @@ void pin_narrow(const struct job *j, struct sp_bpf_input *in);
  * it afresh), -1 with err (half moved: it must not run). */
 int pin_reuse(struct job *j, const struct sp_pin_result *a,
     struct sp_error *err);
-/* The whole filter did not fit (fallback.c). */
+/* fallback.c: one instruction that stops every call; what is installed
+ * when the whole filter did not fit. */
+int pin_trace_all(struct job *j, struct sp_error *err);
 int pin_fallback(struct job *j, struct sp_pin_result *res,
     struct sp_error *err);
 

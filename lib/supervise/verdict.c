@@ -152,6 +152,27 @@ record(struct sup *s, pid_t tid, const struct sp_violation *v,
 	(void)sp_event_log(s->o->log_fd, &ev);
 }
 
+/* Tells the observer (syspin trace) how a call was judged. */
+static void
+observed(struct sup *s, pid_t pid, const struct sp_violation *v,
+    const struct image *img, enum sp_observed_kind kind, const char *line)
+{
+	struct sp_observed c;
+
+	if (s->o->observe == NULL)
+		return;
+	memset(&c, 0, sizeof(c));
+	c.kind = kind;
+	c.tid = pid;
+	c.arch = v->arch;
+	c.nr = v->nr;
+	c.ip = v->ip;
+	c.exe = img != NULL ? img->exe : NULL;
+	c.lo = img != NULL ? &img->pin.lo : NULL;
+	c.line = line;
+	s->o->observe(s->o->observe_ctx, &c);
+}
+
 /* "object+0xoff" of addr in lo, or the raw address. */
 static void
 site_of(const struct sp_layout *lo, uint64_t addr, char *buf, size_t size)
@@ -178,6 +199,10 @@ explain(struct sup *s, pid_t pid, const struct sp_violation *v,
 	sup_comm(pid, comm, sizeof(comm));
 	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
 	sp_diag_format(line, sizeof(line), comm, pid, v, lo, pl, name);
+	if (s->o->observe != NULL) {
+		observed(s, pid, v, img, SP_OBS_VIOLATION, line);
+		return;
+	}
 	if (img != NULL && (img->pin.smaller || img->pin.stops_all))
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 		    " [checked by the supervisor: no room for the whole filter]");
@@ -262,11 +287,12 @@ refuse(struct sup *s, pid_t pid, const struct sp_violation *v,
 		tgid = (unsigned long long)pid;
 	snprintf(key, sizeof(key), "refused %llu %u", tgid, data);
 	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
-	if (sup_first_time(s, key)) {
-		sup_comm(pid, comm, sizeof(comm));
-		snprintf(line, sizeof(line), "%s[%llu]: %s%s refused: %s",
-		    comm, tgid, name, asked(name, data),
-		    because(s, name, d, data));
+	sup_comm(pid, comm, sizeof(comm));
+	snprintf(line, sizeof(line), "%s[%llu]: %s%s refused: %s", comm, tgid,
+	    name, asked(name, data), because(s, name, d, data));
+	observed(s, pid, v, img, data == SP_BPF_DENY_DATA ? SP_OBS_DENIED :
+	    SP_OBS_REFUSED, line);
+	if (s->o->observe == NULL && sup_first_time(s, key)) {
 		fprintf(stderr, "syspin: %s\n", line);
 		record(s, pid, v, img, data == SP_BPF_DENY_DATA ?
 		    SP_VERDICT_DENIED : SP_VERDICT_REFUSED,
@@ -303,7 +329,12 @@ narrowed(struct sup *s, pid_t pid, const struct sp_violation *v,
 		return sup_doom(s, pid);
 	}
 	snprintf(key, sizeof(key), "narrowed %llu %" PRIu32, tgid, v->nr);
-	if (sup_first_time(s, key)) {
+	if (s->o->observe != NULL) {
+		snprintf(line, sizeof(line), "%s[%llu]: %s (code %" PRIu32
+		    ") denied by %s", comm, tgid, name, v->nr, opt);
+		observed(s, pid, v, img, o->narrow_kill ? SP_OBS_VIOLATION :
+		    SP_OBS_DENIED, line);
+	} else if (sup_first_time(s, key)) {
 		if (o->narrow_kill)
 			snprintf(line, sizeof(line), "%s[%llu]: %s (code %"
 			    PRIu32 ") denied by %s", comm, tgid, name, v->nr,
@@ -332,8 +363,8 @@ violation(struct sup *s, pid_t pid, const struct sp_violation *v,
 	int later;
 
 	/* Audit: a loop of the same call stops us every time; print once. */
-	if (s->o->audit && v->ip == s->last_ip && v->nr == s->last_nr &&
-	    pid == s->last_pid)
+	if (s->o->audit && s->o->observe == NULL && v->ip == s->last_ip &&
+	    v->nr == s->last_nr && pid == s->last_pid)
 		return 0;
 	/* Killed meanwhile (another thread's exit_group): the call will
 	 * never run, and there is nothing to report. */
@@ -342,6 +373,8 @@ violation(struct sup *s, pid_t pid, const struct sp_violation *v,
 	/* A number an object dlopen'ed later passes to syscall(). */
 	later = p->img != NULL ? sup_later_import(s, pid, v,
 	    &p->img->pin.lo) : 0;
+	if (later == 1)
+		observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
 	if (later != 0)
 		return later == 1 ? 0 : -1;
 	explain(s, pid, v, p->img);
@@ -379,17 +412,22 @@ sup_on_seccomp(struct sup *s, pid_t pid)
 	switch (action & SECCOMP_RET_ACTION_FULL) {
 	case SECCOMP_RET_ALLOW:
 	case SECCOMP_RET_LOG:
+		observed(s, pid, &v, p->img, SP_OBS_ALLOWED, NULL);
 		return 0;
 	case SECCOMP_RET_ERRNO:
+		observed(s, pid, &v, p->img, SP_OBS_ERRNO, NULL);
 		return sup_fail_call(pid, (int)(action & SECCOMP_RET_DATA)) ==
 		    -1 ? sup_doom(s, pid) : 0;
 	case SECCOMP_RET_TRACE:
 		break;
 	default:			/* KILL_PROCESS (the guard), TRAP */
+		observed(s, pid, &v, p->img, SP_OBS_VIOLATION,
+		    "killed by the rules of every call (the guard)");
 		return sup_doom(s, pid);
 	}
 	switch (action & SECCOMP_RET_DATA) {
 	case SP_BPF_PLACE_DATA:
+		observed(s, pid, &v, p->img, SP_OBS_PLACED, NULL);
 		return sup_place(s, pid, &d);
 	case SP_BPF_REFUSE_DATA:
 	case SP_BPF_DENY_DATA:
