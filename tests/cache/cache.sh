@@ -27,8 +27,10 @@ fail() { echo "cache: FAIL: $*" >&2; exit 1; }
 sp() { "$SYSPIN" "$@"; }
 LIBC=$(ldd /bin/true | awk '/libc.so.6/ { print $3 }')
 LIBC=$(readlink -f "$LIBC")
-tables() { find "$C" -maxdepth 1 \( -name 'f-*' -o -name 'vdso-*' \) 2>/dev/null |
-    wc -l; }
+tables() {
+	find "$C" -maxdepth 1 \( -name 'f-*' -o -name 'vdso-*' \) 2>/dev/null |
+	    wc -l
+}
 
 # ---- fill named files ----
 cp /bin/true "$T/mytrue"
