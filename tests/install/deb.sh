@@ -39,8 +39,8 @@ for p in syspin libsyspin0 libsyspin-dev; do
 	debs="$debs $1"
 done
 echo "deb: built$(for d in $debs; do printf ' %s' "$(basename "$d")"; done)"
-dpkg-deb -c "$T"/deb/syspin_*.deb |
-    grep -q ' ./usr/lib/x86_64-linux-gnu/syspin/libsyspin-rt.so$' ||
+dpkg-deb -c "$T"/deb/syspin_*.deb >"$T/contents"
+grep -q ' ./usr/lib/x86_64-linux-gnu/syspin/libsyspin-rt.so$' "$T/contents" ||
     fail "the runtime is not in /usr/lib/<triplet>/syspin"
 
 # ---- a fresh root ----
