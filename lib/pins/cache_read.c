@@ -160,6 +160,9 @@ sp_pintab_decode(void *buf, size_t len, struct sp_pintab *tab,
 	if (tab->sites == NULL || tab->nrs == NULL || tab->imports == NULL ||
 	    tab->exports == NULL || tab->strtab == NULL || off != len)
 		goto bad;
+	if (h->path >= tab->strtab_size)
+		goto bad;
+	tab->path = h->path > 0 ? tab->strtab + h->path : NULL;
 	if (check_tables(tab, err) == -1) {
 		sp_pintab_free(tab);
 		return -1;
