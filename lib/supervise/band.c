@@ -28,6 +28,7 @@
 
 #include "pin_int.h"
 #include "supervise_int.h"
+#include <syspin/procfs.h>
 
 #define PAGE 4096ull
 #define HUGE (2ull << 20)

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "supervise_int.h"
+#include <syspin/procfs.h>
 
 /* The table of the file at path, filled when missing; with
  * --exec=trusted, only of a file we would let the tree run. */

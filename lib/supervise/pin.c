@@ -30,6 +30,8 @@
 #include <unistd.h>
 
 #include <syspin/supervise.h>
+#include <syspin/procfs.h>
+#include <syspin/placement.h>
 
 #include "pin_int.h"
 

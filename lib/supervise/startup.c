@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include <syspin/needed.h>
+#include <syspin/procfs.h>
 
 #include "pin_int.h"
 

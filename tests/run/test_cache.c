@@ -15,6 +15,7 @@
 
 #include <syspin/cache.h>
 #include <syspin/layout.h>
+#include <syspin/placement.h>
 
 static char dir[] = "/tmp/syspin-test-cache.XXXXXX";
 
