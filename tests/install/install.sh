@@ -33,6 +33,7 @@ RT=$(one '*/syspin/libsyspin-rt.so')
 LIB=$(one '*/libsyspin.so.0')
 PC=$(one '*/pkgconfig/syspin.pc')
 MAN=$(one '*/man1/syspin.1')
+MAN3=$(one '*/man3/pinsyscalls.3')
 one '*/include/syspin/pinsyscalls.h' >/dev/null
 one '*/include/syspin/pinsyscall.h' >/dev/null
 [ -L "$(dirname "$LIB")/libsyspin.so" ] || fail "no libsyspin.so link"
@@ -93,8 +94,10 @@ out=$(SYSPIN_SUPERVISE=0 "$SYSPIN" run --exec=any --cache-dir "$C" \
 echo "install: the installed syspin runs sh -c 'echo ok' with its own runtime"
 
 # ---- the man page ----
-warn=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$MAN" 2>&1 >/dev/null)
-[ -z "$warn" ] || { echo "$warn" >&2; fail "man page warnings"; }
+for m in "$MAN" "$MAN3"; do
+	warn=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$m" 2>&1 >/dev/null)
+	[ -z "$warn" ] || { echo "$warn" >&2; fail "man page warnings: $m"; }
+done
 
 # ---- uninstall ----
 sh "$SRC/scripts/install.sh" uninstall "$B" "" "$D" >"$T/uninstall.log" 2>&1 ||
