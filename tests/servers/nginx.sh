@@ -8,39 +8,14 @@
 # to the old one): the new master is pinned and serves.
 # usage: nginx.sh SYSPIN
 . "$(dirname "$0")/lib.sh"
+. "$HERE/conf.sh"
 requires nginx wrk
 NGINX=$(command -v nginx)
 P=$(port)
-mkdir "$T/www" "$T/logs" "$T/tmp"
-echo hello >"$T/www/index.html"
 LOG=$T/logs/error.log
-
 # conf DAEMON GENERATION: nginx.conf; /gen answers the generation.
-conf() {
-	cat >"$T/nginx.conf" <<EOC
-daemon $1;
-master_process on;
-user nobody $(id -gn nobody);
-worker_processes 2;
-error_log $LOG notice;
-pid $T/nginx.pid;
-events { worker_connections 512; }
-http {
-	access_log off;
-	client_body_temp_path $T/tmp/body;
-	proxy_temp_path $T/tmp/proxy;
-	fastcgi_temp_path $T/tmp/fastcgi;
-	uwsgi_temp_path $T/tmp/uwsgi;
-	scgi_temp_path $T/tmp/scgi;
-	server {
-		listen 127.0.0.1:$P;
-		root $T/www;
-		location = /gen { return 200 "generation $2\n"; }
-	}
-}
-EOC
-}
-N="$NGINX -p $T -e $LOG -c $T/nginx.conf"
+conf() { nginx_conf "$T" "$P" "$1" "$2"; }
+N="$NGINX $(nginx_args "$T")"
 
 conf off 1
 run_ok "nginx -t (pinned)" $R -- $N -t
