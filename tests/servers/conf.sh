@@ -10,6 +10,8 @@
 #       GEN"; pidfile DIR/haproxy.pid
 #   usr2_ready PID                            haproxy's master takes a
 #       reload now
+#   redis_conf DIR PORT                       DIR/redis.conf, the data in
+#       DIR/data (for the user redis), nothing saved but by request
 NOGROUP=$(id -gn nobody)
 
 nginx_conf() {
@@ -76,4 +78,19 @@ usr2_ready() {
 		s[$1] = int(v / m) % 2
 	} END { exit !(s["SigCgt:"] && !s["SigBlk:"] && !s["SigIgn:"]) }' \
 	    "/proc/$1/status"
+}
+
+redis_conf() {
+	mkdir -p "$1/data"
+	chown redis: "$1/data"
+	cat >"$1/redis.conf" <<EOC
+bind 127.0.0.1
+port $2
+daemonize no
+dir $1/data
+dbfilename dump.rdb
+save ""
+appendonly no
+logfile ""
+EOC
 }

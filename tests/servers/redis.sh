@@ -7,21 +7,11 @@
 # save` (pinned) and the server's status 0.
 # usage: redis.sh SYSPIN
 . "$(dirname "$0")/lib.sh"
+. "$HERE/conf.sh"
 requires redis-server redis-cli redis-benchmark setpriv
 id redis >/dev/null 2>&1 || skip "no user redis"
 P=$(port)
-mkdir "$T/data"
-chown redis: "$T/data"
-cat >"$T/redis.conf" <<EOC
-bind 127.0.0.1
-port $P
-daemonize no
-dir $T/data
-dbfilename dump.rdb
-save ""
-appendonly no
-logfile ""
-EOC
+redis_conf "$T" "$P"
 CLI="redis-cli -p $P"
 
 start redis $R -- setpriv --reuid=redis --regid=redis --init-groups \
