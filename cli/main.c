@@ -21,6 +21,7 @@ static const struct subcommand subcommands[] = {
 	{ "run", cmd_run, "run a program with its syscalls pinned" },
 	{ "embed", cmd_embed, "write a copy of a binary with its pin table embedded" },
 	{ "trace", cmd_trace, "run a program and check its syscalls against the tables" },
+	{ "filter", cmd_filter, "show the layout, pins and seccomp program enforced" },
 };
 
 void

@@ -42,6 +42,7 @@ struct run_args {
 	size_t ndlopen;
 	char **argv;		/* PROG ARG... or FILE... */
 	int argc;
+	struct run_extra x;	/* -o, --log-fd, --deny, --allow */
 };
 
 static volatile pid_t child;
@@ -53,7 +54,10 @@ usage(FILE *f)
 	    "[--exec=POLICY]\n"
 	    "                  [--scope=WHAT] [--cache-dir DIR] "
 	    "[--dlopen FILE]... [-v]\n"
-	    "                  PROG [ARG...]\n"
+	    "                  [-o FILE | --log-fd N] [--deny LIST | --allow "
+	    "LIST]\n"
+	    "                  [--deny-action=errno[:NAME]|kill] PROG "
+	    "[ARG...]\n"
 	    "       syspin run --fill-cache [--cache-dir DIR] FILE...\n\n"
 	    "Runs PROG, and every program it runs, with its system calls "
 	    "pinned: a call\nfrom anywhere but the instruction where its "
@@ -80,6 +84,17 @@ usage(FILE *f)
 	    "                      $XDG_CACHE_HOME/syspin, made with its "
 	    "parents)\n"
 	    "      --fill-cache    only analyse each FILE into the cache\n"
+	    "  -o, --output FILE   write a JSON record of each violation and "
+	    "refusal\n"
+	    "                      (docs/run-log.md)\n"
+	    "      --log-fd N      the same, to file descriptor N\n"
+	    "      --deny LIST     deny these system calls and @groups "
+	    "(systemd's names)\n"
+	    "                      in every program of the tree\n"
+	    "      --allow LIST    deny every system call but these\n"
+	    "      --deny-action=A what a denied call gets: errno (EPERM), "
+	    "errno:NAME,\n"
+	    "                      or kill\n"
 	    "  -v, --verbose       say what is analysed and installed\n"
 	    "  -h, --help          this text\n\n"
 	    "Exit status: PROG's, or 128+signal when it was killed (159: a "
@@ -134,45 +149,6 @@ set_dlopen(const struct run_args *a)
 }
 
 static int
-parse_exec(const char *v, int *exec)
-{
-	if (strcmp(v, "any") == 0)
-		*exec = SP_EXEC_ANY;
-	else if (strcmp(v, "trusted") == 0)
-		*exec = SP_EXEC_TRUSTED;
-	else if (strcmp(v, "none") == 0)
-		*exec = SP_EXEC_NONE;
-	else {
-		cli_error("run: --exec=%s: not any, trusted or none", v);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-parse_scope(const char *v, unsigned *scope)
-{
-	char *copy, *w, *save = NULL;
-	int r = 0;
-
-	if ((copy = strdup(v)) == NULL)
-		return -1;
-	for (w = strtok_r(copy, ",", &save); w != NULL && r == 0;
-	    w = strtok_r(NULL, ",", &save)) {
-		if (strcmp(w, "signals") == 0)
-			*scope |= SP_SCOPE_SIGNALS;
-		else if (strcmp(w, "sockets") == 0)
-			*scope |= SP_SCOPE_SOCKETS;
-		else
-			r = -1;
-	}
-	if (r == -1)
-		cli_error("run: --scope=%s: a list of signals, sockets", v);
-	free(copy);
-	return r;
-}
-
-static int
 parse(int argc, char **argv, struct run_args *a)
 {
 	static const struct option opts[] = {
@@ -186,13 +162,15 @@ parse(int argc, char **argv, struct run_args *a)
 		{ "scope", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		RUN_EXTRA_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	memset(a, 0, sizeof(*a));
+	run_extra_init(&a->x);
 	/* "+": options stop at PROG; PROG's own options are its own. */
-	while ((c = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+vho:", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': a->strict = true; break;
 		case 'j': a->allow_jit = true; break;
@@ -204,16 +182,24 @@ parse(int argc, char **argv, struct run_args *a)
 			break;
 		case 'F': a->fill = true; break;
 		case 'e':
-			if (parse_exec(optarg, &a->exec) == -1)
+			if (run_parse_exec(optarg, &a->exec) == -1)
 				return -1;
 			a->exec_given = true;
 			break;
 		case 'S':
-			if (parse_scope(optarg, &a->scope) == -1)
+			if (run_parse_scope(optarg, &a->scope) == -1)
 				return -1;
 			break;
 		case 'v': a->verbose = true; break;
 		case 'h': usage(stdout); exit(0);
+		case 'o':
+		case 1000:
+		case 1001:
+		case 1002:
+		case 1003:
+			if (run_extra_opt(&a->x, c, optarg) == -1)
+				return -1;
+			break;
 		default: usage(stderr); return -1;
 		}
 	}
@@ -313,6 +299,8 @@ fill(const struct sp_cache *c, char **files, size_t n, bool verbose)
 
 
 /* The line for a pinned process killed by SIGSYS; v NULL: no record. */
+static const struct run_extra *extra;
+
 static void
 explain(const char *comm, pid_t pid, const struct sp_violation *v,
     const char *why, const char *reportdir)
@@ -330,10 +318,17 @@ explain(const char *comm, pid_t pid, const struct sp_violation *v,
 	}
 	snprintf(path, sizeof(path), "%s/%ld.layout", reportdir, (long)pid);
 	have_report = sp_report_read(path, &lo, &pl, &rerr) == 0;
-	sp_diag_format(line, sizeof(line), comm, pid, v,
-	    have_report ? &lo : NULL, have_report ? &pl : NULL,
-	    sp_syscall_name(v->arch, v->nr, name, sizeof(name)));
+	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
+	if (run_extra_denied(extra, v))		/* --deny-action=kill */
+		snprintf(line, sizeof(line), "%s[%ld]: %s (code %u) denied by "
+		    "%s: killed", comm, (long)pid, name, v->nr,
+		    extra->narrow.allow ? "--allow" : "--deny");
+	else
+		sp_diag_format(line, sizeof(line), comm, pid, v,
+		    have_report ? &lo : NULL, have_report ? &pl : NULL, name);
 	cli_error("%s", line);
+	run_extra_killed(extra, comm, pid, v, have_report ? &lo : NULL,
+	    have_report ? &pl : NULL, line);
 	if (have_report) {
 		sp_layout_free(&lo);
 		sp_placement_free(&pl);
@@ -417,7 +412,7 @@ supervised(const struct run_args *a, const char *path, const char *dir,
     const char *reportdir, bool *fallback)
 {
 	struct run_sup r = { a->argv, path, dir, reportdir, 0, a->exec,
-	    a->scope, a->audit, a->verbose, a->dlopen, a->ndlopen };
+	    a->scope, a->audit, a->verbose, a->dlopen, a->ndlopen, &a->x };
 
 	if (a->strict)
 		r.bpf_flags |= SP_BPF_STRICT;
@@ -499,7 +494,7 @@ exec_child(struct run_args *a, const char *path, const char *dir,
 	setenv("SYSPIN_FLAGS", flags, 1);
 	if (a->verbose)
 		setenv("SYSPIN_VERBOSE", "1", 1);
-	if (set_dlopen(a) == -1)
+	if (set_dlopen(a) == -1 || run_extra_env(&a->x) == -1)
 		return EXIT_TROUBLE;
 	if (run_is_static(path)) {
 		cli_error("%s: statically linked: pinning it needs ptrace",
@@ -542,8 +537,9 @@ cmd_run(int argc, char **argv)
 	size_t nobjs = 0;
 	int rc;
 
-	if (parse(argc, argv, &a) == -1)
+	if (parse(argc, argv, &a) == -1 || run_extra_open(&a.x) == -1)
 		return EXIT_TROUBLE;
+	extra = &a.x;
 	/* A program that cannot run makes no cache directory. */
 	if (!a.fill && (run_find_prog(a.argv[0], path, sizeof(path)) == -1 ||
 	    run_find_runtime(rt, sizeof(rt)) == -1 ||
@@ -578,6 +574,7 @@ cmd_run(int argc, char **argv)
 	}
 	rc = exec_child(&a, path, dir, rt, reportdir);
 	run_remove_dir(reportdir);
+	run_extra_free(&a.x);
 	for (size_t i = 0; i < a.ndlopen; i++)
 		free(a.dlopen[i]);
 	return rc;

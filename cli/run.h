@@ -40,6 +40,48 @@ void run_remember(const struct sp_cache *c, const char *elf, const char *rt,
 /* Removes the report directory and the files in it. */
 void run_remove_dir(const char *dir);
 
+/* ---- run_extra.c: -o / --log-fd, --deny / --allow ---- */
+
+#include <syspin/narrow.h>
+
+struct run_extra {
+	struct sp_narrow narrow;	/* --deny, --allow, --deny-action */
+	const char *log_file;		/* -o FILE */
+	int log_fd;			/* --log-fd N, or -o's; -1 none */
+};
+
+/* The long options run_extra_opt takes (getopt_long codes 1000+). */
+#define RUN_EXTRA_OPTIONS \
+	{ "output", required_argument, NULL, 'o' }, \
+	{ "log-fd", required_argument, NULL, 1000 }, \
+	{ "deny", required_argument, NULL, 1001 }, \
+	{ "allow", required_argument, NULL, 1002 }, \
+	{ "deny-action", required_argument, NULL, 1003 }
+
+/* --exec=POLICY (enum sp_exec_policy), --scope=WHAT (SP_SCOPE_*): 0, or
+ * -1 after printing why. */
+int run_parse_exec(const char *v, int *exec);
+int run_parse_scope(const char *v, unsigned *scope);
+
+void run_extra_init(struct run_extra *x);
+/* One of RUN_EXTRA_OPTIONS: 0, or -1 after printing why. */
+int run_extra_opt(struct run_extra *x, int c, const char *arg);
+/* Opens -o's file; the log is never inherited by the program. */
+int run_extra_open(struct run_extra *x);
+/* SYSPIN_NARROW for the runtime alone. */
+int run_extra_env(const struct run_extra *x);
+/* The runtime alone: the record of a process the kernel killed. */
+struct sp_violation;
+struct sp_layout;
+struct sp_placement;
+void run_extra_killed(const struct run_extra *x, const char *comm,
+    long pid, const struct sp_violation *v, const struct sp_layout *lo,
+    const struct sp_placement *pl, const char *line);
+/* v's number is one --deny-action=kill killed (the runtime alone). */
+bool run_extra_denied(const struct run_extra *x,
+    const struct sp_violation *v);
+void run_extra_free(struct run_extra *x);
+
 /* ---- run_supervise.c: syspin run as the supervisor of the tree ---- */
 
 /* PT_INTERP-less ELF: no LD_PRELOAD, pinned from outside. */
@@ -62,6 +104,7 @@ struct run_sup {
 	bool audit, verbose;
 	char *const *dlopen;	/* --dlopen FILE... */
 	size_t ndlopen;
+	const struct run_extra *x;	/* -o, --deny, ... */
 };
 
 /*

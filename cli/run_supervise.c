@@ -90,6 +90,10 @@ run_supervised(const struct run_sup *r, bool *fallback)
 	o.scope = r->scope;
 	o.argv = r->argv;
 	o.path = r->path;
+	o.log_fd = r->x->log_fd;
+	o.pin.narrow = sp_narrow_bpf(&r->x->narrow);
+	o.pin.narrow_errno = r->x->narrow.errnum;
+	o.pin.narrow_kill = r->x->narrow.kill;
 	rc = sp_supervise(&o, &err);
 	sp_cache_close(&c);
 	if (rc == -1) {

@@ -1,44 +1,57 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * syspin trace [--json] [-o FILE] [--] PROG [ARG...]
+ * syspin trace [--json] [-o FILE] [--cache-dir DIR] [--allow-jit] [--]
+ *     PROG [ARG...]
  *
- * Runs PROG under ptrace, follows every process and thread it creates, and
- * checks each system call they issue against the scanned tables of the
- * object it comes from: a call the tables do not cover is one `syspin run`
- * would kill, a false positive of the analysis.  A development tool.
+ * Runs PROG pinned as `syspin run` pins it, every image of the tree, but
+ * with every call stopped and judged by the image's own program (the
+ * supervisor's observe mode): a call run would kill runs anyway and is
+ * reported, with run's own line.  A development tool: a call reported
+ * from an object is a false positive of the analysis.
  *
- * Exit status: 0 every observed call is covered; 1 some call would have
- * been killed (from an object, or from memory no object backs); 2 usage
- * error, or the program could not be run.
+ * Exit status: 0 run would let every observed call through; 1 some call
+ * would have been killed or refused; 2 usage error, or the program could
+ * not be run.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <syspin/bpf.h>
+#include <syspin/cache.h>
 
 #include "cli.h"
 #include "run.h"
 #include "trace.h"
 
 struct trace_args {
-	bool json;
+	bool json, allow_jit;
 	const char *output;
+	const char *cache_dir;
 };
 
 static void
 usage(FILE *f)
 {
-	fputs("usage: syspin trace [--json] [-o FILE] [--] PROG [ARG...]\n\n"
-	    "Runs PROG under ptrace and checks every system call of its "
-	    "processes and\nthreads against the scanned tables: prints the "
-	    "coverage and each call\npinning would have killed.\n\n"
-	    "  -j, --json         machine-readable output (see docs/trace.md)\n"
-	    "  -o, --output FILE  write the report to FILE, not standard "
+	fputs("usage: syspin trace [--json] [-o FILE] [--cache-dir DIR] "
+	    "[--allow-jit] [--]\n                    PROG [ARG...]\n\n"
+	    "Runs PROG pinned as syspin run pins it, but stops every system "
+	    "call of its\nprocesses and threads and judges it with the "
+	    "image's program: prints the\ncoverage and each call run would "
+	    "kill or refuse (those run anyway).\n\n"
+	    "  -j, --json          machine-readable output (see "
+	    "docs/trace.md)\n"
+	    "  -o, --output FILE   write the report to FILE, not standard "
 	    "output\n"
-	    "  -h, --help         this text\n\n"
+	    "  -c, --cache-dir DIR the tables' cache (as syspin run)\n"
+	    "      --allow-jit     judge as syspin run --allow-jit\n"
+	    "  -h, --help          this text\n\n"
 	    "Exit status: 0 every call covered, 1 some call would have been "
-	    "killed,\n2 usage error or PROG could not be run.\n", f);
+	    "killed or\nrefused, 2 usage error or PROG could not be run.\n",
+	    f);
 }
 
 static int
@@ -47,16 +60,20 @@ parse_args(int argc, char **argv, struct trace_args *a)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "cache-dir", required_argument, NULL, 'c' },
+		{ "allow-jit", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	/* '+': options end at PROG, whose own options are its business. */
-	while ((c = getopt_long(argc, argv, "+jo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+jo:c:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': a->json = true; break;
 		case 'o': a->output = optarg; break;
+		case 'c': a->cache_dir = optarg; break;
+		case 'J': a->allow_jit = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -93,10 +110,51 @@ report(const struct trace *t, const struct trace_args *a, FILE *f,
 	return e != 0 || r != 0 ? -1 : 0;
 }
 
+/* Runs PROG under the supervisor in observe mode; -1 after a message. */
+static int
+observe(struct trace *t, const struct trace_args *a, const char *path,
+    char **argv)
+{
+	struct sp_supervise_opts o;
+	struct sp_cache c;
+	struct sp_error err;
+	char dir[PATH_MAX];
+	int rc;
+
+	if (a->cache_dir != NULL)
+		snprintf(dir, sizeof(dir), "%s", a->cache_dir);
+	else if (sp_cache_default_dir(geteuid(), false, dir,
+	    sizeof(dir)) == -1) {
+		cli_error("trace: no cache directory: set HOME or --cache-dir");
+		return -1;
+	}
+	if (sp_cache_open(&c, dir, geteuid(), true, &err) == -1) {
+		cli_error("trace: %s", err.msg);
+		return -1;
+	}
+	(void)sp_cache_use_mac(&c, &err);
+	memset(&o, 0, sizeof(o));
+	o.pin.cache = &c;
+	o.pin.flags = a->allow_jit ? SP_BPF_ALLOW_JIT : 0;
+	o.pin.exec = SP_EXEC_ANY;
+	o.observe = trace_observe;
+	o.observe_ctx = t;
+	o.argv = argv;
+	o.path = path;
+	o.log_fd = -1;
+	rc = sp_supervise(&o, &err);
+	sp_cache_close(&c);
+	if (rc == -1) {
+		cli_error("trace: %s: %s", path, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
 int
 cmd_trace(int argc, char **argv)
 {
-	struct trace_args a = { false, NULL };
+	struct trace_args a = { false, false, NULL, NULL };
 	struct trace t;
 	char path[PATH_MAX], elf[PATH_MAX];
 	FILE *f = stdout;
@@ -113,9 +171,10 @@ cmd_trace(int argc, char **argv)
 		return EXIT_TROUBLE;
 	}
 	memset(&t, 0, sizeof(t));
+	t.processes = 1;
 	/* The report must not mix with the program's own output. */
 	fflush(stdout);
-	if (trace_run(&t, path, argv + optind) == -1) {
+	if (observe(&t, &a, path, argv + optind) == -1) {
 		rc = EXIT_TROUBLE;
 		if (f != stdout)
 			fclose(f);
@@ -124,7 +183,10 @@ cmd_trace(int argc, char **argv)
 	else if (t.calls == 0) {
 		cli_error("trace: no system call was seen: tracing failed");
 		rc = EXIT_TROUBLE;
-	} else if (t.nmisses > 0)
+	} else if (t.oom) {
+		cli_error("trace: out of memory: the report is incomplete");
+		rc = EXIT_TROUBLE;
+	} else if (t.killed > 0 || t.refused > 0)
 		rc = EXIT_FINDINGS;
 	trace_free(&t);
 	return rc;

@@ -34,6 +34,13 @@ print_status(FILE *f, const struct trace *t)
 		fprintf(f, "killed by signal %d", WTERMSIG(t->status));
 }
 
+static const char *
+kind_name(enum sp_observed_kind k)
+{
+	return k == SP_OBS_REFUSED ? "refused" : k == SP_OBS_DENIED ?
+	    "denied" : "killed";
+}
+
 static void
 print_misses(FILE *f, const struct trace *t, bool in_objects)
 {
@@ -49,9 +56,10 @@ print_misses(FILE *f, const struct trace *t, bool in_objects)
 		else
 			fprintf(f, "  %s 0x%" PRIx64, m->mapping[0] ?
 			    m->mapping : "(unmapped)", m->addr);
-		fprintf(f, "  %s%s (%u)  %" PRIu64 " time%s: %s\n",
+		fprintf(f, "  %s%s (%u)  %" PRIu64 " time%s, %s: %s\n",
 		    m->i386 ? "i386 " : "", call_name(m, name, sizeof(name)),
-		    m->nr, m->count, m->count == 1 ? "" : "s", m->why);
+		    m->nr, m->count, m->count == 1 ? "" : "s",
+		    kind_name(m->kind), m->why);
 	}
 }
 
@@ -70,23 +78,18 @@ trace_print_text(FILE *f, const struct trace *t, char **argv)
 	    t->calls, t->processes, t->processes == 1 ? "" : "es", t->threads,
 	    t->threads == 1 ? "" : "s", t->covered, pct(t));
 	fprintf(f, "%10s %10s  object\n", "calls", "covered");
-	for (size_t i = 0; i < t->nobjs; i++) {
-		const struct trace_obj *o = &t->objs[i];
-		if (o->calls == 0 && o->ok)
-			continue;	/* analysed only as an importer */
-		fprintf(f, "%10" PRIu64 " %10" PRIu64 "  %s%s%s\n", o->calls,
-		    o->covered, o->name, o->ok ? "" : ": ", o->ok ? "" :
-		    o->error);
-	}
+	for (size_t i = 0; i < t->nobjs; i++)
+		fprintf(f, "%10" PRIu64 " %10" PRIu64 "  %s\n",
+		    t->objs[i].calls, t->objs[i].covered, t->objs[i].name);
 	for (size_t i = 0; i < t->nmisses; i++)
 		in_objs += t->misses[i].obj != -1;
 	if (in_objs > 0) {
-		fputs("not covered (pinning would kill the program):\n", f);
+		fputs("not covered (what syspin run would do):\n", f);
 		print_misses(f, t, true);
 	}
 	if (in_objs < t->nmisses) {
-		fprintf(f, "from no object (%" PRIu64 " call%s; pinning would "
-		    "kill these too):\n", t->anon_calls, t->anon_calls == 1 ?
+		fprintf(f, "from no object (%" PRIu64 " call%s, late code "
+		    "included):\n", t->anon_calls, t->anon_calls == 1 ?
 		    "" : "s");
 		print_misses(f, t, false);
 	}
@@ -146,6 +149,7 @@ miss_json(const struct trace *t, const struct trace_miss *m)
 	r |= add(o, "abi", json_object_new_string(m->i386 ? "i386" :
 	    "x86_64"));
 	r |= add(o, "count", json_object_new_int64((int64_t)m->count));
+	r |= add(o, "verdict", json_object_new_string(kind_name(m->kind)));
 	r |= add(o, "reason", json_object_new_string(m->why));
 	if (r != 0) {
 		json_object_put(o);
@@ -165,9 +169,6 @@ obj_json(const struct trace_obj *ob)
 	r |= add(o, "path", json_object_new_string(ob->name));
 	r |= add(o, "calls", json_object_new_int64((int64_t)ob->calls));
 	r |= add(o, "covered", json_object_new_int64((int64_t)ob->covered));
-	r |= add(o, "analysed", json_object_new_boolean(ob->ok));
-	if (!ob->ok)
-		r |= add(o, "error", json_object_new_string(ob->error));
 	if (r != 0) {
 		json_object_put(o);
 		return NULL;
@@ -185,8 +186,7 @@ lists_json(json_object *root, const struct trace *t)
 	    add(root, "no_object", anon);
 
 	for (size_t i = 0; r == 0 && i < t->nobjs; i++)
-		if (t->objs[i].calls > 0 || !t->objs[i].ok)
-			r = push(objs, obj_json(&t->objs[i]));
+		r = push(objs, obj_json(&t->objs[i]));
 	for (size_t i = 0; r == 0 && i < t->nmisses; i++)
 		r = push(t->misses[i].obj != -1 ? miss : anon,
 		    miss_json(t, &t->misses[i]));
@@ -215,6 +215,9 @@ trace_print_json(FILE *f, const struct trace *t, char **argv)
 	r |= add(root, "covered", json_object_new_int64((int64_t)t->covered));
 	r |= add(root, "no_object_calls", json_object_new_int64(
 	    (int64_t)t->anon_calls));
+	r |= add(root, "killed", json_object_new_int64((int64_t)t->killed));
+	r |= add(root, "refused", json_object_new_int64((int64_t)t->refused));
+	r |= add(root, "denied", json_object_new_int64((int64_t)t->denied));
 	r |= add(root, "coverage_pct", json_object_new_double(pct(t)));
 	if (r == 0)
 		r = lists_json(root, t);

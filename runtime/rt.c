@@ -57,6 +57,9 @@ struct rt {
 	bool have_cache;
 	struct sp_layout lo;
 	struct sp_placement pl;
+	uint32_t *narrow;	/* SYSPIN_NARROW: --deny / --allow */
+	struct sp_bpf_narrow nw;
+	uint32_t narrowed;	/* its answer, 0 when none */
 	double t[7];		/* -v: when each phase ended, usec() */
 };
 
@@ -75,7 +78,7 @@ loosening(const struct rt *rt, const char *name)
 }
 
 /* One line, whatever argv[0] holds: a long name is cut, not the reason. */
-static void
+__attribute__((noreturn)) static void
 die(const char *fmt, const char *arg)
 {
 	char why[384], msg[512];
@@ -112,6 +115,48 @@ parse_flags(struct rt *rt)
 			rt->flags |= SP_BPF_ALLOW_JIT;
 		else if (*f == 'a' && loosen)
 			rt->flags |= SP_BPF_AUDIT;
+	}
+}
+
+/*
+ * SYSPIN_NARROW (syspin run --deny / --allow): "dE:N,N,..." denies the
+ * numbers with errno E, "ak:N,..." denies all others and kills.  Taken in
+ * a descendant too: narrowing only takes away, and the filters inherited
+ * from the first image keep its lists whatever a later environment says.
+ * A malformed value ends the process (a run that asked for narrowing
+ * must not run without it).
+ */
+static void
+parse_narrow(struct rt *rt)
+{
+	const char *v = env(rt, "SYSPIN_NARROW"), *p;
+	unsigned long e = EPERM, x;
+	size_t n = 1;
+	char *end;
+
+	if (v == NULL || *v == '\0')
+		return;
+	if ((v[0] != 'd' && v[0] != 'a') || (p = strchr(v, ':')) == NULL)
+		die("SYSPIN_NARROW=%s: malformed", v);
+	if (v[1] == 'k')
+		rt->narrowed = rt->flags & SP_BPF_AUDIT ? SECCOMP_RET_LOG :
+		    SECCOMP_RET_KILL_PROCESS;
+	else if (v[1] == 'e' && (e = strtoul(v + 2, &end, 10)) > 0 &&
+	    e < 4096 && end == p)
+		rt->narrowed = SECCOMP_RET_ERRNO | (uint32_t)e;
+	else
+		die("SYSPIN_NARROW=%s: malformed", v);
+	for (const char *c = p + 1; *c != '\0'; c++)
+		n += *c == ',';
+	if ((rt->narrow = calloc(n, sizeof(*rt->narrow))) == NULL)
+		die("%s", "out of memory");
+	rt->nw = (struct sp_bpf_narrow){ rt->narrow, 0, v[0] == 'a' };
+	for (p++; *p != '\0'; p = *end == ',' ? end + 1 : end) {
+		x = strtoul(p, &end, 10);
+		if (end == p || (*end != ',' && *end != '\0') ||
+		    x >= SP_BPF_X32_BIT)
+			die("SYSPIN_NARROW=%s: malformed", v);
+		rt->narrow[rt->nw.n++] = (uint32_t)x;
 	}
 }
 
@@ -337,6 +382,8 @@ install(struct rt *rt)
 
 	/* Placements are made by our SIGSYS handler (rt_place.c). */
 	sp_placement_bpf_input(&rt->pl, rt->flags, SP_ANSWER_RUNTIME, &in);
+	in.narrow = rt->nw;
+	in.narrowed = rt->narrowed;
 	if (sp_bpf_generate(&in, &progs, &nprogs, &err) == -1)
 		die("%s", err.msg);
 	rt->t[5] = usec();
@@ -373,6 +420,7 @@ syspin_rt_init(void)
 	/* Unknown counts as inherited: the safe side. */
 	rt.inherited = sp_filters_pid(getpid()) != 0;
 	parse_flags(&rt);
+	parse_narrow(&rt);
 	open_cache(&rt);
 	rt.t[1] = usec();
 	if (sp_layout_self(&rt.lo, &err) == -1 ||
@@ -396,4 +444,5 @@ syspin_rt_init(void)
 		sp_cache_close(&rt.cache);
 	sp_placement_free(&rt.pl);
 	sp_layout_free(&rt.lo);
+	free(rt.narrow);
 }

@@ -16,6 +16,17 @@
  *     later image's call (this image has no code there): allowed, judged
  *     by that image's own filter; a violation with SP_BPF_STRICT or
  *     SP_BPF_OUTSIDE.
+ *  2a. Narrowing (syspin run --deny/--allow): an x86-64 number (below
+ *     SP_BPF_X32_BIT) that sp_bpf_input.narrow denies gets `narrowed`,
+ *     from wherever in the image or the band the call comes, before its
+ *     sites are looked at (nothing extra runs for the other numbers: the
+ *     number dispatch sends it there; a later image's calls get its own
+ *     filter's narrowing).  Never denied, whatever the lists say: what
+ *     only ends the process or takes away (exit, exit_group,
+ *     rt_sigreturn, mseal), and the forms pinning itself needs,
+ *     prctl(PR_SET_NO_NEW_PRIVS) and seccomp(SECCOMP_SET_MODE_FILTER):
+ *     for prctl and seccomp the site is checked first (3., 4.), then any
+ *     other form is narrowed.
  *  3. (abi, nr, ip) pinned: the call may run, subject to the image's rules
  *     (5.), those of a loader site (SP_BPF_PIN_LOADER) included.
  *  4. Not pinned: from an any-number site (any_ips), the image's rules;
@@ -63,6 +74,7 @@
 #include <stdint.h>
 
 #include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include <syspin/error.h>
 
@@ -131,6 +143,26 @@ struct sp_bpf_range {
 #define SP_BPF_NO_PTRACE  0x20u	/* no ptrace & co. (2.): no Landlock */
 #define SP_BPF_NO_EXEC    0x40u	/* execve/execveat refused */
 
+/*
+ * Narrowing: the x86-64 numbers denied in every image (2a.).  With allow,
+ * nrs are the numbers left and every other one below SP_BPF_X32_BIT is
+ * denied.  { NULL, 0, false } denies nothing.
+ */
+struct sp_bpf_narrow {
+	const uint32_t *nrs;	/* any order; duplicates allowed */
+	size_t n;
+	bool allow;
+};
+
+/* What narrowing never denies (2a.): 0 nothing, SP_NARROW_NEVER the whole
+ * number, SP_NARROW_FORM all but the form of *arg0 (prctl, seccomp). */
+#define SP_NARROW_NEVER	1
+#define SP_NARROW_FORM	2
+int sp_bpf_narrow_exempt(uint32_t nr, uint32_t *arg0);
+
+/* nr is denied by n (2a.), exemptions not counted. */
+bool sp_bpf_narrow_denies(const struct sp_bpf_narrow *n, uint32_t nr);
+
 struct sp_bpf_input {
 	const struct sp_bpf_pin *pins;	/* any order; duplicates allowed */
 	size_t npins;
@@ -164,6 +196,11 @@ struct sp_bpf_input {
 	 * EACCES (nobody can place it); the supervisor asks for TRACE |
 	 * SP_BPF_PLACE_DATA, the runtime alone TRAP | SP_BPF_PLACE_DATA. */
 	uint32_t place;
+	struct sp_bpf_narrow narrow;	/* syspin run --deny/--allow (2a.) */
+	/* What a narrowed call gets: 0 means ERRNO | EPERM; else ERRNO|e,
+	 * KILL_PROCESS, TRAP, LOG or (the supervisor) TRACE |
+	 * SP_BPF_NARROW_DATA. */
+	uint32_t narrowed;
 };
 
 /* SECCOMP_RET_DATA of our non-violation stops (violations carry 0).  The
@@ -171,6 +208,7 @@ struct sp_bpf_input {
 #define SP_BPF_REFUSE_DATA 0xffffu
 #define SP_BPF_DENY_DATA 0xfffeu
 #define SP_BPF_PLACE_DATA 0xfffdu
+#define SP_BPF_NARROW_DATA 0xfffcu
 
 /* A program ready for seccomp: at most BPF_MAXINSNS instructions. */
 struct sp_bpf_prog {
@@ -202,6 +240,40 @@ void sp_bpf_free(struct sp_bpf_prog *progs, size_t nprogs);
  * kernel runs every installed program, so a call costs the sum over progs.
  */
 size_t sp_bpf_path_max(const struct sp_bpf_prog *prog);
+
+/* ---- evaluating programs (eval.c): the one evaluator ---- */
+
+/* 0 when the kernel would accept f as a seccomp filter; else -1 and the
+ * reason in why (if not NULL). */
+int sp_bpf_check(const struct sock_filter *f, size_t n, char *why,
+    size_t whylen);
+
+/* f's return value for d; *steps (if not NULL): instructions executed.
+ * f should have passed sp_bpf_check (else what it cannot do kills). */
+uint32_t sp_bpf_run(const struct sock_filter *f, size_t n,
+    const struct seccomp_data *d, size_t *steps);
+
+/* Negative when action a takes precedence over b: the lowest action as
+ * a signed number wins (KILL_PROCESS first, ALLOW last). */
+int sp_bpf_cmp_action(uint32_t a, uint32_t b);
+
+/* progs installed by sp_bpf_install, combined as the kernel combines
+ * them: progs[0] runs first, the most severe action wins, the first of
+ * equals.  *steps: the sum over all programs. */
+uint32_t sp_bpf_run_all(const struct sp_bpf_prog *progs, size_t n,
+    const struct seccomp_data *d, size_t *steps);
+
+/*
+ * One instruction of prog at index i, as libseccomp's scmp_bpf_disasm
+ * prints it (without the newline):
+ *  " 0003: 0x15 0x00 0x05 0x0000003b   jeq 59   true:0004 false:0009"
+ * Returns the length snprintf would write.  lib/bpf/disasm.c.
+ */
+int sp_bpf_disasm(const struct sock_filter *prog, size_t i, char *buf,
+    size_t size);
+/* The header lines scmp_bpf_disasm prints first. */
+#define SP_BPF_DISASM_HEADER \
+	" line  OP   JT   JF   K\n=================================\n"
 
 /* Install flags. */
 #define SP_BPF_INSTALL_NO_NNP 0x01u	/* rely on CAP_SYS_ADMIN instead */

@@ -49,4 +49,8 @@ void sp_diag_format(char *buf, size_t size, const char *comm, long pid,
     const struct sp_violation *v, const struct sp_layout *lo,
     const struct sp_placement *pl, const char *name);
 
+/* "libc.so.6+0x1234" for addr in lo, or "outside the pinned image". */
+void sp_diag_where(char *buf, size_t size, const struct sp_layout *lo,
+    uint64_t addr);
+
 #endif

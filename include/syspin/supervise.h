@@ -118,6 +118,11 @@ struct sp_pin_opts {
 	size_t ndlopen;
 	const char *reportdir;		/* PID.layout is written there, or NULL */
 	bool verbose;
+	/* --deny / --allow (bpf.h, 2a.): a narrowed call stops (TRACE |
+	 * SP_BPF_NARROW_DATA) and fails with narrow_errno, or is killed */
+	struct sp_bpf_narrow narrow;
+	int narrow_errno;
+	bool narrow_kill;
 };
 
 /*
@@ -170,6 +175,10 @@ void sp_pin_result_free(struct sp_pin_result *res);
 #define SP_PIN_FIRST	 0x2u	/* the tree's first image: its environment
 				   (LD_PRELOAD) is the user's, not an
 				   attacker's */
+#define SP_PIN_DRY	 0x4u	/* build everything, inject nothing
+				   (syspin filter) */
+#define SP_PIN_TRACE_ALL 0x8u	/* install one instruction that stops
+				   every call (syspin trace) */
 
 /*
  * Pins the tracee pid, stopped at the end of its execve: layout (with
@@ -194,15 +203,61 @@ int sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 int sp_pin_seal_slots(pid_t pid, const struct sp_pin_result *res,
     const bool *placed, struct sp_error *err);
 
-/* ---- evaluating our programs (guard.c) ---- */
+/*
+ * syspin filter -p PID: the program the supervisor would build for pid's
+ * mappings now (it does not expose the one it installed): the layout of
+ * /proc/PID/maps less the late-code band, the tables, the placement.
+ * Nothing is injected; pid need not be stopped.  -1 with err.
+ */
+int sp_pin_rebuild(pid_t pid, const struct sp_pin_opts *o,
+    struct sp_pin_result *res, struct sp_error *err);
 
-/* Evaluates a classic BPF program on seccomp data (tests, install order). */
-uint32_t sp_bpf_eval(const struct sock_filter *insns, size_t len,
-    uint32_t nr, uint32_t arch, uint64_t ip, const uint64_t *args);
+/*
+ * syspin filter -- PROG: starts argv (path) traced, stopped at the end
+ * of its execve, and builds what the supervisor would pin it with there
+ * (sp_pin_process, SP_PIN_DRY); then kills it before its first
+ * instruction.  *pid is the process it was.  -1 with err.
+ */
+int sp_pin_preview(const char *path, char *const *argv,
+    const struct sp_pin_opts *o, struct sp_pin_result *res, pid_t *pid,
+    struct sp_error *err);
 
-/* All of them, combined as the kernel does: the most restrictive action. */
-uint32_t sp_bpf_eval_all(const struct sp_bpf_prog *progs, size_t nprogs,
-    uint32_t nr, uint32_t arch, uint64_t ip, const uint64_t *args);
+/* The SP_BPF_* flags the supervisor adds to the run's (the guard; no
+ * ptrace & co. without Landlock; no exec for SP_EXEC_NONE). */
+unsigned sp_supervise_flags(const struct sp_pin_opts *pin, bool landlock);
+
+/* ---- what tools read: one JSON object a line (eventlog.c) ---- */
+
+enum sp_verdict {
+	SP_VERDICT_KILLED,	/* a violation (or --deny-action=kill) */
+	SP_VERDICT_AUDITED,	/* the same under --audit: it ran */
+	SP_VERDICT_REFUSED,	/* the memory or exec rules: EACCES */
+	SP_VERDICT_DENIED,	/* the rules of every call, --deny: errno */
+};
+
+/*
+ * One record (docs/run-log.md): a violation, a refusal or an audit
+ * report, when syspin run prints its line.
+ */
+struct sp_event {
+	struct timespec time;		/* CLOCK_REALTIME */
+	long pid, tid;
+	const char *comm, *exe;		/* exe NULL when unknown */
+	uint32_t arch, nr;		/* AUDIT_ARCH_*, as the kernel saw */
+	uint64_t ip;			/* after the trap instruction */
+	const char *name;		/* "execve" */
+	enum sp_verdict verdict;
+	const char *rule;		/* "pin", "memory", "exec", "every-call",
+					   "deny-list" */
+	int errnum;			/* refused, denied: the call's errno */
+	const struct sp_layout *lo;	/* the image's, or NULL */
+	const struct sp_placement *pl;
+	bool audit;			/* the run's mode */
+	const char *line;		/* the line printed, without "syspin: " */
+};
+
+/* Writes ev as one line of JSON to fd, in one write(2).  -1 with errno. */
+int sp_event_log(int fd, const struct sp_event *ev);
 
 /* ---- the supervisor (tree.c) ---- */
 
@@ -210,12 +265,47 @@ uint32_t sp_bpf_eval_all(const struct sp_bpf_prog *progs, size_t nprogs,
 #define SP_SCOPE_SIGNALS	0x1u	/* no signals to outside processes */
 #define SP_SCOPE_SOCKETS	0x2u	/* no abstract unix sockets outside */
 
+/*
+ * syspin trace: the supervisor pins every image exactly as `run` does,
+ * but the kernel stops every call (SP_PIN_TRACE_ALL) and each one is
+ * judged by the image's program and told to the observer; a violation
+ * runs (as with --audit) and nothing is printed.
+ */
+enum sp_observed_kind {
+	SP_OBS_ALLOWED,		/* the program allows it */
+	SP_OBS_PLACED,		/* allowed, moved into a slot or the band */
+	SP_OBS_ERRNO,		/* the program answers an errno (clone3) */
+	SP_OBS_REFUSED,		/* the memory or exec rules: EACCES */
+	SP_OBS_DENIED,		/* the rules of every call, --deny: errno */
+	SP_OBS_VIOLATION,	/* `run` kills it */
+	SP_OBS_PROCESS,		/* a new process (tid) */
+	SP_OBS_THREAD,		/* a new thread (tid) */
+	SP_OBS_EXIT,		/* the program ended: status */
+};
+
+struct sp_observed {
+	enum sp_observed_kind kind;
+	pid_t tid;
+	uint32_t arch, nr;		/* AUDIT_ARCH_*, as the kernel saw */
+	uint64_t ip;			/* after the trap instruction */
+	const char *exe;		/* the image's program, or NULL */
+	const struct sp_layout *lo;	/* the image's layout, or NULL */
+	const char *line;		/* refused, denied, violation: what
+					   `run` prints, without "syspin: " */
+	int status;			/* SP_OBS_EXIT: the wait status */
+};
+
+typedef void sp_observe_fn(void *ctx, const struct sp_observed *c);
+
 struct sp_supervise_opts {
 	struct sp_pin_opts pin;
 	bool audit;			/* record violations, let them run */
+	sp_observe_fn *observe;		/* syspin trace, or NULL */
+	void *observe_ctx;
 	unsigned scope;			/* SP_SCOPE_* */
 	char *const *argv;		/* PROG ARG... */
 	const char *path;		/* PROG as found */
+	int log_fd;			/* -o, --log-fd: sp_event_log; -1 none */
 };
 
 /*

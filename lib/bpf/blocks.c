@@ -159,7 +159,7 @@ uint32_t
 notpin(struct pgen *g, int abi, uint32_t nr)
 {
 	const struct norm *in = g->in;
-	struct cont own = policy_cont(abi, nr, CLS_OWN, in->flags);
+	struct cont own = policy_cont(in, abi, nr, CLS_OWN);
 	struct np_ctx ctx = { g, 0, 0 };
 	struct segs s = { NULL, 0 };
 	struct exits x = { .n = 0 };
@@ -249,11 +249,11 @@ static void
 make_pass(struct pgen *g, struct unit *u, int abi, enum site_class cls,
     struct blk_ctx *ctx)
 {
-	struct cont c = policy_cont(abi, u->nr, cls, g->in->flags);
+	struct cont c = policy_cont(g->in, abi, u->nr, cls);
 	uint32_t l;
 
-	if (cls == CLS_LOADER && cont_equal(c, policy_cont(abi, u->nr,
-	    CLS_OWN, g->in->flags))) {
+	if (cls == CLS_LOADER && cont_equal(c, policy_cont(g->in, abi,
+	    u->nr, CLS_OWN))) {
 		u->pass[cls] = u->pass[CLS_OWN];
 		u->pass_far[cls] = false;	/* shares the own exit */
 		ctx->pass[cls] = ctx->pass[CLS_OWN];

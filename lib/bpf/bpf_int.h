@@ -116,7 +116,14 @@ struct norm {
 	uint32_t refuse;		/* the image's own rules' answer */
 	uint32_t deny;			/* the rules of every call's answer */
 	uint32_t place;			/* "map it in the band" */
+	uint32_t *narrow;		/* sorted, unique (bpf.h, 2a.) */
+	size_t nnarrow;
+	bool narrow_allow;		/* narrow lists the numbers left */
+	uint32_t narrowed;		/* a narrowed call's answer */
 };
+
+/* nr (x86-64) is denied by the narrowing, exemptions not counted. */
+bool norm_narrowed(const struct norm *in, uint32_t nr);
 
 /* ip inside one of in's ranges. */
 bool norm_in_ranges(const struct norm *in, uint64_t ip);

@@ -143,9 +143,76 @@ norm_rest(const struct sp_bpf_input *in, struct norm *n,
 	return 0;
 }
 
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+norm_narrow(const struct sp_bpf_input *in, struct norm *n,
+    struct sp_error *err)
+{
+	size_t i, o = 0;
+
+	n->narrow_allow = in->narrow.allow;
+	n->narrowed = in->narrowed ? in->narrowed : SECCOMP_RET_ERRNO | EPERM;
+	switch (n->narrowed & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_KILL_PROCESS:
+	case SECCOMP_RET_ERRNO:
+	case SECCOMP_RET_TRAP:
+	case SECCOMP_RET_TRACE:
+	case SECCOMP_RET_LOG:
+		break;
+	default:
+		return sp_error_set(err, "bpf: narrowing answer 0x%08x is not "
+		    "KILL_PROCESS, ERRNO, TRAP, TRACE or LOG", n->narrowed);
+	}
+	if (in->narrow.n > 0 && in->narrow.nrs == NULL)
+		return sp_error_set(err, "bpf: NULL table with a length");
+	if ((n->narrow = calloc(in->narrow.n + 1, sizeof(*n->narrow))) ==
+	    NULL)
+		return sp_error_set(err, "out of memory");
+	for (i = 0; i < in->narrow.n; i++) {
+		if (in->narrow.nrs[i] >= SP_BPF_X32_BIT)
+			return sp_error_set(err, "bpf: narrowed number 0x%x is "
+			    "not an x86-64 number", in->narrow.nrs[i]);
+		n->narrow[i] = in->narrow.nrs[i];
+	}
+	qsort(n->narrow, in->narrow.n, sizeof(*n->narrow), cmp_u32);
+	for (i = 0; i < in->narrow.n; i++)
+		if (o == 0 || n->narrow[o - 1] != n->narrow[i])
+			n->narrow[o++] = n->narrow[i];
+	n->nnarrow = o;
+	return 0;
+}
+
+bool
+norm_narrowed(const struct norm *in, uint32_t nr)
+{
+	size_t lo = 0, hi = in->nnarrow;
+	bool listed = false;
+
+	if (nr >= SP_BPF_X32_BIT)
+		return false;
+	while (lo < hi && !listed) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (in->narrow[mid] == nr)
+			listed = true;
+		else if (in->narrow[mid] < nr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return listed != in->narrow_allow;
+}
+
 static void
 norm_free(struct norm *n)
 {
+	free(n->narrow);
 	free(n->pins);
 	free(n->any);
 	free(n->ranges);
@@ -179,7 +246,8 @@ normalize(const struct sp_bpf_input *in, struct norm *n, struct sp_error *err)
 	    check_answer(n->place, "placement", err) == -1)
 		return -1;
 	if (check_action(n->action, err) == -1 ||
-	    norm_pins(in, n, err) == -1 || norm_rest(in, n, err) == -1)
+	    norm_pins(in, n, err) == -1 || norm_rest(in, n, err) == -1 ||
+	    norm_narrow(in, n, err) == -1)
 		return -1;
 	return 0;
 }

@@ -32,6 +32,7 @@
 #define ARCH_MAP_VDSO_X32_ 0x2001u
 #define ARCH_MAP_VDSO_64_ 0x2003u
 #define CLONE_UNTRACED_	0x00800000u
+#define PR_SET_NO_NEW_PRIVS_ 38u
 
 struct numrule {
 	uint32_t nr;
@@ -120,10 +121,48 @@ rule_of(int abi, uint32_t nr)
 	return R_NONE;
 }
 
+/* bpf.h, 2a.: what only ends the process or takes away. */
+int
+sp_bpf_narrow_exempt(uint32_t nr, uint32_t *arg0)
+{
+	switch (nr) {
+	case 15:	/* rt_sigreturn */
+	case 60:	/* exit */
+	case 231:	/* exit_group */
+	case 462:	/* mseal */
+		return SP_NARROW_NEVER;
+	case 157:	/* prctl */
+		*arg0 = PR_SET_NO_NEW_PRIVS_;
+		return SP_NARROW_FORM;
+	case 317:	/* seccomp */
+		*arg0 = SECCOMP_SET_MODE_FILTER_;
+		return SP_NARROW_FORM;
+	default:
+		return 0;
+	}
+}
+
+bool
+sp_bpf_narrow_denies(const struct sp_bpf_narrow *n, uint32_t nr)
+{
+	bool listed = false;
+
+	if (nr >= SP_BPF_X32_BIT)
+		return false;
+	for (size_t i = 0; i < n->n && !listed; i++)
+		listed = n->nrs[i] == nr;
+	return listed != n->allow;
+}
+
 struct cont
-policy_cont(int abi, uint32_t nr, enum site_class cls, unsigned flags)
+policy_cont(const struct norm *in, int abi, uint32_t nr,
+    enum site_class cls)
 {
 	enum rule r = rule_of(abi, nr);
+	unsigned flags = in->flags;
+	uint32_t keep0 = 0;
+	bool narrow = abi == SP_ABI_X86_64 && norm_narrowed(in, nr) &&
+	    sp_bpf_narrow_exempt(nr, &keep0) == SP_NARROW_FORM;
 
 	switch (r) {
 	case R_EXEC:
@@ -146,13 +185,15 @@ policy_cont(int abi, uint32_t nr, enum site_class cls, unsigned flags)
 	/* Only the rules of mmap and mprotect tell a loader site apart. */
 	if (cls == CLS_LOADER && r != R_MMAP && r != R_MPROTECT)
 		cls = CLS_OWN;
-	return (struct cont){ r, r == R_NONE ? CLS_OWN : cls };
+	return (struct cont){ r, r == R_NONE ? CLS_OWN : cls, narrow,
+	    narrow ? keep0 : 0 };
 }
 
 bool
 cont_equal(struct cont a, struct cont b)
 {
-	return a.rule == b.rule && a.cls == b.cls;
+	return a.rule == b.rule && a.cls == b.cls && a.narrow == b.narrow &&
+	    a.keep0 == b.keep0;
 }
 
 /* ---- emitting the checks ---- */
@@ -441,8 +482,20 @@ emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
 uint32_t
 emit_cont(struct pgen *g, uint32_t frag, struct cont c, uint32_t allow)
 {
-	uint32_t start;
+	uint32_t start, l;
+	size_t mark;
 
+	if (c.narrow) {		/* only the form pinning needs is left */
+		start = here(g, frag);
+		c.narrow = false;
+		ld(g, frag, 0);
+		jeq(g, frag, c.keep0, NEXT, g->ret[RET_NARROW]);
+		mark = asm_frag_len(&g->a, frag);
+		l = emit_cont(g, frag, c, allow);
+		if (asm_frag_len(&g->a, frag) == mark)
+			ja(g, frag, l);
+		return start;
+	}
 	switch (c.rule) {
 	case R_NONE:
 		return allow;

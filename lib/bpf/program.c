@@ -40,6 +40,16 @@ owned(const struct pgen *g, uint64_t key)
 
 /* ---- dispatch on the number ---- */
 
+/* An x86-64 number narrowing denies in every form (bpf.h, 2a.). */
+static bool
+narrowed_whole(const struct pgen *g, uint64_t nr)
+{
+	uint32_t keep0;
+
+	return nr < SP_BPF_X32_BIT && norm_narrowed(g->in, (uint32_t)nr) &&
+	    sp_bpf_narrow_exempt((uint32_t)nr, &keep0) == 0;
+}
+
 static const struct unit *
 find_unit(const struct pgen *g, uint64_t nr)
 {
@@ -68,6 +78,9 @@ nr_label(void *ctx, uint64_t nr)
 	/* The supervisor's kill (SP_GUARD_KILL_NR) beats everything. */
 	if (nr == SP_GUARD_KILL_NR && g->in->flags & SP_BPF_GUARD)
 		return g->ret[RET_KILL];
+	/* Narrowed: its sites are never looked at. */
+	if (g->kbase != 0 && narrowed_whole(g, nr))
+		return g->ret[RET_NARROW];
 	if ((u = find_unit(g, nr)) != NULL)
 		return u->label;
 	if (g->kbase == 0 || nr & SP_BPF_X32_BIT)
@@ -164,7 +177,9 @@ collect_units(struct pgen *g)
 		    j++)
 			;
 		if (!owned(g, in->pins[i].key) || in->pins[i].key < g->kbase ||
-		    in->pins[i].key >= g->kbase + KEY_X86)
+		    in->pins[i].key >= g->kbase + KEY_X86 ||
+		    (g->kbase != 0 && narrowed_whole(g, in->pins[i].key -
+		    g->kbase)))
 			continue;
 		g->u[g->nu++] = (struct unit){ .nr = (uint32_t)(in->pins[i].key -
 		    g->kbase), .p = &in->pins[i], .np = j - i };
@@ -194,6 +209,9 @@ npolicy(const struct pgen *g)
 	return n;
 }
 
+/* Numbers narrowing never denies whole (bpf.h, 2a.). */
+static const uint32_t exempt[] = { 15, 60, 157, 231, 317, 462 };
+
 static size_t
 nr_breaks(const struct pgen *g, uint64_t *br)
 {
@@ -211,6 +229,15 @@ nr_breaks(const struct pgen *g, uint64_t *br)
 	}
 	add_break(br, &n, SP_GUARD_KILL_NR);
 	add_break(br, &n, SP_GUARD_KILL_NR + 1);
+	for (i = 0; g->kbase && i < g->in->nnarrow; i++) {
+		add_break(br, &n, g->in->narrow[i]);
+		add_break(br, &n, (uint64_t)g->in->narrow[i] + 1);
+	}
+	for (i = 0; g->kbase && (g->in->nnarrow > 0 || g->in->narrow_allow) &&
+	    i < sizeof(exempt) / sizeof(*exempt); i++) {
+		add_break(br, &n, exempt[i]);
+		add_break(br, &n, (uint64_t)exempt[i] + 1);
+	}
 	if (g->kbase) {
 		add_break(br, &n, SP_BPF_X32_BIT);
 		add_break(br, &n, 0x80000000u);
@@ -272,7 +299,8 @@ dispatch(struct pgen *g, uint64_t kbase)
 	if (g->klo >= kbase + KEY_X86 || g->khi <= kbase)
 		return g->ret[RET_ALLOW];	/* another program owns it */
 	if (collect_units(g) == -1 ||
-	    (br = calloc(2 * g->nu + 2 * npolicy(g) + 8, sizeof(*br))) ==
+	    (br = calloc(2 * g->nu + 2 * npolicy(g) + 2 * g->in->nnarrow +
+	    2 * sizeof(exempt) / sizeof(*exempt) + 8, sizeof(*br))) ==
 	    NULL)
 		goto oom;
 	n = nr_breaks(g, br);
@@ -399,7 +427,7 @@ build_program(const struct norm *in, uint64_t klo, uint64_t khi,
 	int rc;
 	const uint32_t vals[NRET] = { in->action, SECCOMP_RET_ALLOW,
 	    in->refuse, in->deny, in->place, SECCOMP_RET_KILL_PROCESS,
-	    SECCOMP_RET_ERRNO | ENOSYS };
+	    SECCOMP_RET_ERRNO | ENOSYS, in->narrowed };
 
 	memset(&g, 0, sizeof(g));
 	g.in = in;

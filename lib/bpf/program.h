@@ -42,21 +42,24 @@ enum site_class {
 	CLS_LOADER,	/* a site of its loader */
 };
 
-/* The rule a call gets, R_NONE when nothing is to be checked. */
+/* The rule a call gets, R_NONE when nothing is to be checked; narrow:
+ * first, any form but arg0 == keep0 is narrowed (bpf.h, 2a.). */
 struct cont {
 	enum rule rule;
 	enum site_class cls;
+	bool narrow;
+	uint32_t keep0;
 };
 
-struct cont policy_cont(int abi, uint32_t nr, enum site_class cls,
-    unsigned flags);
+struct cont policy_cont(const struct norm *in, int abi, uint32_t nr,
+    enum site_class cls);
 bool cont_equal(struct cont a, struct cont b);
 /* Numbers with a rule for abi, ending with UINT32_MAX. */
 const uint32_t *policy_numbers(int abi);
 
 /* The returns every program has. */
 enum ret { RET_VIOL, RET_ALLOW, RET_REFUSE, RET_DENY, RET_PLACE, RET_KILL,
-	RET_ENOSYS, NRET };
+	RET_ENOSYS, RET_NARROW, NRET };
 
 /* One pinned (arch, number) and its block. */
 struct unit {

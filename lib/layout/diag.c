@@ -168,6 +168,13 @@ where(char *buf, size_t size, const struct sp_layout *lo, uint64_t addr)
 	snprintf(buf, size, "%s+0x%" PRIx64, base, addr - o->base);
 }
 
+void
+sp_diag_where(char *buf, size_t size, const struct sp_layout *lo,
+    uint64_t addr)
+{
+	where(buf, size, lo, addr);
+}
+
 /* Late code (the band): "late code in FILE+0xoff", or "[anon]". */
 static void
 late_where(char *buf, size_t size, long pid, uint64_t addr)

@@ -155,6 +155,8 @@ pin(struct sup *s, struct proc *p, struct chain **chain, struct sp_error *err)
 
 	if (p->stops_all)
 		how |= SP_PIN_STOPS_ALL;
+	else if (s->o->observe != NULL)
+		how |= SP_PIN_TRACE_ALL;
 	if (p->pid == s->main && !s->main_pinned)
 		how |= SP_PIN_FIRST;
 	if ((img = calloc(1, sizeof(*img))) == NULL) {

@@ -13,7 +13,7 @@
  * (allowed, as by the whole program), and the argument rules (no
  * executable memory) are checked for every number that has one, kept or
  * not.  So whatever it allows, the whole program allows, and its stops are
- * where the whole program must be asked (sp_bpf_eval_all, violation.c).
+ * where the whole program must be asked (sp_bpf_run_all, verdict.c).
  * Stopping every call outside the image also makes it, once an exec has
  * replaced the image, a filter that stops every call of the new one: the
  * descendants need no room of their own, the supervisor checks them.
@@ -67,6 +67,7 @@ generate_kept(struct job *j, size_t nkeep, struct sp_bpf_prog **progs,
 
 	sp_placement_bpf_input(&j->pl, j->o->flags | SP_BPF_OUTSIDE,
 	    SP_ANSWER_SUPERVISOR, &in);
+	pin_narrow(j, &in);
 	if ((pins = calloc(in.npins + 1, sizeof(*pins))) == NULL)
 		return sp_error_set(err, "out of memory");
 	for (i = 0; i < in.npins; i++)
@@ -81,8 +82,8 @@ generate_kept(struct job *j, size_t nkeep, struct sp_bpf_prog **progs,
 }
 
 /* One instruction: every call stops. */
-static int
-install_trace_all(struct job *j, struct sp_error *err)
+int
+pin_trace_all(struct job *j, struct sp_error *err)
 {
 	struct sock_filter insn = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
 	struct sp_bpf_prog all = { &insn, 1 };
@@ -127,7 +128,7 @@ pin_fallback(struct job *j, struct sp_pin_result *res, struct sp_error *err)
 			break;
 		nkeep /= 2;
 	}
-	if (install_trace_all(j, err) == -1)
+	if (pin_trace_all(j, err) == -1)
 		return -1;
 	res->stops_all = true;
 	return 0;

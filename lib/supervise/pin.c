@@ -208,13 +208,13 @@ install_order(struct job *j, const struct sp_bpf_prog *progs, size_t nprogs,
     size_t *order, struct sp_error *err)
 {
 	size_t i, n = 0, last = nprogs;
-	uint64_t args[6] = { SECCOMP_SET_MODE_FILTER,
-	    SECCOMP_FILTER_FLAG_TSYNC, 0, 0, 0, 0 };
+	struct seccomp_data d = { .nr = SYS_seccomp,
+	    .arch = AUDIT_ARCH_X86_64, .instruction_pointer = j->in.trap + 2,
+	    .args = { SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC } };
 	uint32_t r;
 
 	for (i = nprogs; i-- > 0;) {
-		r = sp_bpf_eval(progs[i].insns, progs[i].len,
-		    SYS_seccomp, AUDIT_ARCH_X86_64, j->in.trap + 2, args);
+		r = sp_bpf_run(progs[i].insns, progs[i].len, &d, NULL);
 		if (r == SECCOMP_RET_ALLOW) {
 			order[n++] = i;
 			continue;
@@ -302,7 +302,7 @@ seal_mapped(struct job *j, struct sp_error *err)
 }
 
 static int
-install(struct job *j, bool stops_all, struct sp_pin_result *res,
+install(struct job *j, unsigned how, struct sp_pin_result *res,
     struct sp_error *err)
 {
 	long ret;
@@ -310,7 +310,7 @@ install(struct job *j, bool stops_all, struct sp_pin_result *res,
 	reserve_arena(j);
 	if (j->nslots > 0 && startup_reserve(j, err) == -1)
 		return -1;
-	if (!stops_all && make_area(j, err) == -1)
+	if (!(how & SP_PIN_STOPS_ALL) && make_area(j, err) == -1)
 		return -1;
 	if (!has_sys_admin(j->pid) && (pin_call(j, SYS_prctl,
 	    PR_SET_NO_NEW_PRIVS, 1, 0, 0, &ret, err) == -1 || ret != 0))
@@ -318,9 +318,13 @@ install(struct job *j, bool stops_all, struct sp_pin_result *res,
 		    "no_new_privs") : -1;
 	if (seal_mapped(j, err) == -1)
 		return -1;
-	if (stops_all) {		/* every call stops already */
+	if (how & SP_PIN_STOPS_ALL) {	/* every call stops already */
 		res->stops_all = true;
 		return 0;
+	}
+	if (how & SP_PIN_TRACE_ALL) {	/* syspin trace: every call stops */
+		res->stops_all = true;
+		return pin_trace_all(j, err);
 	}
 	if (pin_install_progs(j, j->progs, j->nprogs, &ret, err) == -1)
 		return -1;
@@ -363,6 +367,14 @@ mark_loader(struct job *j)
 			j->lo.objs[i].loader = true;
 }
 
+/* --deny / --allow: the supervisor answers (verdict.c). */
+void
+pin_narrow(const struct job *j, struct sp_bpf_input *in)
+{
+	in->narrow = j->o->narrow;
+	in->narrowed = SECCOMP_RET_TRACE | SP_BPF_NARROW_DATA;
+}
+
 static int
 generate(struct job *j, struct sp_error *err)
 {
@@ -375,6 +387,7 @@ generate(struct job *j, struct sp_error *err)
 	    j->slot_lo + j->slot_used };
 	sp_placement_bpf_input(&j->pl, j->o->flags, SP_ANSWER_SUPERVISOR,
 	    &in);
+	pin_narrow(j, &in);
 	return sp_bpf_generate(&in, &j->progs, &j->nprogs, err);
 }
 
@@ -509,8 +522,9 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 	j.in.pid = pid;
 	j.in.pass_trace = true;
 	if (prepare(&j, prior, nprior, &reused, err) == 0)
-		r = reused >= 0 ? install_reused(&j, prior[reused], err) :
-		    install(&j, how & SP_PIN_STOPS_ALL, res, err);
+		r = how & SP_PIN_DRY ? 0 : reused >= 0 ?
+		    install_reused(&j, prior[reused], err) :
+		    install(&j, how, res, err);
 	if (restore(&j, &rerr) == -1 && r == 0)
 		r = sp_error_set(err, "%s", rerr.msg);
 	res->reused = reused;
@@ -529,6 +543,49 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 	sp_placement_free(&j.pl);
 	sp_layout_free(&j.lo);
 	startup_free(j.slots, j.nslots);
+	return r;
+}
+
+/* The late-code band holds no pinned range: what is there came later. */
+static void
+drop_band(struct sp_layout *lo)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < lo->nranges; i++)
+		if (lo->ranges[i].start < SP_BAND_START ||
+		    lo->ranges[i].start >= SP_BAND_END)
+			lo->ranges[o++] = lo->ranges[i];
+	lo->nranges = o;
+}
+
+int
+sp_pin_rebuild(pid_t pid, const struct sp_pin_opts *o,
+    struct sp_pin_result *res, struct sp_error *err)
+{
+	struct job j;
+	int r = -1;
+
+	memset(&j, 0, sizeof(j));
+	memset(res, 0, sizeof(*res));
+	j.pid = pid;
+	j.o = o;
+	j.in.pid = pid;
+	if (sp_auxv_pid(pid, &j.aux, err) == 0 &&
+	    sp_layout_pid(pid, &j.lo, err) == 0) {
+		drop_band(&j.lo);
+		mark_loader(&j);
+		if (sp_layout_add_stack(&j.lo, pid, err) == 0 &&
+		    add_later(&j, err) == 0 && tables(&j, err) == 0 &&
+		    sp_layout_place(&j.lo, &j.pl, err) == 0 &&
+		    find_trap(&j, err) == 0 && generate(&j, err) == 0)
+			r = 0;
+	}
+	if (r == 0)
+		hand_over(&j, res);
+	sp_bpf_free(j.progs, j.nprogs);
+	sp_placement_free(&j.pl);
+	sp_layout_free(&j.lo);
 	return r;
 }
 

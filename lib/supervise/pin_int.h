@@ -34,12 +34,16 @@ int pin_mmap(struct job *j, uint64_t addr, uint64_t len, uint64_t prot,
     uint64_t flags, long *ret, struct sp_error *err);
 int pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
     size_t nprogs, long *kret, struct sp_error *err);
+/* The narrowing of the run into in (--deny, --allow). */
+void pin_narrow(const struct job *j, struct sp_bpf_input *in);
 /* reuse.c: moves the image to the addresses a (the same program) has,
  * whose filter then judges it.  1 moved, 0 not the same or no room (pin
  * it afresh), -1 with err (half moved: it must not run). */
 int pin_reuse(struct job *j, const struct sp_pin_result *a,
     struct sp_error *err);
-/* The whole filter did not fit (fallback.c). */
+/* fallback.c: one instruction that stops every call; what is installed
+ * when the whole filter did not fit. */
+int pin_trace_all(struct job *j, struct sp_error *err);
 int pin_fallback(struct job *j, struct sp_pin_result *res,
     struct sp_error *err);
 

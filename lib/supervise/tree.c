@@ -154,6 +154,10 @@ on_child(struct sup *s, pid_t parent, int event)
 	pp = sup_proc(s, parent, false);
 	if (pp != NULL && !c->inherited)
 		sup_inherit(c, pp, vm);
+	if (s->o->observe != NULL && !c->inherited)
+		s->o->observe(s->o->observe_ctx, &(struct sp_observed){
+		    .kind = event == PTRACE_EVENT_CLONE ? SP_OBS_THREAD :
+		    SP_OBS_PROCESS, .tid = pid });
 	c->inherited = true;
 	if (c->held) {
 		c->held = false;
@@ -231,6 +235,10 @@ loop(struct sup *s)
 			if (pid == s->main)
 				status = WIFEXITED(st) ? WEXITSTATUS(st) :
 				    128 + WTERMSIG(st);
+			if (pid == s->main && s->o->observe != NULL)
+				s->o->observe(s->o->observe_ctx,
+				    &(struct sp_observed){ .kind = SP_OBS_EXIT,
+				    .tid = pid, .status = st });
 			continue;
 		}
 		if (!WIFSTOPPED(st) || (sig = on_stop(s, pid, st)) < 0)
@@ -241,6 +249,23 @@ loop(struct sup *s)
 		    PTRACE_CONT, pid, 0, sig);
 	}
 	return status;
+}
+
+/*
+ * Every image carries the guard; without Landlock the filter keeps the
+ * tree from ptrace & co. (only the supervisor is out of reach: it is not
+ * dumpable).
+ */
+unsigned
+sp_supervise_flags(const struct sp_pin_opts *pin, bool landlock)
+{
+	unsigned f = pin->flags | SP_BPF_GUARD;
+
+	if (!landlock)
+		f |= SP_BPF_NO_PTRACE;
+	if (pin->exec == SP_EXEC_NONE)
+		f |= SP_BPF_NO_EXEC;
+	return f;
 }
 
 int
@@ -259,14 +284,9 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 		    "by its filter, and from the supervisor's memory by its "
 		    "not being dumpable (root in the tree can still reach "
 		    "other processes)\n");
-	/* Every image carries the guard; without Landlock the filter keeps
-	 * the tree from ptrace & co. (only the supervisor is out of reach:
-	 * it is not dumpable). */
-	opts.pin.flags |= SP_BPF_GUARD;
-	if (!s.landlock)
-		opts.pin.flags |= SP_BPF_NO_PTRACE;
-	if (opts.pin.exec == SP_EXEC_NONE)
-		opts.pin.flags |= SP_BPF_NO_EXEC;
+	opts.pin.flags = sp_supervise_flags(&opts.pin, s.landlock);
+	if (opts.observe != NULL)	/* syspin trace: violations run */
+		opts.audit = true;
 	clock_gettime(CLOCK_REALTIME, &opts.pin.start);
 	sp_forward_signals(&main_pid);
 	if (start(&opts, s.landlock, err) == -1)

@@ -24,12 +24,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <unistd.h>
 
 #include <syspin/diag.h>
+#include <syspin/narrow.h>
 
 #include "supervise_int.h"
 
@@ -38,9 +40,11 @@ sp_syscall_name(uint32_t arch, uint32_t nr, char *buf, size_t size)
 {
 	char *n = seccomp_syscall_resolve_num_arch(arch ==
 	    SP_AUDIT_ARCH_I386 ? SCMP_ARCH_X86 : SCMP_ARCH_X86_64, nr);
+	const char *newer = arch == SP_AUDIT_ARCH_I386 ? NULL :
+	    sp_syscall_newer(nr);
 
 	snprintf(buf, size, "%s%s", arch == SP_AUDIT_ARCH_I386 ? "i386 " : "",
-	    n != NULL ? n : "?");
+	    n != NULL ? n : newer != NULL ? newer : "?");
 	free(n);
 	return buf;
 }
@@ -113,6 +117,62 @@ hard:
 	return -1;
 }
 
+/* The record for -o / --log-fd, when the line is printed. */
+static void
+record(struct sup *s, pid_t tid, const struct sp_violation *v,
+    const struct image *img, enum sp_verdict verdict, const char *rule,
+    int errnum, const char *line)
+{
+	char comm[64], name[64];
+	unsigned long long tgid;
+	struct sp_event ev;
+
+	if (s->o->log_fd < 0)
+		return;
+	if (sp_proc_status(tid, "Tgid", 10, &tgid) == -1)
+		tgid = (unsigned long long)tid;
+	sup_comm(tid, comm, sizeof(comm));
+	memset(&ev, 0, sizeof(ev));
+	clock_gettime(CLOCK_REALTIME, &ev.time);
+	ev.pid = (long)tgid;
+	ev.tid = (long)tid;
+	ev.comm = comm;
+	ev.exe = img != NULL ? img->exe : NULL;
+	ev.arch = v->arch;
+	ev.nr = v->nr;
+	ev.ip = v->ip;
+	ev.name = sp_syscall_name(v->arch, v->nr, name, sizeof(name));
+	ev.verdict = verdict;
+	ev.rule = rule;
+	ev.errnum = errnum;
+	ev.lo = img != NULL ? &img->pin.lo : NULL;
+	ev.pl = img != NULL ? &img->pin.pl : NULL;
+	ev.audit = s->o->audit;
+	ev.line = line;
+	(void)sp_event_log(s->o->log_fd, &ev);
+}
+
+/* Tells the observer (syspin trace) how a call was judged. */
+static void
+observed(struct sup *s, pid_t pid, const struct sp_violation *v,
+    const struct image *img, enum sp_observed_kind kind, const char *line)
+{
+	struct sp_observed c;
+
+	if (s->o->observe == NULL)
+		return;
+	memset(&c, 0, sizeof(c));
+	c.kind = kind;
+	c.tid = pid;
+	c.arch = v->arch;
+	c.nr = v->nr;
+	c.ip = v->ip;
+	c.exe = img != NULL ? img->exe : NULL;
+	c.lo = img != NULL ? &img->pin.lo : NULL;
+	c.line = line;
+	s->o->observe(s->o->observe_ctx, &c);
+}
+
 /* "object+0xoff" of addr in lo, or the raw address. */
 static void
 site_of(const struct sp_layout *lo, uint64_t addr, char *buf, size_t size)
@@ -139,20 +199,27 @@ explain(struct sup *s, pid_t pid, const struct sp_violation *v,
 	sup_comm(pid, comm, sizeof(comm));
 	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
 	sp_diag_format(line, sizeof(line), comm, pid, v, lo, pl, name);
+	if (s->o->observe != NULL) {
+		observed(s, pid, v, img, SP_OBS_VIOLATION, line);
+		return;
+	}
 	if (img != NULL && (img->pin.smaller || img->pin.stops_all))
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 		    " [checked by the supervisor: no room for the whole filter]");
 	if (!s->o->audit) {
 		fprintf(stderr, "syspin: %s\n", line);
+		record(s, pid, v, img, SP_VERDICT_KILLED, "pin", 0, line);
 		return;
 	}
 	site_of(lo, v->ip - 2, site, sizeof(site));
 	snprintf(key, sizeof(key), "%s %" PRIu32 " %s %s", img != NULL ?
 	    img->exe : "?", v->nr, v->arch == SP_AUDIT_ARCH_I386 ? "i386" : "",
 	    site);
-	if (sup_first_time(s, key))
+	if (sup_first_time(s, key)) {
 		fprintf(stderr, "syspin: audit: %s (program %s)\n", line,
 		    img != NULL ? img->exe : "?");
+		record(s, pid, v, img, SP_VERDICT_AUDITED, "pin", 0, line);
+	}
 }
 
 /* What a refused call asked for, in words. */
@@ -210,22 +277,82 @@ because(const struct sup *s, const char *name, const struct seccomp_data *d,
  */
 static int
 refuse(struct sup *s, pid_t pid, const struct sp_violation *v,
-    const struct seccomp_data *d, uint32_t data)
+    const struct seccomp_data *d, uint32_t data, const struct image *img)
 {
-	char comm[64], name[64], key[64];
+	char comm[64], name[64], key[64], line[1024];
 	unsigned long long tgid;
+	int e = data == SP_BPF_DENY_DATA ? EPERM : EACCES;
 
 	if (sp_proc_status(pid, "Tgid", 10, &tgid) == -1)
 		tgid = (unsigned long long)pid;
 	snprintf(key, sizeof(key), "refused %llu %u", tgid, data);
 	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
-	if (sup_first_time(s, key)) {
-		sup_comm(pid, comm, sizeof(comm));
-		fprintf(stderr, "syspin: %s[%llu]: %s%s refused: %s\n", comm,
-		    tgid, name, asked(name, data), because(s, name, d, data));
+	sup_comm(pid, comm, sizeof(comm));
+	snprintf(line, sizeof(line), "%s[%llu]: %s%s refused: %s", comm, tgid,
+	    name, asked(name, data), because(s, name, d, data));
+	observed(s, pid, v, img, data == SP_BPF_DENY_DATA ? SP_OBS_DENIED :
+	    SP_OBS_REFUSED, line);
+	if (s->o->observe == NULL && sup_first_time(s, key)) {
+		fprintf(stderr, "syspin: %s\n", line);
+		record(s, pid, v, img, data == SP_BPF_DENY_DATA ?
+		    SP_VERDICT_DENIED : SP_VERDICT_REFUSED,
+		    data == SP_BPF_DENY_DATA ? "every-call" :
+		    strstr(name, "exec") ? "exec" : "memory", e, line);
 	}
-	return sup_fail_call(pid, data == SP_BPF_DENY_DATA ? EPERM :
-	    EACCES) == -1 ? sup_doom(s, pid) : 0;
+	return sup_fail_call(pid, e) == -1 ? sup_doom(s, pid) : 0;
+}
+
+/*
+ * --deny / --allow: the call fails with the chosen errno (said once per
+ * process and number), or is killed like a violation (reported once
+ * under --audit, and let run).
+ */
+static int
+narrowed(struct sup *s, pid_t pid, const struct sp_violation *v,
+    const struct image *img)
+{
+	const struct sp_pin_opts *o = &s->o->pin;
+	char comm[64], name[64], key[64], line[512];
+	const char *opt = o->narrow.allow ? "--allow" : "--deny";
+	unsigned long long tgid;
+	int e = o->narrow_errno > 0 ? o->narrow_errno : EPERM;
+
+	if (sp_proc_status(pid, "Tgid", 10, &tgid) == -1)
+		tgid = (unsigned long long)pid;
+	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
+	sup_comm(pid, comm, sizeof(comm));
+	if (o->narrow_kill && !s->o->audit) {
+		snprintf(line, sizeof(line), "%s[%llu]: %s (code %" PRIu32 ") "
+		    "denied by %s: killed", comm, tgid, name, v->nr, opt);
+		fprintf(stderr, "syspin: %s\n", line);
+		record(s, pid, v, img, SP_VERDICT_KILLED, "deny-list", 0, line);
+		return sup_doom(s, pid);
+	}
+	snprintf(key, sizeof(key), "narrowed %llu %" PRIu32, tgid, v->nr);
+	if (s->o->observe != NULL) {
+		snprintf(line, sizeof(line), "%s[%llu]: %s (code %" PRIu32
+		    ") denied by %s", comm, tgid, name, v->nr, opt);
+		observed(s, pid, v, img, o->narrow_kill ? SP_OBS_VIOLATION :
+		    SP_OBS_DENIED, line);
+	} else if (sup_first_time(s, key)) {
+		if (o->narrow_kill)
+			snprintf(line, sizeof(line), "%s[%llu]: %s (code %"
+			    PRIu32 ") denied by %s", comm, tgid, name, v->nr,
+			    opt);
+		else
+			snprintf(line, sizeof(line), "%s[%llu]: %s (code %"
+			    PRIu32 ") denied by %s: %s", comm, tgid, name,
+			    v->nr, opt, strerrorname_np(e) ?
+			    strerrorname_np(e) : "?");
+		fprintf(stderr, "syspin: %s%s\n", o->narrow_kill ? "audit: " :
+		    "", line);
+		record(s, pid, v, img, o->narrow_kill ? SP_VERDICT_AUDITED :
+		    SP_VERDICT_DENIED, "deny-list", o->narrow_kill ? 0 : e,
+		    line);
+	}
+	if (o->narrow_kill)	/* --audit */
+		return 0;
+	return sup_fail_call(pid, e) == -1 ? sup_doom(s, pid) : 0;
 }
 
 static int
@@ -236,8 +363,8 @@ violation(struct sup *s, pid_t pid, const struct sp_violation *v,
 	int later;
 
 	/* Audit: a loop of the same call stops us every time; print once. */
-	if (s->o->audit && v->ip == s->last_ip && v->nr == s->last_nr &&
-	    pid == s->last_pid)
+	if (s->o->audit && s->o->observe == NULL && v->ip == s->last_ip &&
+	    v->nr == s->last_nr && pid == s->last_pid)
 		return 0;
 	/* Killed meanwhile (another thread's exit_group): the call will
 	 * never run, and there is nothing to report. */
@@ -246,6 +373,8 @@ violation(struct sup *s, pid_t pid, const struct sp_violation *v,
 	/* A number an object dlopen'ed later passes to syscall(). */
 	later = p->img != NULL ? sup_later_import(s, pid, v,
 	    &p->img->pin.lo) : 0;
+	if (later == 1)
+		observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
 	if (later != 0)
 		return later == 1 ? 0 : -1;
 	explain(s, pid, v, p->img);
@@ -278,27 +407,34 @@ sup_on_seccomp(struct sup *s, pid_t pid)
 	d.arch = si.arch;
 	d.instruction_pointer = si.instruction_pointer;
 	memcpy(d.args, si.seccomp.args, sizeof(d.args));
-	action = sp_bpf_eval_all(p->img->pin.progs, p->img->pin.nprogs,
-	    (uint32_t)d.nr, d.arch, d.instruction_pointer,
-	    (const uint64_t *)d.args);
+	action = sp_bpf_run_all(p->img->pin.progs, p->img->pin.nprogs, &d,
+	    NULL);
 	switch (action & SECCOMP_RET_ACTION_FULL) {
 	case SECCOMP_RET_ALLOW:
 	case SECCOMP_RET_LOG:
+		observed(s, pid, &v, p->img, SP_OBS_ALLOWED, NULL);
 		return 0;
 	case SECCOMP_RET_ERRNO:
+		observed(s, pid, &v, p->img, SP_OBS_ERRNO, NULL);
 		return sup_fail_call(pid, (int)(action & SECCOMP_RET_DATA)) ==
 		    -1 ? sup_doom(s, pid) : 0;
 	case SECCOMP_RET_TRACE:
 		break;
 	default:			/* KILL_PROCESS (the guard), TRAP */
+		observed(s, pid, &v, p->img, SP_OBS_VIOLATION,
+		    "killed by the rules of every call (the guard)");
 		return sup_doom(s, pid);
 	}
 	switch (action & SECCOMP_RET_DATA) {
 	case SP_BPF_PLACE_DATA:
+		observed(s, pid, &v, p->img, SP_OBS_PLACED, NULL);
 		return sup_place(s, pid, &d);
 	case SP_BPF_REFUSE_DATA:
 	case SP_BPF_DENY_DATA:
-		return refuse(s, pid, &v, &d, action & SECCOMP_RET_DATA);
+		return refuse(s, pid, &v, &d, action & SECCOMP_RET_DATA,
+		    p->img);
+	case SP_BPF_NARROW_DATA:
+		return narrowed(s, pid, &v, p->img);
 	default:
 		return violation(s, pid, &v, p);
 	}

@@ -9,7 +9,6 @@
 #include <cmocka.h>
 
 #include "check.h"
-#include "interp.h"
 #include "model.h"
 
 void
@@ -23,11 +22,9 @@ progset_make(struct progset *s, const struct sp_bpf_input *in)
 		fail_msg("sp_bpf_generate: %s", err.msg);
 	assert_true(s->n >= 1 && s->n <= 64);
 	for (i = 0; i < s->n; i++) {
-		if (sp_interp_check(s->p[i].insns, s->p[i].len, why,
+		if (sp_bpf_check(s->p[i].insns, s->p[i].len, why,
 		    sizeof(why)) == -1)
 			fail_msg("program %zu of %zu: %s", i, s->n, why);
-		s->fp[i].len = (unsigned short)s->p[i].len;
-		s->fp[i].filter = s->p[i].insns;
 	}
 }
 
@@ -62,7 +59,8 @@ query_nr(uint64_t *r, const struct sp_bpf_pin *p)
 		136, 192, 358, 380, 397, UINT32_MAX, 0x3fffffff, 0x40000000,
 		0x80000000, 0xbfffffff, 0xc0000000, 16, 25, 56, 101, 158, 250,
 		310, 311, 317, 435, 438, 163, 25 | SP_BPF_X32_BIT,
-		SP_GUARD_KILL_NR, 9, 9, 10, 25 };
+		SP_GUARD_KILL_NR, 9, 9, 10, 25, 15, 60, 157, 231, 462, 157,
+		317 };
 	uint64_t k = rng_below(r, 10);
 	uint32_t nr;
 
@@ -150,7 +148,8 @@ query_arg(const struct table *t, uint64_t *r)
 	static const uint32_t lo[] = { 0, 1, 2, 3, 4, 5, 6, 7, 0x20, 0x22,
 		0x21, 0x8000, 0x400000, 0xffffffff, 0x400004, 0x8004, 0x10,
 		0x12, 0x32, 0x100, 0x100002, 0x5412, 0x541c, 0x800000,
-		0x800011, 8, 9, 22, 0x2001, 0x2003, 0x2004, 0x2000, 0x3 };
+		0x800011, 8, 9, 22, 0x2001, 0x2003, 0x2004, 0x2000, 0x3,
+		38, 37, 1 };
 	uint64_t hi = rng_below(r, 4) == 0 ? rng_next(r) << 32 : 0;
 
 	switch (rng_below(r, 8)) {
@@ -205,7 +204,7 @@ compare_many(const struct table *t, const struct progset *s, uint64_t *r,
 	for (i = 0; i < nq; i++) {
 		query_random(t, r, &d);
 		want = model_verdict(&t->in, &d);
-		got = sp_interp_run_set(s->fp, s->n, &d, &steps);
+		got = sp_bpf_run_all(s->p, s->n, &d, &steps);
 		if (steps > *max_steps)
 			*max_steps = steps;
 		if (want != got && bad++ < 5)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Shared by the bpf tests: generate a table's programs, make queries, and
- * compare the interpreter with the model.
+ * compare the evaluator with the model.
  */
 #ifndef SYSPIN_TESTS_CHECK_H
 #define SYSPIN_TESTS_CHECK_H
@@ -14,10 +14,9 @@
 struct progset {
 	struct sp_bpf_prog *p;
 	size_t n;
-	struct sock_fprog fp[64];
 };
 
-/* Generates and checks every program with sp_interp_check; aborts the
+/* Generates and checks every program with sp_bpf_check; aborts the
  * test (cmocka fail) on any error. */
 void progset_make(struct progset *, const struct sp_bpf_input *);
 void progset_free(struct progset *);

@@ -62,8 +62,36 @@ kind_of(int abi, uint32_t nr)
 }
 
 struct answers {
-	uint32_t viol, refuse, deny, place;
+	uint32_t viol, refuse, deny, place, narrowed;
 };
+
+/* Narrowing (bpf.h, 2a.): 0 not narrowed, 1 narrowed whole, 2 narrowed
+ * unless arg0 is the form pinning needs. */
+static int
+narrowing(const struct sp_bpf_input *in, uint32_t nr,
+    const struct seccomp_data *d)
+{
+	bool listed = false;
+	size_t i;
+
+	if (nr >= SP_BPF_X32_BIT)
+		return 0;
+	for (i = 0; i < in->narrow.n; i++)
+		if (in->narrow.nrs[i] == nr)
+			listed = true;
+	if (listed == in->narrow.allow)
+		return 0;
+	switch (nr) {
+	case 15: case 60: case 231: case 462:	/* end or take away */
+		return 0;
+	case 157:				/* PR_SET_NO_NEW_PRIVS */
+		return (uint32_t)d->args[0] == 38 ? 0 : 2;
+	case 317:				/* SET_MODE_FILTER */
+		return (uint32_t)d->args[0] == 1 ? 0 : 2;
+	default:
+		return 1;
+	}
+}
 
 static bool
 within(uint64_t a, uint64_t len, uint64_t start, uint64_t end)
@@ -254,9 +282,10 @@ any_site(const struct sp_bpf_input *in, uint64_t ip)
 uint32_t
 model_verdict(const struct sp_bpf_input *in, const struct seccomp_data *d)
 {
-	struct answers ans = { in->action, in->refuse, in->deny, in->place };
+	struct answers ans = { in->action, in->refuse, in->deny, in->place,
+	    in->narrowed };
 	uint64_t ip = d->instruction_pointer;
-	int abi, pf;
+	int abi, pf, nw = 0;
 
 	if (ans.viol == 0)
 		ans.viol = in->flags & SP_BPF_AUDIT ? SECCOMP_RET_LOG :
@@ -267,6 +296,8 @@ model_verdict(const struct sp_bpf_input *in, const struct seccomp_data *d)
 		ans.deny = SECCOMP_RET_ERRNO | EPERM;
 	if (ans.place == 0)
 		ans.place = SECCOMP_RET_ERRNO | EACCES;
+	if (ans.narrowed == 0)
+		ans.narrowed = SECCOMP_RET_ERRNO | EPERM;
 	if (d->arch == AUDIT_ARCH_X86_64)
 		abi = (uint32_t)d->nr & SP_BPF_X32_BIT ? SP_ABI_X32 : SP_ABI_X86_64;
 	else if (d->arch == AUDIT_ARCH_I386)
@@ -282,11 +313,17 @@ model_verdict(const struct sp_bpf_input *in, const struct seccomp_data *d)
 	    (ip < in->band.start || ip >= in->band.end))
 		return in->flags & (SP_BPF_STRICT | SP_BPF_OUTSIDE) ?
 		    ans.viol : SECCOMP_RET_ALLOW;
+	/* narrowed: before its sites; prctl and seccomp after them */
+	if (abi == SP_ABI_X86_64)
+		nw = narrowing(in, (uint32_t)d->nr, d);
+	if (nw == 1)
+		return ans.narrowed;
 	if ((pf = pinned(in, abi, d)) >= 0)
-		return own_rule(abi, in, d, pf & SP_BPF_PIN_LOADER, &ans);
+		return nw ? ans.narrowed :
+		    own_rule(abi, in, d, pf & SP_BPF_PIN_LOADER, &ans);
 	if (abi != SP_ABI_X86_64)
 		return ans.viol;
 	if (any_site(in, ip))
-		return own_rule(abi, in, d, false, &ans);
+		return nw ? ans.narrowed : own_rule(abi, in, d, false, &ans);
 	return ans.viol;
 }

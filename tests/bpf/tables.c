@@ -130,6 +130,43 @@ random_areas(struct table *t, uint64_t *r)
 		t->in.slots.end = UINT64_MAX;
 }
 
+/*
+ * Narrowing a third of the time: a deny list (pinned numbers, the
+ * exempt ones, numbers nobody pins) or, less often, an allow list.
+ */
+static void
+random_narrow(struct table *t, uint64_t *r, size_t pool)
+{
+	static const uint32_t special[] = { 15, 60, 157, 231, 317, 462, 9,
+		10, 16, 59, 0, SP_GUARD_KILL_NR, 0x3fffffff };
+	static const uint32_t answers[] = { 0, SECCOMP_RET_KILL_PROCESS,
+		SECCOMP_RET_ERRNO | 1, SECCOMP_RET_ERRNO | 38,
+		SECCOMP_RET_TRACE | SP_BPF_NARROW_DATA, SECCOMP_RET_LOG };
+	size_t i, n;
+
+	if (rng_below(r, 3) != 0)
+		return;
+	n = rng_below(r, 60);
+	t->narrow = xcalloc(n, sizeof(*t->narrow));
+	for (i = 0; i < n; i++) {
+		uint64_t k = rng_below(r, 4);
+		const struct sp_bpf_pin *p = t->npins > 0 ?
+		    &t->pins[rng_below(r, t->npins)] : NULL;
+		if (k == 0)
+			t->narrow[i] = special[rng_below(r, sizeof(special) /
+			    sizeof(*special))];
+		else if (k == 1 && p != NULL && p->abi == SP_ABI_X86_64 &&
+		    p->nr < SP_BPF_X32_BIT)
+			t->narrow[i] = p->nr;
+		else
+			t->narrow[i] = (uint32_t)rng_below(r, pool + 10);
+	}
+	t->nnarrow = n;
+	t->in.narrow = (struct sp_bpf_narrow){ t->narrow, n,
+	    rng_below(r, 4) == 0 };
+	t->in.narrowed = answers[rng_below(r, 6)];
+}
+
 void
 table_random(struct table *t, uint64_t *r, size_t npins)
 {
@@ -170,6 +207,7 @@ table_random(struct table *t, uint64_t *r, size_t npins)
 	t->in.deny = answers[rng_below(r, 4) == 0 ? 3 : 0];
 	t->in.place = answers[rng_below(r, 6)];
 	random_areas(t, r);
+	random_narrow(t, r, pool);
 }
 
 struct object {
@@ -252,5 +290,6 @@ table_free(struct table *t)
 	free(t->pins);
 	free(t->any);
 	free(t->ranges);
+	free(t->narrow);
 	memset(t, 0, sizeof(*t));
 }

@@ -15,6 +15,8 @@ struct table {
 	size_t nany;
 	struct sp_bpf_range *ranges;
 	size_t nranges;
+	uint32_t *narrow;		/* --deny / --allow numbers */
+	size_t nnarrow;
 	struct sp_bpf_input in;		/* points at the arrays above */
 };
 

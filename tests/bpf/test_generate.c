@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Generated programs against the reference model (model.c), run by the
- * interpreter (interp.c): random tables of every size, including tables
+ * evaluator (lib/bpf/eval.c): random tables of every size, including tables
  * whose filter must be split, random and edge-case calls.  Fixed seeds.
  */
 #include <linux/audit.h>
@@ -16,7 +16,6 @@
 #include <cmocka.h>
 
 #include "check.h"
-#include "interp.h"
 #include "model.h"
 
 static void
@@ -109,7 +108,7 @@ pinned_steps(const struct table *t, const struct progset *s)
 		d.arch = AUDIT_ARCH_X86_64;
 		d.nr = (int)t->pins[i].nr;
 		d.instruction_pointer = t->pins[i].ip;
-		sp_interp_run_set(s->fp, s->n, &d, &steps);
+		sp_bpf_run_all(s->p, s->n, &d, &steps);
 		if (steps > most)
 			most = steps;
 	}
@@ -208,7 +207,7 @@ test_edges(void **state)
 					d.instruction_pointer = ips[i];
 					d.args[2] = 7;
 					want = model_verdict(&in, &d);
-					got = sp_interp_run_set(s.fp, s.n, &d,
+					got = sp_bpf_run_all(s.p, s.n, &d,
 					    NULL);
 					if (want != got && bad++ < 5)
 						print_message("flags %zu arch "
@@ -230,7 +229,7 @@ verdict(const struct progset *s, uint32_t arch, uint32_t nr, uint64_t ip,
 	struct seccomp_data d = { .nr = (int)nr, .arch = arch,
 	    .instruction_pointer = ip, .args = { a0, 0, a2, a3, 0, 0 } };
 
-	return sp_interp_run_set(s->fp, s->n, &d, NULL);
+	return sp_bpf_run_all(s->p, s->n, &d, NULL);
 }
 
 #define X64 AUDIT_ARCH_X86_64
@@ -248,7 +247,7 @@ vcall(const struct progset *s, uint32_t nr, uint64_t ip, uint64_t a0,
 	struct seccomp_data d = { .nr = (int)nr, .arch = X64,
 	    .instruction_pointer = ip, .args = { a0, a1, a2, a3, a4, 0 } };
 
-	return sp_interp_run_set(s->fp, s->n, &d, NULL);
+	return sp_bpf_run_all(s->p, s->n, &d, NULL);
 }
 
 /* The policy stated directly, without the model. */
@@ -461,6 +460,17 @@ test_bad_input(void **state)
 	in.place = SECCOMP_RET_ALLOW;
 	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
 	in.place = 0;
+	{
+		static const uint32_t bad = SP_BPF_X32_BIT | 39;
+		in.narrow = (struct sp_bpf_narrow){ &bad, 1, false };
+		assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
+		in.narrow = (struct sp_bpf_narrow){ NULL, 1, false };
+		assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
+		in.narrow = (struct sp_bpf_narrow){ NULL, 0, false };
+		in.narrowed = SECCOMP_RET_ALLOW;
+		assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
+		in.narrowed = 0;
+	}
 	in.ranges = &rg;
 	in.nranges = 1;
 	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
@@ -490,8 +500,8 @@ run_set(const struct progset *s, const struct seccomp_data *d)
 	size_t i, steps;
 
 	for (i = 0; i < s->n; i++) {
-		r = sp_interp_run(s->p[i].insns, s->p[i].len, d, &steps);
-		if (sp_interp_cmp_action(r, ret) < 0)
+		r = sp_bpf_run(s->p[i].insns, s->p[i].len, d, &steps);
+		if (sp_bpf_cmp_action(r, ret) < 0)
 			ret = r;
 	}
 	return ret;

@@ -3,7 +3,7 @@
  * Generated filters in the kernel.  Each case runs in a forked child that
  * installs a filter pinning (number, stub) pairs at their real addresses
  * (stubs.S), issues one call, and exits through a pinned exit_group.  The
- * interpreter's verdict for the same seccomp_data must be the intended
+ * evaluator's verdict for the same seccomp_data must be the intended
  * one, and the kernel must agree: SIGSYS exactly for a kill, EACCES for
  * the memory rules.  Odd cases drop to nobody and rely on no_new_privs;
  * even ones stay root and use SP_BPF_INSTALL_NO_NNP.
@@ -34,7 +34,6 @@
 
 #include <syspin/bpf.h>
 
-#include "interp.h"
 #include "stubs.h"
 
 #define X32 SP_BPF_X32_BIT
@@ -99,6 +98,8 @@ struct kcfg {
 	unsigned flags;
 	uint32_t action;
 	size_t extra;		/* bogus pins to force a split */
+	struct sp_bpf_narrow narrow;	/* --deny / --allow */
+	uint32_t narrowed;
 };
 
 static struct sp_bpf_pin *
@@ -147,6 +148,8 @@ generate(const struct kcfg *cfg, struct sp_bpf_pin **pins,
 	in->band = (struct sp_bpf_range){ SP_BAND_START, SP_BAND_END };
 	in->flags = cfg->flags;
 	in->action = cfg->action;
+	in->narrow = cfg->narrow;
+	in->narrowed = cfg->narrowed;
 	if (sp_bpf_generate(in, p, np, &err) == -1)
 		fail_msg("sp_bpf_generate: %s", err.msg);
 }
@@ -221,10 +224,9 @@ prepare(const struct kcase *c, long *a)
 }
 
 static uint32_t
-interp_verdict(const struct kcase *c, const long *a,
+eval_verdict(const struct kcase *c, const long *a,
     const struct sp_bpf_prog *p, size_t np)
 {
-	struct sock_fprog fp[64];
 	struct seccomp_data d;
 	size_t i;
 
@@ -234,10 +236,7 @@ interp_verdict(const struct kcase *c, const long *a,
 	d.instruction_pointer = via_ip(c->via);
 	for (i = 0; i < 6; i++)
 		d.args[i] = c->via == V_I386 ? (uint32_t)a[i] : (uint64_t)a[i];
-	for (i = 0; i < np; i++)
-		fp[i] = (struct sock_fprog){ (unsigned short)p[i].len,
-		    p[i].insns };
-	return sp_interp_run_set(fp, np, &d, NULL);
+	return sp_bpf_run_all(p, np, &d, NULL);
 }
 
 /* What the kernel did, in the filter's terms. */
@@ -274,7 +273,7 @@ run_cases(const struct kcfg *cfg, const struct kcase *cs, size_t n)
 		if (cs[i].via == V_I386 && !have_i386)
 			continue;
 		prepare(&cs[i], a);
-		model = interp_verdict(&cs[i], a, p, np);
+		model = eval_verdict(&cs[i], a, p, np);
 		if ((pid = fork()) == 0)
 			child(&cs[i], p, np, i % 2 == 1, a);
 		assert_true(pid > 0);
@@ -283,7 +282,7 @@ run_cases(const struct kcfg *cfg, const struct kcase *cs, size_t n)
 		if (cs[i].prep == P_FILE || cs[i].prep == P_BANDFILE)
 			close((int)a[4]);
 		if (model != cs[i].want || kernel != model) {
-			print_message("%s: intended %#x, interpreter %#x, "
+			print_message("%s: intended %#x, evaluator %#x, "
 			    "kernel %#x (status %#x)\n", cs[i].what,
 			    cs[i].want, model, kernel, status);
 			bad++;
@@ -366,7 +365,7 @@ test_default(void **state)
 	};
 
 	(void)state;
-	assert_int_equal(run_cases(&(struct kcfg){ 0, 0, 0 }, cs,
+	assert_int_equal(run_cases(&(struct kcfg){ .flags = 0 }, cs,
 	    sizeof(cs) / sizeof(*cs)), 0);
 }
 
@@ -401,11 +400,11 @@ test_jit_strict_action(void **state)
 	};
 
 	(void)state;
-	assert_int_equal(run_cases(&(struct kcfg){ SP_BPF_ALLOW_JIT, 0, 0 },
+	assert_int_equal(run_cases(&(struct kcfg){ .flags = SP_BPF_ALLOW_JIT },
 	    jit, 4), 0);
-	assert_int_equal(run_cases(&(struct kcfg){ SP_BPF_STRICT, 0, 0 },
+	assert_int_equal(run_cases(&(struct kcfg){ .flags = SP_BPF_STRICT },
 	    strict, 5), 0);
-	assert_int_equal(run_cases(&(struct kcfg){ 0, EPERM_RET, 0 },
+	assert_int_equal(run_cases(&(struct kcfg){ .action = EPERM_RET },
 	    eperm, 2), 0);
 }
 
@@ -428,8 +427,70 @@ test_split(void **state)
 	};
 
 	(void)state;
-	assert_int_equal(run_cases(&(struct kcfg){ 0, 0, 3000 }, cs,
+	assert_int_equal(run_cases(&(struct kcfg){ .extra = 3000 }, cs,
 	    sizeof(cs) / sizeof(*cs)), 0);
+}
+
+/* Narrowing (--deny, --allow) in the same program, errno or kill. */
+static void
+test_narrow(void **state)
+{
+	static const uint32_t deny[] = { 39, 110, 231, 102 };
+	static const uint32_t allow[] = { 39 };
+	const struct kcase errno_cases[] = {
+		{ "deny: getpid at its pin", V_A, 39, { 0 }, P_NONE,
+		    EPERM_RET },
+		{ "deny: getppid at a wrong stub (before its sites)", V_C, 110,
+		    { 0 }, P_NONE, EPERM_RET },
+		{ "deny: getppid from libc (a later image's)", V_LIBC, 110,
+		    { 0 }, P_NONE, OK },
+		{ "deny: getuid unpinned in the image", V_A, 102, { 0 },
+		    P_NONE, EPERM_RET },
+		{ "deny: gettid, not listed, from libc", V_LIBC, 186, { 0 },
+		    P_NONE, OK },
+		{ "deny: gettid, not listed, in the image", V_A, 186, { 0 },
+		    P_NONE, KILL },
+		{ "deny: mmap at its pin, not listed", V_A, 9,
+		    { 0, 4096, PROT_READ | PROT_WRITE, ANON, -1, 0 }, P_NONE,
+		    OK },
+	};
+	const struct kcase kill_cases[] = {
+		{ "deny=kill: getpid at its pin", V_A, 39, { 0 }, P_NONE,
+		    KILL },
+		{ "deny=kill: getppid at the any-number site", V_ANY, 110,
+		    { 0 }, P_NONE, KILL },
+		{ "deny=kill: getpid is not listed", V_B, 110, { 0 }, P_NONE,
+		    KILL },
+	};
+	const struct kcase allow_cases[] = {
+		{ "allow: getpid at its pin", V_A, 39, { 0 }, P_NONE, OK },
+		{ "allow: getppid at its pin", V_B, 110, { 0 }, P_NONE,
+		    EPERM_RET },
+		{ "allow: prctl(PR_SET_NO_NEW_PRIVS) at the any-number site",
+		    V_ANY, 157, { 38, 1, 0, 0, 0 }, P_NONE, OK },
+		{ "allow: prctl(PR_GET_DUMPABLE) at the any-number site",
+		    V_ANY, 157, { 3, 0, 0, 0, 0 }, P_NONE, EPERM_RET },
+		{ "allow: prctl(PR_GET_DUMPABLE) in the image", V_A, 157,
+		    { 3, 0, 0, 0, 0 }, P_NONE, KILL },
+		{ "allow: number 1000 at the any-number site", V_ANY, 1000,
+		    { 0 }, P_NONE, EPERM_RET },
+		{ "allow: uname from libc (a later image's)", V_LIBC, 63,
+		    { 0 }, P_NONE, OK },
+	};
+	struct kcfg cfg = { 0, 0, 0, { deny, 4, false }, 0 };
+
+	(void)state;
+	assert_int_equal(run_cases(&cfg, errno_cases, sizeof(errno_cases) /
+	    sizeof(*errno_cases)), 0);
+	cfg.narrowed = SECCOMP_RET_KILL_PROCESS;
+	assert_int_equal(run_cases(&cfg, kill_cases, sizeof(kill_cases) /
+	    sizeof(*kill_cases)), 0);
+	cfg = (struct kcfg){ 0, 0, 0, { allow, 1, true }, 0 };
+	assert_int_equal(run_cases(&cfg, allow_cases, sizeof(allow_cases) /
+	    sizeof(*allow_cases)), 0);
+	/* split programs narrow alike */
+	cfg = (struct kcfg){ 0, 0, 3000, { deny, 4, false }, 0 };
+	assert_int_equal(run_cases(&cfg, errno_cases, 4), 0);
 }
 
 static int tsync_pipe[2];
@@ -460,7 +521,7 @@ test_tsync(void **state)
 	pid_t pid;
 
 	(void)state;
-	generate(&(struct kcfg){ 0, 0, 0 }, &pins, &in, &p, &np);
+	generate(&(struct kcfg){ .flags = 0 }, &pins, &in, &p, &np);
 	if ((pid = fork()) == 0) {
 		prctl(PR_SET_DUMPABLE, 0);
 		if (pipe(tsync_pipe) == -1 ||
@@ -503,6 +564,7 @@ main(void)
 		cmocka_unit_test(test_default),
 		cmocka_unit_test(test_jit_strict_action),
 		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_narrow),
 		cmocka_unit_test(test_tsync),
 	};
 

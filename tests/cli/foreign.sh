@@ -23,7 +23,7 @@ chmod +x "$T/arm" "$T/bare" "$T/script" "$T/text"
 
 arch='unsupported architecture: e_machine 183'
 # ($T has no blanks: $cmd splits into its words.)
-for cmd in "run --cache-dir $T/cache" trace; do
+for cmd in "run --cache-dir $T/cache" "trace --cache-dir $T/cache"; do
 	expect 2 "^syspin: $T/arm: $arch" "$S" $cmd "$T/arm"
 	expect 2 "^syspin: $T/bare: $arch" "$S" $cmd "$T/bare"
 	# A script: its interpreter is the program.
@@ -37,5 +37,5 @@ done
 expect 2 "^syspin: $T/arm: $arch" env SYSPIN_SUPERVISE=0 "$S" run \
     --cache-dir "$T/cache" "$T/arm"
 # The same lookup: found in PATH by both.
-expect 0 "" env PATH="/usr/bin:/bin" "$S" trace -o "$T/report" true
+expect 0 "" env PATH="/usr/bin:/bin" "$S" trace --cache-dir "$T/cache" -o "$T/report" true
 finish

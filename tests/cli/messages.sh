@@ -13,7 +13,7 @@ C="--cache-dir $T/cache"
 # The program to run: the reason it cannot be, not "Invalid argument".
 mkdir "$T/adir"
 : >"$T/noexec"
-for cmd in "run $C" trace; do
+for cmd in "run $C" "trace $C"; do
 	expect 2 "^syspin: $T/adir: is a directory$" "$S" $cmd "$T/adir"
 	expect 2 "^syspin: $T/noexec: Permission denied$" "$S" $cmd \
 	    "$T/noexec"
@@ -57,20 +57,20 @@ fi
 
 # trace's report: the file and the reason it cannot be written.
 full="cannot write the report: No space left on device$"
-expect 2 "^syspin: /dev/full: $full" "$S" trace -o /dev/full /bin/true
-expect 2 "^syspin: /dev/full: $full" "$S" trace --json -o /dev/full /bin/true
+expect 2 "^syspin: /dev/full: $full" "$S" trace $C -o /dev/full /bin/true
+expect 2 "^syspin: /dev/full: $full" "$S" trace $C --json -o /dev/full /bin/true
 # ... found out before the program runs.
 expect 2 "^syspin: $T/nodir/r: No such file or directory$" \
-    "$S" trace -o "$T/nodir/r" /bin/mkdir "$T/ran"
+    "$S" trace $C -o "$T/nodir/r" /bin/mkdir "$T/ran"
 if [ -e "$T/ran" ]; then
 	echo "FAIL trace ran the program with nowhere to report"
 	fails=$((fails + 1))
 fi
-expect 2 "^syspin: standard output: $full" sh -c 'exec "$@" >/dev/full' sh "$S" trace /bin/true
+expect 2 "^syspin: standard output: $full" sh -c 'exec "$@" >/dev/full' sh "$S" trace $C /bin/true
 
 # getopt's complaints carry the "syspin: COMMAND:" prefix, for every
 # command.
-for cmd in scan run embed trace; do
+for cmd in scan run embed trace filter; do
 	expect 2 "^syspin: $cmd: unrecognized option '--bogus'$" \
 	    "$S" $cmd --bogus x
 	expect 2 "^syspin: $cmd: invalid option -- 'Z'$" "$S" $cmd -Z x
@@ -79,7 +79,7 @@ expect 2 "^syspin: trace: option requires an argument -- 'o'$" \
     "$S" trace -o
 
 # Every command's --help: what it does and its exit statuses, on stdout.
-for cmd in scan run embed trace; do
+for cmd in scan run embed trace filter; do
 	if ! "$S" $cmd --help >"$T/help" 2>&1 || ! grep -q '^usage: syspin' \
 	    "$T/help" || ! grep -q '^Exit status: ' "$T/help" ||
 	    [ "$(grep -c '^$' "$T/help")" -lt 2 ]; then

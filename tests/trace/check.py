@@ -8,11 +8,13 @@ usage:
       and each NAME (a substring) is an object that issued calls.
       --root: skip unless run as root.
   check.py SYSPIN miss --where object|no_object --nr N --reason TEXT
-           [--object NAME] -- COMMAND...
+           [--object NAME] [--verdict killed|refused] [--allow-jit]
+           -- COMMAND...
       exit 1 from trace, and exactly one distinct uncovered call: in an
-      object (or in no object), number N, a reason containing TEXT, at the
-      address the program wrote to the file that replaces @ADDR@ in
-      COMMAND (when present).
+      object (or in no object), number N, the verdict (killed unless
+      given), a reason containing TEXT, at the address the program wrote
+      to the file that replaces @ADDR@ in COMMAND (when present and the
+      verdict is killed).  --allow-jit is passed to trace.
   check.py SYSPIN usage
       exit statuses of bad invocations.
 Exit status 0 when the check passes, 1 when it fails, 77 to skip.
@@ -32,9 +34,11 @@ def fail(msg, report=None):
     return 1
 
 
-def trace(syspin, cmd, d):
+def trace(syspin, cmd, d, extra=()):
     out = os.path.join(d, 'report.json')
-    run = subprocess.run([syspin, 'trace', '--json', '-o', out, '--'] + cmd,
+    run = subprocess.run([syspin, 'trace', '--json', '-o', out,
+                          '--cache-dir', os.path.join(d, 'cache')] +
+                         list(extra) + ['--'] + cmd,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          text=True, timeout=120)
     sys.stderr.write(run.stderr)
@@ -76,7 +80,7 @@ def cover(a, d):
 def miss(a, d):
     addr_file = os.path.join(d, 'addr')
     cmd = [addr_file if c == '@ADDR@' else c for c in a.command]
-    rc, r = trace(a.syspin, cmd, d)
+    rc, r = trace(a.syspin, cmd, d, ['--allow-jit'] if a.allow_jit else [])
     if r is None:
         return fail('no report (exit %d)' % rc)
     summary(r)
@@ -92,9 +96,13 @@ def miss(a, d):
         return fail('the call is not reported as %s' % a.where, r)
     if m['number'] != a.nr or a.reason not in m['reason']:
         return fail('wrong number or reason', r)
+    if m['verdict'] != a.verdict:
+        return fail('verdict %s, want %s' % (m['verdict'], a.verdict), r)
+    if a.verdict == 'killed' and r.get('exit_status') != 0:
+        return fail('the call run would kill did not run on', r)
     if a.object and a.object not in m.get('object', ''):
         return fail('not attributed to %s' % a.object, r)
-    if '@ADDR@' in a.command:
+    if '@ADDR@' in a.command and a.verdict == 'killed':
         with open(addr_file) as fh:
             want = int(fh.read(), 16)
         if int(m['addr'], 16) != want:
@@ -132,6 +140,8 @@ def main():
     p.add_argument('--nr', type=int)
     p.add_argument('--reason', default='')
     p.add_argument('--object')
+    p.add_argument('--verdict', default='killed')
+    p.add_argument('--allow-jit', action='store_true')
     p.add_argument('--root', action='store_true')
     a = p.parse_args(argv)
     a.command = command

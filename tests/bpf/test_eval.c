@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: ISC */
+/* The evaluator (lib/bpf/eval.c) itself: what it accepts, what it
+ * computes, and the kernel's precedence between several filters.
+ * test_eval_kernel.c compares it with the kernel on random programs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <syspin/bpf.h>
+
+#define N(a) (sizeof(a) / sizeof(*(a)))
+
+static void
+test_check(void **state)
+{
+	const struct sock_filter good[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 1),
+		BPF_STMT(BPF_RET | BPF_K, 2),
+	};
+	struct sock_filter bad[4];
+	char why[64];
+
+	(void)state;
+	assert_int_equal(sp_bpf_check(good, N(good), why, sizeof(why)), 0);
+	memcpy(bad, good, sizeof(bad));
+	bad[1].jf = 2;				/* past the end */
+	assert_int_equal(sp_bpf_check(bad, 4, why, sizeof(why)), -1);
+	memcpy(bad, good, sizeof(bad));
+	bad[0].k = 6;				/* unaligned */
+	assert_int_equal(sp_bpf_check(bad, 4, why, sizeof(why)), -1);
+	bad[0].k = 64;				/* past seccomp_data */
+	assert_int_equal(sp_bpf_check(bad, 4, why, sizeof(why)), -1);
+	memcpy(bad, good, sizeof(bad));
+	bad[0].code = BPF_LD | BPF_H | BPF_ABS;	/* not for seccomp */
+	assert_int_equal(sp_bpf_check(bad, 4, why, sizeof(why)), -1);
+	assert_int_equal(sp_bpf_check(good, 3, why, sizeof(why)), -1);
+	memcpy(bad, good, sizeof(bad));
+	bad[3] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_IMM, 0);
+	assert_int_equal(sp_bpf_check(bad, 4, why, sizeof(why)), -1);
+	bad[2] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 1, 0, 0);
+	assert_int_equal(sp_bpf_check(bad, 3, why, sizeof(why)), -1);
+	assert_int_equal(sp_bpf_check(good, 0, why, sizeof(why)), -1);
+}
+
+/* A scratch slot read on a path where it was not written: refused. */
+static void
+test_check_slots(void **state)
+{
+	const struct sock_filter ok[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+		BPF_STMT(BPF_ST, 3),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 1),
+		BPF_STMT(BPF_LD | BPF_IMM, 5),
+		BPF_STMT(BPF_LDX | BPF_W | BPF_MEM, 3),
+		BPF_STMT(BPF_RET | BPF_A, 0),
+	};
+	const struct sock_filter one_path[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 1),
+		BPF_STMT(BPF_ST, 3),
+		BPF_STMT(BPF_LD | BPF_MEM, 3),	/* not written when nr != 1 */
+		BPF_STMT(BPF_RET | BPF_A, 0),
+	};
+	char why[64];
+
+	(void)state;
+	assert_int_equal(sp_bpf_check(ok, N(ok), why, sizeof(why)), 0);
+	assert_int_equal(sp_bpf_check(one_path, N(one_path), why,
+	    sizeof(why)), -1);
+	assert_non_null(strstr(why, "before written"));
+}
+
+/* What classic BPF does at the edges, as the kernel does it. */
+static void
+test_edges(void **state)
+{
+	const struct sock_filter shift[] = {
+		BPF_STMT(BPF_LD | BPF_IMM, 1),
+		BPF_STMT(BPF_LDX | BPF_W | BPF_IMM, 33),
+		BPF_STMT(BPF_ALU | BPF_LSH | BPF_X, 0),	/* by 33 mod 32 */
+		BPF_STMT(BPF_RET | BPF_A, 0),
+	};
+	const struct sock_filter div0[] = {
+		BPF_STMT(BPF_LD | BPF_IMM, 7),
+		BPF_STMT(BPF_LDX | BPF_W | BPF_IMM, 0),
+		BPF_STMT(BPF_ALU | BPF_DIV | BPF_X, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	const struct sock_filter len[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),
+		BPF_STMT(BPF_RET | BPF_A, 0),
+	};
+	struct seccomp_data d = { 0 };
+
+	(void)state;
+	assert_int_equal(sp_bpf_run(shift, N(shift), &d, NULL), 2);
+	assert_int_equal(sp_bpf_run(div0, N(div0), &d, NULL), 0);
+	assert_int_equal(sp_bpf_run(len, N(len), &d, NULL), sizeof(d));
+}
+
+static void
+test_run(void **state)
+{
+	const struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 8),	/* ip low */
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x1000, 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 12),	/* ip high */
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x80, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 7),
+		BPF_STMT(BPF_JMP | BPF_JA, 1),
+		BPF_STMT(BPF_RET | BPF_K, 8),
+		BPF_STMT(BPF_ALU | BPF_ADD | BPF_K, 1),
+		BPF_STMT(BPF_MISC | BPF_TAX, 0),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),	/* nr */
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_X, 0, 0, 1),
+		BPF_STMT(BPF_RET | BPF_A, 0),
+		BPF_STMT(BPF_RET | BPF_K, 9),
+	};
+	struct seccomp_data d = { 0 };
+	size_t steps;
+
+	(void)state;
+	assert_int_equal(sp_bpf_check(f, N(f), NULL, 0), 0);
+	d.instruction_pointer = 0x8000001000ull;
+	assert_int_equal(sp_bpf_run(f, N(f), &d, &steps), 7);
+	assert_int_equal(steps, 5);
+	d.instruction_pointer = 0x1000ull;	/* via JA: X = high + 1 */
+	d.nr = 5;
+	assert_int_equal(sp_bpf_run(f, N(f), &d, &steps), 5);
+	assert_int_equal(steps, 10);
+	d.nr = 1;
+	assert_int_equal(sp_bpf_run(f, N(f), &d, &steps), 9);
+	d.instruction_pointer = 0xfff;		/* X = low + 1 */
+	d.nr = 0x2000;
+	assert_int_equal(sp_bpf_run(f, N(f), &d, NULL), 0x2000);
+	d.nr = 0x1000;
+	assert_int_equal(sp_bpf_run(f, N(f), &d, &steps), 9);
+	assert_int_equal(steps, 7);
+}
+
+static void
+test_precedence(void **state)
+{
+	const struct sock_filter kill[] = {
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS) };
+	const struct sock_filter thread[] = {
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_THREAD) };
+	const struct sock_filter e1[] = {
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 1) };
+	const struct sock_filter e2[] = {
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 2) };
+	const struct sock_filter log[] = {
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_LOG) };
+	const struct sock_filter allow[] = {
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+	struct sp_bpf_prog p[3];
+	struct seccomp_data d = { 0 };
+	size_t steps;
+
+	(void)state;
+	p[0] = (struct sp_bpf_prog){ (struct sock_filter *)allow, 1 };
+	p[1] = (struct sp_bpf_prog){ (struct sock_filter *)e2, 1 };
+	p[2] = (struct sp_bpf_prog){ (struct sock_filter *)e1, 1 };
+	/* equal actions: the first filter run wins */
+	assert_int_equal(sp_bpf_run_all(p, 3, &d, &steps),
+	    SECCOMP_RET_ERRNO | 2);
+	assert_int_equal(steps, 3);
+	p[0] = (struct sp_bpf_prog){ (struct sock_filter *)log, 1 };
+	p[2] = (struct sp_bpf_prog){ (struct sock_filter *)thread, 1 };
+	assert_int_equal(sp_bpf_run_all(p, 3, &d, NULL),
+	    SECCOMP_RET_KILL_THREAD);
+	p[1] = (struct sp_bpf_prog){ (struct sock_filter *)kill, 1 };
+	assert_int_equal(sp_bpf_run_all(p, 3, &d, NULL),
+	    SECCOMP_RET_KILL_PROCESS);
+	assert_int_equal(sp_bpf_run_all(p, 1, &d, NULL), SECCOMP_RET_LOG);
+	assert_true(sp_bpf_cmp_action(SECCOMP_RET_LOG,
+	    SECCOMP_RET_ALLOW) < 0);
+	assert_true(sp_bpf_cmp_action(SECCOMP_RET_USER_NOTIF,
+	    SECCOMP_RET_TRACE) < 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_check_slots),
+		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_run),
+		cmocka_unit_test(test_precedence),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
