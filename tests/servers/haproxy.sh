@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: ISC
 # haproxy pinned in master-worker mode, the master as root, its worker as
 # nobody: a proxy to a frontend of its own; ab's load (a connection per
-# request) with no failed request; ten reloads by USR2 (the master execs
-# haproxy again and forks a new worker; each serves its own generation of
-# the configuration, the old workers exit 0, no filter stacks on the
-# master); ab again; SIGUSR1 (soft stop) and the master's status 0.
+# request) with no failed request; ten reloads by USR2, to the master or
+# to `syspin run`, which forwards it (the master execs haproxy again and
+# forks a new worker; each serves its own generation of the
+# configuration, the old workers exit 0, no filter stacks on the master);
+# ab again; SIGUSR1 (soft stop) and the master's status 0.
 # usage: haproxy.sh SYSPIN
 . "$(dirname "$0")/lib.sh"
 . "$HERE/conf.sh"
@@ -51,7 +52,8 @@ while [ $g -le 11 ]; do
 	conf $g
 	poll 10 usr2_ready "$M" ||
 	    { fail "haproxy: the master does not catch SIGUSR2"; break; }
-	kill -USR2 "$M"
+	# Every other one as systemd would: to `syspin run`, which forwards.
+	[ $((g % 2)) = 0 ] && kill -USR2 "$M" || kill -USR2 "$(runpid haproxy)"
 	poll 10 serves "$P" / "generation $g" ||
 	    { fail "haproxy: reload $((g - 1)): not 'generation $g'"; break; }
 	g=$((g + 1))
@@ -64,8 +66,8 @@ poll 10 sh -c "[ \"\$(grep -c 'Former worker .* exited with code 0' \
     show /dev/stdin; }
 [ "$(cat "$T/haproxy.pid")" = "$M" ] || fail "haproxy: the master changed"
 pinned "haproxy master after 10 execs" "$M" root
-[ -n "$nf" ] && [ "$(filters "$M")" = "$nf" ] && ok "haproxy: still $nf filter(s) on the" \
-    "master after 10 execs" ||
+[ -n "$nf" ] && [ "$(filters "$M")" = "$nf" ] &&
+    ok "haproxy: still $nf filter(s) on the master after 10 execs" ||
     fail "haproxy: master's filters $nf -> $(filters "$M") after 10 execs"
 w=$(children "$M")
 [ "$(echo $w | wc -w)" = 1 ] || fail "haproxy: workers '$w', want 1"

@@ -22,8 +22,7 @@ bg=""
 # Every `syspin run` left running is killed (EXITKILL takes its tree).
 cleanup() {
 	for p in $bg; do
-		[ -f "$T/$p.pid" ] &&
-		    kill -KILL "$(cat "$T/$p.pid")" 2>/dev/null
+		[ -f "$T/$p.run" ] && kill -KILL "$(runpid "$p")" 2>/dev/null
 	done
 	wait 2>/dev/null
 	rm -rf "$T"
@@ -67,32 +66,34 @@ listening() {
 	return 1
 }
 
-# start NAME CMD...: CMD in the background, standard output and error in
-# $T/NAME.out and $T/NAME.err, its status in $T/NAME.st when it ends.
+# start NAME CMD...: CMD (`$R -- ...`) in the background, standard output
+# and error in $T/NAME.out and $T/NAME.err, its pid in $T/NAME.run
+# (runpid NAME), its status in $T/NAME.status when it ends.
 start() {
 	name=$1
 	shift
-	rm -f "$T/$name.st" "$T/$name.pid"
+	rm -f "$T/$name.status" "$T/$name.run"
 	(
 		"$@" >"$T/$name.out" 2>"$T/$name.err" &
-		echo $! >"$T/$name.pid"
+		echo $! >"$T/$name.run"
 		wait $!
-		echo $? >"$T/$name.st"
+		echo $? >"$T/$name.status"
 	) &
 	bg="$bg $name"
-	while [ ! -s "$T/$name.pid" ]; do sleep 0.05; done
+	while [ ! -s "$T/$name.run" ]; do sleep 0.05; done
 }
+runpid() { cat "$T/$1.run"; }
 
 # stopped NAME [SECONDS]: NAME ended within SECONDS (default 20); its
 # status in $st.  Else false, and it still runs.
 stopped() {
 	i=0
-	while [ ! -s "$T/$1.st" ]; do
+	while [ ! -s "$T/$1.status" ]; do
 		[ $i -ge $((${2:-20} * 10)) ] && return 1
 		sleep 0.1
 		i=$((i + 1))
 	done
-	st=$(cat "$T/$1.st")
+	st=$(cat "$T/$1.status")
 }
 
 # ended WHAT NAME WANT [SECONDS]: NAME ends within SECONDS with status
@@ -100,7 +101,7 @@ stopped() {
 ended() {
 	if ! stopped "$2" "${4:-20}"; then
 		fail "$1: still running after ${4:-20} s (killed)"
-		kill -KILL "$(cat "$T/$2.pid")" 2>/dev/null
+		kill -KILL "$(runpid "$2")" 2>/dev/null
 		show "$T/$2.err"
 	elif [ "$st" != "$3" ]; then
 		fail "$1: status $st, want $3"

@@ -3,7 +3,7 @@
 # memcached pinned, started as root and dropping to memcache itself (-u),
 # with two worker threads: pinned as memcache; memcaslap's load with every
 # value verified; a loop of set/get/incr/delete over its text protocol
-# answered right; SIGTERM and its status 0.
+# answered right; SIGTERM to `syspin run` (forwarded) and status 0.
 # usage: memcached.sh SYSPIN
 . "$(dirname "$0")/lib.sh"
 requires memcached memcaslap
@@ -13,7 +13,7 @@ P=$(port)
 
 start memcached $R -- memcached -u $U -l 127.0.0.1 -p "$P" -U 0 -t 2 -v
 listening memcached "$P"
-M=$(children "$(cat "$T/memcached.pid")")
+M=$(children "$(runpid memcached)")
 pinned "memcached" "$M" $U
 
 # Load: 50000 operations, a tenth of the values read back and compared.
@@ -63,7 +63,8 @@ EOP
 [ $? = 0 ] && ok "memcached: set/get/incr/delete loop" ||
     { fail "memcached: set/get/incr/delete loop"; show "$T/loop"; }
 
-kill -TERM "$M"
-ended "memcached: exits on SIGTERM" memcached 0
+# Stopped as systemd stops a unit: SIGTERM to `syspin run`, forwarded.
+kill -TERM "$(runpid memcached)"
+ended "memcached: exits on SIGTERM (to syspin run)" memcached 0
 clean "memcached" "$T/memcached.err" "$T/memcached.out"
 finish

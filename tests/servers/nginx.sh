@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: ISC
 # nginx pinned: the master as root, its workers as nobody (`user nobody;`),
 # each under its filter; wrk's load with no error; a reload by `nginx -s
-# reload` (pinned) that serves the new configuration from new workers;
+# reload` (pinned) that serves the new configuration from new workers,
+# and one by SIGHUP to `syspin run` (forwarded, as systemd reloads);
 # `nginx -s quit` and the master's status 0.  Then as a daemon, the binary
 # upgrade (USR2: the master forks and execs nginx again, WINCH and QUIT
 # to the old one): the new master is pinned and serves.
@@ -58,13 +59,21 @@ wrk -t1 -c4 -d1s http://127.0.0.1:$P/ >"$T/wrk" 2>&1 &&
     ok "nginx: serves after the reload" ||
     { fail "nginx: wrk after the reload"; show "$T/wrk"; }
 
+# As systemd reloads a unit (ExecReload=/bin/kill -HUP $MAINPID): SIGHUP
+# to `syspin run`, which forwards it to the master (docs/service.md).
+conf off 3
+kill -HUP "$(runpid nginx)"
+poll 10 serves "$P" gen "generation 3" &&
+    ok "nginx: reloaded by SIGHUP to syspin run" ||
+    fail "nginx: /gen is not 'generation 3' after SIGHUP to syspin run"
+
 run_ok "nginx -s quit (pinned)" $R -- $N -s quit
 ended "nginx: the master exits" nginx 0
 clean "nginx" "$T/nginx.err" "$T/pinned-commands.err"
 
 # The binary upgrade needs a daemon (nginx ignores USR2 when its parent
 # is not init): `syspin run` returns once the whole tree has exited.
-conf on 3
+conf on 4
 : >"$LOG"
 start daemon $R -- $N
 listening daemon "$P"
@@ -80,8 +89,8 @@ kill -WINCH "$M"
 kill -QUIT "$M"
 poll 10 sh -c "! grep -qs '^State:.*[RSD]' /proc/$M/status" ||
     fail "nginx: the old master did not quit"
-poll 10 serves "$P" gen "generation 3" && ok "nginx: the new binary serves" ||
-    fail "nginx: /gen is not 'generation 3' from the new master"
+poll 10 serves "$P" gen "generation 4" && ok "nginx: the new binary serves" ||
+    fail "nginx: /gen is not 'generation 4' from the new master"
 for w in $(children "$M2"); do pinned "new master's worker" "$w" nobody; done
 run_ok "nginx -s quit the new master (pinned)" $R -- $N -s quit
 ended "nginx daemon: syspin run returns" daemon 0

@@ -17,7 +17,7 @@ CLI="redis-cli -p $P"
 start redis $R -- setpriv --reuid=redis --regid=redis --init-groups \
     redis-server "$T/redis.conf"
 listening redis "$P"
-S=$(children "$(cat "$T/redis.pid")")
+S=$(children "$(runpid redis)")
 pinned "redis-server" "$S" redis
 
 # Load: every command answered (redis-benchmark stops at an error).
