@@ -8,10 +8,13 @@
 # pair gives the ratios pinned/unpinned of the throughput and of the
 # latency (p99; pgbench -C: the mean connection time); reported: their
 # median and the spread (lowest-highest) over the pairs, and the medians
-# of both sides.  haproxy is measured after 1 and after 20 reloads of
-# each.  Needs root (the servers drop to their users); a server that is
-# not installed is left out.
-# usage: bench/servers_bench.sh BUILD    (PAIRS=5 DUR=5 by default)
+# of both sides, and the CPU time the supervisor (the pinned server's
+# `syspin run`) took during the pinned runs: a stop per request would
+# show there whatever the noise.  haproxy is measured after 1 and after
+# 20 reloads of each.  Needs root (the servers drop to their users); a
+# server that is not installed is left out.
+# usage: bench/servers_bench.sh BUILD    (PAIRS=5 DUR=5 by default;
+#        SERVERS="nginx haproxy redis memcached postgresql": which ones)
 set -u
 B=$(cd "${1:-build}" && pwd)
 SYSPIN=$B/cli/syspin
@@ -44,20 +47,24 @@ trap 'exit 1' INT TERM HUP
 cd "$T" || exit 1
 
 port() { "$PY" "$TS/net.py" port; }
-# up NAME PORT CMD...: CMD in the background (output in $T/NAME.log),
-# listening on PORT within 30 s.
+# up NAME PORT CMD...: CMD in the background (output in $T/NAME.log, its
+# pid in $last), listening on PORT within 30 s.
 up() {
 	n=$1
 	p=$2
 	shift 2
 	"$@" >"$T/$n.log" 2>&1 &
 	pids="$pids $!"
+	last=$!
 	"$PY" "$TS/net.py" wait "$p" 30 && return 0
 	echo "servers_bench: $n does not listen on $p:" >&2
 	tail -n 5 "$T/$n.log" >&2
 	return 1
 }
 has() { command -v "$1" >/dev/null 2>&1; }
+SERVERS=${SERVERS:-nginx haproxy redis memcached postgresql}
+# want NAME: NAME is one of $SERVERS.
+want() { case " $SERVERS " in *" $1 "*) return 0 ;; esac; return 1; }
 # until_ok SECONDS CMD...: CMD succeeds within SECONDS.
 until_ok() {
 	i=$(($1 * 10))
@@ -113,8 +120,12 @@ m_pg_connect() {
 	    END { print t, c + 0 }' "$T/pgb"
 }
 
-# pairs NAME LABEL MEASURE UNPINNED_PORT PINNED_PORT: the pairs, then a
-# line of the table.
+# ticks PID: the CPU time PID has used, in clock ticks.
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+HZ=$(getconf CLK_TCK)
+
+# pairs NAME LABEL MEASURE UNPINNED_PORT PINNED_PORT [LATENCY]: the pairs
+# ($sup: the pinned server's `syspin run`), then a line of the table.
 pairs() {
 	: >"$T/$1.res"
 	i=1
@@ -122,11 +133,14 @@ pairs() {
 		if [ $((i % 2)) = 1 ]; then order="u p"; else order="p u"; fi
 		for side in $order; do
 			[ $side = u ] && p=$4 || p=$5
+			t0=$(ticks "$sup")
 			echo "$i $side $($3 "$p")" >>"$T/$1.res"
+			[ $side = p ] &&
+			    echo "sup $(($(ticks "$sup") - t0))" >>"$T/$1.res"
 		done
 		i=$((i + 1))
 	done
-	awk -v label="$2" -v lat="${6:-p99}" '
+	awk -v label="$2" -v lat="${6:-p99}" -v hz="$HZ" -v s=$((PAIRS * DUR)) '
 	function med(a, n,   i, j, t) {
 		for (i = 2; i <= n; i++)
 			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
@@ -134,6 +148,7 @@ pairs() {
 			}
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}
+	$1 == "sup" { sup += $2; next }
 	{ thr[$1, $2] = $3; l[$1, $2] = $4; if ($1 > n) n = $1 }
 	END {
 		bad = 0
@@ -154,27 +169,30 @@ pairs() {
 		}
 		printf "  %-29s %8.0f %8.0f  %5.3fx [%5.3f-%5.3f]",
 		    label, med(tu, n), med(tp, n), med(st, n), lo_t, hi_t
-		printf "  %7.3f %7.3f ms  %5.3fx [%5.3f-%5.3f] %s%s\n",
-		    med(lu, n), med(lp, n), med(sl, n), lo_l, hi_l, lat,
-		    bad ? "  (ERRORS: a run failed)" : ""
+		printf "  %7.3f %7.3f ms  %5.3fx [%5.3f-%5.3f] %-12s",
+		    med(lu, n), med(lp, n), med(sl, n), lo_l, hi_l, lat
+		printf " %4.1f%%%s\n",
+		    100 * sup / hz / s, bad ? "  (ERRORS: a run failed)" : ""
 	}' "$T/$1.res"
 }
 
 echo
 echo "servers: pinned / unpinned, $PAIRS interleaved pairs of ${DUR} s" \
     "(median ratio [lowest-highest])"
-printf "  %-29s %17s  %-20s  %18s  %s\n" "" "throughput (/s)" \
-    "pinned/unpinned" "latency" "pinned/unpinned"
-printf "  %-29s %8s %8s  %-20s  %7s %7s\n" "" unpinned pinned "" \
-    unpinned pinned
+printf "  %-29s %17s  %-20s  %18s  %-33s %s\n" "" "throughput (/s)" \
+    "pinned/unpinned" "latency" "pinned/unpinned" "supervisor"
+printf "  %-29s %8s %8s  %-20s  %7s %7s %-36s %s\n" "" unpinned pinned "" \
+    unpinned pinned "" "CPU"
 
 # ---- nginx: one worker, a small static file ----
-if has nginx && has wrk; then
+if ! want nginx; then
+	:
+elif has nginx && has wrk; then
 	a=$(port) b=$(port)
 	nginx_conf "$T/nu" "$a" off 1 1
 	nginx_conf "$T/np" "$b" off 1 1
 	up nginx-u "$a" nginx $(nginx_args "$T/nu") &&
-	    up nginx-p "$b" $R -- nginx $(nginx_args "$T/np") &&
+	    up nginx-p "$b" $R -- nginx $(nginx_args "$T/np") && sup=$last &&
 	    pairs nginx "nginx (wrk, 16 conns)" m_http "$a" "$b"
 else
 	echo "  nginx: not installed (nginx, wrk)"
@@ -198,7 +216,9 @@ reload() {
 	done
 	until_ok 20 sh -c "[ \$(cat /proc/$m/task/*/children | wc -w) = 1 ]"
 }
-if has haproxy && has wrk; then
+if ! want haproxy; then
+	:
+elif has haproxy && has wrk; then
 	for s in hu hp; do
 		mkdir "$T/$s"
 		port >"$T/$s/origin"
@@ -209,6 +229,7 @@ if has haproxy && has wrk; then
 	haproxy_conf "$T/hp" "$b" "$(cat "$T/hp/origin")" 0 1
 	up haproxy-u "$a" haproxy -W -db -f "$T/hu/haproxy.cfg" &&
 	    up haproxy-p "$b" $R -- haproxy -W -db -f "$T/hp/haproxy.cfg" &&
+	    sup=$last &&
 	    reload "$T/hu" "$a" 1 && reload "$T/hp" "$b" 1 &&
 	    pairs haproxy1 "haproxy, after 1 reload" m_http "$a" "$b" &&
 	    reload "$T/hu" "$a" 19 && reload "$T/hp" "$b" 19 &&
@@ -218,13 +239,17 @@ else
 fi
 
 # ---- redis: as the user redis ----
-if has redis-server && has redis-benchmark && id redis >/dev/null 2>&1; then
+if ! want redis; then
+	:
+elif has redis-server && has redis-benchmark && id redis >/dev/null 2>&1
+then
 	a=$(port) b=$(port)
 	redis_conf "$T/ru" "$a"
 	redis_conf "$T/rp" "$b"
 	AS="setpriv --reuid=redis --regid=redis --init-groups"
 	up redis-u "$a" $AS redis-server "$T/ru/redis.conf" &&
 	    up redis-p "$b" $R -- $AS redis-server "$T/rp/redis.conf" &&
+	    sup=$last &&
 	    pairs redis-get "redis GET (16 conns)" m_redis_get "$a" "$b" &&
 	    pairs redis-set "redis SET (16 conns)" m_redis_set "$a" "$b"
 else
@@ -232,12 +257,14 @@ else
 fi
 
 # ---- memcached: two threads, as memcache ----
-if has memcached; then
+if ! want memcached; then
+	:
+elif has memcached; then
 	U=memcache
 	id $U >/dev/null 2>&1 || U=nobody
 	a=$(port) b=$(port)
 	MC="memcached -u $U -l 127.0.0.1 -U 0 -t 2 -p"
-	up mc-u "$a" $MC "$a" && up mc-p "$b" $R -- $MC "$b" &&
+	up mc-u "$a" $MC "$a" && up mc-p "$b" $R -- $MC "$b" && sup=$last &&
 	    pairs memcached "memcached (mc_load, 4 conns)" m_mc "$a" "$b"
 else
 	echo "  memcached: not installed"
@@ -245,8 +272,10 @@ fi
 
 # ---- PostgreSQL: as postgres, scale 10, fsync off ----
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-if [ -n "$PGBIN" ] && [ -x "$PGBIN/pgbench" ] && id postgres >/dev/null 2>&1
-then
+if ! want postgresql; then
+	:
+elif [ -n "$PGBIN" ] && [ -x "$PGBIN/pgbench" ] &&
+    id postgres >/dev/null 2>&1; then
 	AS="runuser -u postgres --"
 	a=$(port) b=$(port)
 	pg() {	# DIR PORT: postgres's arguments
@@ -263,7 +292,7 @@ then
 	    $AS "$PGBIN/pg_ctl" -D "$T/pu/data" -m fast -w stop >/dev/null &&
 	    cp -a "$T/pu" "$T/pp" &&
 	    up pg-u "$a" $AS $(pg "$T/pu" "$a") &&
-	    up pg-p "$b" $R -- $AS $(pg "$T/pp" "$b") &&
+	    up pg-p "$b" $R -- $AS $(pg "$T/pp" "$b") && sup=$last &&
 	    pairs pg "pgbench -S (4 clients)" m_pg "$a" "$b" &&
 	    pairs pgc "pgbench -S -C (4 clients)" m_pg_connect "$a" "$b" \
 	    "mean connect"
@@ -272,7 +301,7 @@ else
 fi
 
 # Anything syspin said about the pinned servers.
-if cat "$T"/*-p.log | grep '^syspin: ' >"$T/said"; then
+if cat "$T"/*-p.log 2>/dev/null | grep '^syspin: ' >"$T/said"; then
 	echo "  syspin said (the pinned servers):"
 	sed 's/^/    /' "$T/said" | head -n 10
 fi
