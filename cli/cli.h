@@ -18,6 +18,7 @@ int cmd_run(int argc, char **argv);
 int cmd_embed(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
 
 /* "syspin: " + printf, on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -22,6 +22,7 @@ static const struct subcommand subcommands[] = {
 	{ "embed", cmd_embed, "write a copy of a binary with its pin table embedded" },
 	{ "trace", cmd_trace, "run a program and check its syscalls against the tables" },
 	{ "filter", cmd_filter, "show the layout, pins and seccomp program enforced" },
+	{ "cache", cmd_cache, "fill, list, verify or clear the pin-table cache" },
 };
 
 void

@@ -6,6 +6,7 @@
 #include <sys/user.h>
 
 #include <syspin/supervise.h>
+#include "../util/raw.h"
 
 struct job {
 	pid_t pid;

@@ -6,10 +6,9 @@
 # must answer as unpinned, with its functions compiled, and syspin say
 # nothing.
 # LLVM's memory manager maps its sections read-write, anonymous, then
-# mprotects the code ones PROT_READ|PROT_EXEC in place: refused even with
-# --allow-jit ("mprotect with PROT_EXEC refused: new code may only go
-# into the late-code band"), the query fails with "failed to look up
-# symbol": this test fails until the supervisor handles that JIT.
+# mprotects the code ones PROT_READ|PROT_EXEC in place: with --allow-jit
+# those mappings go into the late-code band (docs/run.md); before, the
+# mprotect was refused and the query failed ("failed to look up symbol").
 # usage: postgresql_jit.sh SYSPIN
 . "$(dirname "$0")/lib.sh"
 . "$HERE/pg.sh"
