@@ -418,32 +418,16 @@ cmd_clear(int argc, char **argv)
 int
 cmd_cache(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int (*fn)(int, char **);
-	} sub[] = {
-		{ "fill", cache_fill_main }, { "list", cmd_list },
-		{ "verify", cmd_verify }, { "clear", cmd_clear },
+	static const struct cli_cmd sub[] = {
+		{ "fill", cache_fill_main, NULL }, { "list", cmd_list, NULL },
+		{ "verify", cmd_verify, NULL }, { "clear", cmd_clear, NULL },
 	};
+	int rc;
 
-	if (argc < 2) {
-		usage(stderr);
-		return EXIT_TROUBLE;
-	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		usage(stdout);
-		return 0;
-	}
-	char name[32];
-
-	for (size_t i = 0; i < sizeof(sub) / sizeof(*sub); i++)
-		if (strcmp(argv[1], sub[i].name) == 0) {
-			/* getopt's complaints: "syspin: cache list: ...". */
-			snprintf(name, sizeof(name), "syspin: cache %s",
-			    sub[i].name);
-			argv[1] = name;
-			return sub[i].fn(argc - 1, argv + 1);
-		}
+	/* getopt's complaints: "syspin: cache list: ...". */
+	if ((rc = cli_dispatch(argc, argv, sub, sizeof(sub) / sizeof(*sub),
+	    "syspin: cache", usage)) != -1)
+		return rc;
 	cli_error("cache: unknown subcommand '%s'", argv[1]);
 	usage(stderr);
 	return EXIT_TROUBLE;

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include <syspin/cache.h>
+#include <syspin/elf.h>
 #include <syspin/layout.h>
 
 #include "run.h"

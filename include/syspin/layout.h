@@ -126,13 +126,6 @@ int sp_layout_add_stack(struct sp_layout *lo, pid_t pid,
 /* Index of the range holding addr, or -1. */
 long sp_layout_find(const struct sp_layout *lo, uint64_t addr);
 
-/* Build-id of an image in memory, from its program headers. */
-size_t sp_mem_build_id(const void *ehdr, uint64_t bias, uint8_t *out,
-    size_t max);
-
-/* Bytes spanned by the PT_LOADs of an image in memory (the vDSO). */
-size_t sp_mem_image_size(const void *ehdr);
-
 /* ---- placed pins ---- */
 
 struct sp_placement {

@@ -108,6 +108,24 @@ in_list(const uint64_t *v, size_t n, uint64_t x)
 	return i < n && v[i] == x;
 }
 
+uint64_t *
+norm_breaks(const struct norm *in, size_t *n)
+{
+	uint64_t *br;
+	size_t i;
+
+	if ((br = calloc(2 * in->nranges + 2, sizeof(*br))) == NULL)
+		return NULL;
+	*n = 0;
+	for (i = 0; i < in->nranges; i++) {
+		br[(*n)++] = in->ranges[i].start;
+		br[(*n)++] = in->ranges[i].end;
+	}
+	br[(*n)++] = in->band.start;
+	br[(*n)++] = in->band.end;
+	return br;
+}
+
 bool
 norm_in_ranges(const struct norm *in, uint64_t ip)
 {

@@ -408,18 +408,12 @@ emit_mremap(struct pgen *g, uint32_t f, uint32_t allow)
 	struct segs s = { NULL, 0 };
 	uint64_t *br;
 	uint32_t mv = asm_label(&g->a);
-	size_t i, n = 0;
+	size_t n = 0;
 
-	if ((br = calloc(2 * in->nranges + 2, sizeof(*br))) == NULL) {
+	if ((br = norm_breaks(in, &n)) == NULL) {
 		g->a.oom = true;
 		return;
 	}
-	for (i = 0; i < in->nranges; i++) {
-		br[n++] = in->ranges[i].start;
-		br[n++] = in->ranges[i].end;
-	}
-	br[n++] = in->band.start;
-	br[n++] = in->band.end;
 	if (segs_build(&s, br, n, mremap_label, &c) == -1 ||
 	    classify64_at(&g->a, f, &s, OFF_ARG_LO(0)) == -1)
 		g->a.oom = true;

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <syspin/elf.h>
 #include <syspin/supervise.h>
 
 #define PAGE_DOWN(a) ((a) & ~(uint64_t)4095)
