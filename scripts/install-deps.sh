@@ -18,8 +18,12 @@ nettle-dev"
 # libc6-dbg: libc's symbol table, apart (lib/elf/debugfile.c); with it the
 # analysis pins the setxid signal handler's call, else it may issue any.
 # debhelper, lintian: tests/install/deb.sh builds and checks the packages.
+# The servers tests/servers runs pinned, and their load tools (wrk, ab,
+# memcaslap, redis-benchmark, pgbench); their system instances are left
+# alone (the tests use ports of their own).
 TEST="clang musl-tools golang-go sqlite3 git strace elfutils libc6-dbg
-debhelper lintian"
+debhelper lintian nginx haproxy redis-server redis-tools memcached
+libmemcached-tools apache2-utils wrk postgresql-15"
 FUZZ="clang libclang-rt-14-dev"
 DEB="$BUILD dpkg-dev debhelper lintian"
 
