@@ -1,9 +1,15 @@
-# Thin wrapper over Meson + Ninja for the two quick-start commands.
+# Thin wrapper over Meson + Ninja for the two quick-start commands, and
+# for installing: make install [PREFIX=/usr/local] [DESTDIR=...],
+# make uninstall (same variables), make deb (a Debian package in
+# $(BUILD)/deb).
 BUILD ?= build
 MESON_OPTS ?=
+PREFIX ?=
+DESTDIR ?=
+export MESON_OPTS
 
-.PHONY: all deps build-deps test-deps fuzz-deps build demo check bench \
-	fuzz clean
+.PHONY: all deps build-deps test-deps fuzz-deps deb-deps build demo check \
+	bench fuzz clean install uninstall deb
 
 all: build
 
@@ -22,6 +28,9 @@ test-deps:
 
 fuzz-deps:
 	@sh scripts/install-deps.sh fuzz
+
+deb-deps:
+	@sh scripts/install-deps.sh deb
 
 $(BUILD)/build.ninja: | build-deps
 	meson setup $(BUILD) $(MESON_OPTS)
@@ -44,6 +53,15 @@ check: test-deps
 
 bench: build
 	@sh bench/run.sh $(BUILD)
+
+install: build-deps
+	@sh scripts/install.sh install $(BUILD) "$(PREFIX)" "$(DESTDIR)"
+
+uninstall:
+	@sh scripts/install.sh uninstall $(BUILD) "$(PREFIX)" "$(DESTDIR)"
+
+deb: deb-deps
+	@sh scripts/deb.sh $(BUILD)/deb
 
 fuzz: fuzz-deps
 	@sh fuzz/run.sh

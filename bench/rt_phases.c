@@ -20,6 +20,7 @@
 #include <syspin/bpf.h>
 #include <syspin/cache.h>
 #include <syspin/layout.h>
+#include <syspin/placement.h>
 
 #define NPHASES 6
 static const char *const names[NPHASES] = {

@@ -5,7 +5,9 @@ set -eu
 BUILD=${1:-build}
 here=$(dirname "$0")
 python3 "$here/scan_bench.py" "$BUILD/cli/syspin"
-for b in "$here"/run_bench.sh; do
+for b in "$here"/run_bench.sh "$here"/servers_bench.sh; do
 	[ -f "$b" ] && sh "$b" "$BUILD"
 done
+# The whole-system fill (FILL_ROOT: another directory than /usr).
+python3 "$here/fill_bench.py" "$BUILD/cli/syspin" "${FILL_ROOT:-/usr}"
 exit 0

@@ -18,8 +18,25 @@ int cmd_run(int argc, char **argv);
 int cmd_embed(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
 
 /* "syspin: " + printf, on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A command with subcommands (syspin, syspin cache). */
+struct cli_cmd {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *summary;
+};
+
+/*
+ * Runs the subcommand argv[1] names, with argv[0] "PREFIX NAME" so that
+ * getopt's complaints say where they come from; no argument: usage on
+ * stderr, status 2; --help, -h: usage on stdout, 0.  -1 when argv[1] is
+ * something else: the caller says what is wrong.
+ */
+int cli_dispatch(int argc, char **argv, const struct cli_cmd *cmds,
+    size_t ncmds, const char *prefix, void (*usage)(FILE *));
 
 #endif

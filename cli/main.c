@@ -10,18 +10,13 @@
 
 #include "cli.h"
 
-struct subcommand {
-	const char *name;
-	int (*fn)(int, char **);
-	const char *summary;
-};
-
-static const struct subcommand subcommands[] = {
+static const struct cli_cmd subcommands[] = {
 	{ "scan", cmd_scan, "find syscall sites and their numbers in ELF files" },
 	{ "run", cmd_run, "run a program with its syscalls pinned" },
 	{ "embed", cmd_embed, "write a copy of a binary with its pin table embedded" },
 	{ "trace", cmd_trace, "run a program and check its syscalls against the tables" },
 	{ "filter", cmd_filter, "show the layout, pins and seccomp program enforced" },
+	{ "cache", cmd_cache, "fill, list, verify or clear the pin-table cache" },
 };
 
 void
@@ -77,11 +72,11 @@ heap_setup(void)
 }
 
 int
-main(int argc, char **argv)
+cli_dispatch(int argc, char **argv, const struct cli_cmd *cmds,
+    size_t ncmds, const char *prefix, void (*usage)(FILE *))
 {
-	char name[32];
+	char name[48];
 
-	heap_setup();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_TROUBLE;
@@ -90,18 +85,32 @@ main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+	for (size_t i = 0; i < ncmds; i++)
+		if (strcmp(argv[1], cmds[i].name) == 0) {
+			/* getopt names argv[0] in its complaints: "syspin:
+			 * run: unrecognized option '--bogus'". */
+			snprintf(name, sizeof(name), "%s %s", prefix,
+			    cmds[i].name);
+			argv[1] = name;
+			return cmds[i].fn(argc - 1, argv + 1);
+		}
+	return -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	int rc;
+
+	heap_setup();
+	if (argc >= 2 && (strcmp(argv[1], "-V") == 0 ||
+	    strcmp(argv[1], "--version") == 0)) {
 		puts("syspin " SYSPIN_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
-		if (strcmp(argv[1], subcommands[i].name) == 0) {
-			/* getopt names argv[0] in its complaints: "syspin:
-			 * run: unrecognized option '--bogus'". */
-			snprintf(name, sizeof(name), "syspin: %s", argv[1]);
-			argv[1] = name;
-			return subcommands[i].fn(argc - 1, argv + 1);
-		}
+	if ((rc = cli_dispatch(argc, argv, subcommands, sizeof(subcommands) /
+	    sizeof(*subcommands), "syspin:", usage)) != -1)
+		return rc;
 	cli_error("unknown command '%s'", argv[1]);
 	usage(stderr);
 	return EXIT_TROUBLE;

@@ -27,6 +27,8 @@
 #include <syspin/diag.h>
 #include <syspin/elf.h>
 #include <syspin/layout.h>
+#include <syspin/placement.h>
+#include <syspin/report.h>
 #include <syspin/supervise.h>
 
 #include "cli.h"

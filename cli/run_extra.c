@@ -16,6 +16,7 @@
 
 #include <syspin/diag.h>
 #include <syspin/supervise.h>
+#include <syspin/placement.h>
 
 #include "cli.h"
 #include "run.h"

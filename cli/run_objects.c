@@ -21,13 +21,22 @@
 #include "cli.h"
 #include "run.h"
 
-/* Where the runtime is, relative to the syspin binary's directory: a
- * build tree (BUILD/cli/syspin), then installed layouts. */
+/*
+ * Where the runtime is, relative to the syspin binary's directory: a
+ * build tree (BUILD/cli/syspin), then where this build installs it
+ * (cli/meson.build: BINDIR/../LIBDIR/syspin), so that a DESTDIR copy or a
+ * moved prefix finds its own, then the usual layouts.  Last, the
+ * configured absolute path (SYSPIN_RT_INSTALLED).
+ */
+#ifndef SYSPIN_RT_RELATIVE
+#define SYSPIN_RT_RELATIVE ""
+#endif
 static const char *const rt_places[] = {
 	"../runtime/libsyspin-rt.so",
-	"../lib/libsyspin-rt.so",
-	"../lib/x86_64-linux-gnu/libsyspin-rt.so",
-	"../lib64/libsyspin-rt.so",
+	SYSPIN_RT_RELATIVE,
+	"../lib/x86_64-linux-gnu/syspin/libsyspin-rt.so",
+	"../lib/syspin/libsyspin-rt.so",
+	"../lib64/syspin/libsyspin-rt.so",
 };
 
 /* NULL when p is a file we may execute, else why not. */
@@ -97,12 +106,21 @@ run_find_runtime(char *path, size_t size)
 	}
 	*slash = '\0';
 	for (i = 0; i < sizeof(rt_places) / sizeof(*rt_places); i++) {
+		if (rt_places[i][0] == '\0')
+			continue;
 		snprintf(path, size, "%s/%s", self, rt_places[i]);
 		if (realpath(path, real) != NULL && access(real, R_OK) == 0) {
 			snprintf(path, size, "%s", real);
 			return 0;
 		}
 	}
+#ifdef SYSPIN_RT_INSTALLED
+	if (realpath(SYSPIN_RT_INSTALLED, real) != NULL &&
+	    access(real, R_OK) == 0) {
+		snprintf(path, size, "%s", real);
+		return 0;
+	}
+#endif
 	cli_error("run: cannot find libsyspin-rt.so (set SYSPIN_RT)");
 	return -1;
 }

@@ -21,9 +21,11 @@
 #include <sys/stat.h>
 
 #include <syspin/cache.h>
+#include <syspin/elf.h>
 #include <syspin/layout.h>
 
 #include "run.h"
+#include "../lib/util/hash.h"
 
 #define RECORD_MAX 65536
 #define RECORD_MAGIC "syspin-objects 1\n"
@@ -31,9 +33,9 @@
 static uint64_t
 fnv(uint64_t h, const char *s)
 {
-	for (; s != NULL && *s != '\0'; s++)
-		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-	return (h ^ 0xff) * 0x100000001b3ull;	/* separator */
+	static const unsigned char sep = 0xff;
+
+	return sp_fnv1a(sp_fnv1a_str(h, s), &sep, 1);
 }
 
 /* The key of a file as the cache names it; "" when it cannot be stat'ed. */
@@ -56,7 +58,7 @@ record_key(const char *elf, const char *rt, char *key, size_t size)
 	static const char *const vars[] = { "LD_LIBRARY_PATH", "LD_PRELOAD",
 	    "LD_BIND_NOW", "LD_HWCAP_MASK", "GLIBC_TUNABLES" };
 	char k[SP_CACHE_KEY_MAX];
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = SP_FNV1A_INIT;
 	size_t i;
 
 	h = fnv(fnv(h, elf), rt);

@@ -11,10 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
-#if __has_include("openbsd_view.h")
 #include "openbsd_view.h"
-#define HAVE_OPENBSD_VIEW 1
-#endif
 #include "scan.h"
 
 static void
@@ -190,12 +187,10 @@ report(struct scanned *v, size_t n, const struct scan_args *a)
 			rc = EXIT_TROUBLE;
 		}
 	if (a->openbsd) {
-#ifdef HAVE_OPENBSD_VIEW
 		for (size_t i = 0; i < n; i++)
 			if (v[i].ok && cli_print_openbsd(&v[i].elf, a->json,
 			    stdout) != 0)
 				rc = EXIT_TROUBLE;
-#endif
 	} else if (a->json) {
 		if (scan_print_json(stdout, v, n) != 0)
 			rc = EXIT_TROUBLE;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <syspin/layout.h>
+#include <syspin/procfs.h>
 
 #include "trace.h"
 

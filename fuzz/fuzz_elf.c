@@ -9,9 +9,7 @@
 #include <stdint.h>
 
 #include <syspin/elf.h>
-#ifdef HAVE_SP_SCAN
 #include <syspin/scan.h>
-#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -24,7 +22,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sp_elf_from_memory(&elf, data, size, "fuzz", &err) != 0)
 		return 0;
 	(void)sp_elf_vaddr_ptr(&elf, elf.entry, 16);
-#ifdef HAVE_SP_SCAN
 	struct sp_scan scan;
 	struct sp_scan_opts opts = { 0 };
 	if (sp_scan(&elf, &opts, &scan, &err) == 0)
@@ -34,7 +31,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (sp_scan(&elf, &opts, &scan, &err) == 0)
 			sp_scan_free(&scan);
 	}
-#endif
 	sp_elf_close(&elf);
 	return 0;
 }

@@ -36,6 +36,9 @@
 #include <syspin/bpf.h>
 #include <syspin/cache.h>
 #include <syspin/layout.h>
+#include <syspin/procfs.h>
+#include <syspin/placement.h>
+#include <syspin/report.h>
 
 #include "../lib/util/raw.h"
 #include "rt.h"

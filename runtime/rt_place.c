@@ -49,11 +49,17 @@ static uint64_t
 take(uint64_t len)
 {
 	uint64_t align = len >= HUGE ? HUGE : PAGE, a, old, want;
+	uint64_t arena_end = SP_BAND_START + SP_BAND_ARENA;
 
 	len = (len + PAGE - 1) & ~(PAGE - 1);
 	old = atomic_load(&next);
 	do {
 		a = (old + rnd(256) * PAGE + align - 1) & ~(align - 1);
+		/* the arena is replaced only whole: what would stick out of
+		 * it goes after it */
+		if (a < arena_end && a + len > arena_end)
+			a = (arena_end + rnd(256) * PAGE + align - 1) &
+			    ~(align - 1);
 		if (len >= SP_BAND_END - SP_BAND_MARGIN - a)
 			return 0;
 		want = a + len + PAGE;

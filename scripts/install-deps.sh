@@ -1,12 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
-# install-deps.sh [build] [test] [fuzz]: the Debian 12 packages each step
-# needs (no argument: all of them).
+# install-deps.sh [build] [test] [fuzz] [deb]: the Debian 12 packages each
+# step needs (no argument: build, test and fuzz).
 #   build  `make build` and `make demo`: compilers, Meson and Ninja, the
 #          libraries, and what configuring the test suite asks for
 #   test   what `make check` adds: the toolchains and programs the tests
 #          build programs with or compare against
 #   fuzz   `make fuzz`: clang and its libFuzzer runtime
+#   deb    `make deb`: the build's, dpkg-dev, debhelper and lintian
 # Only missing packages are installed (so `make check` is quick on a
 # prepared machine), with apt-get as root; anyone else is told the
 # apt-get command to run, and the exit status is 2.
@@ -16,8 +17,15 @@ libzycore-dev libelf-dev libseccomp-dev libcmocka-dev libjson-c-dev
 nettle-dev"
 # libc6-dbg: libc's symbol table, apart (lib/elf/debugfile.c); with it the
 # analysis pins the setxid signal handler's call, else it may issue any.
-TEST="clang musl-tools golang-go sqlite3 git strace elfutils libc6-dbg"
+# debhelper, lintian: tests/install/deb.sh builds and checks the packages.
+# The servers tests/servers runs pinned, and their load tools (wrk, ab,
+# memcaslap, redis-benchmark, pgbench); their system instances are left
+# alone (the tests use ports of their own).
+TEST="clang musl-tools golang-go sqlite3 git strace elfutils libc6-dbg
+debhelper lintian nginx haproxy redis-server redis-tools memcached
+libmemcached-tools apache2-utils wrk postgresql-15"
 FUZZ="clang libclang-rt-14-dev"
+DEB="$BUILD dpkg-dev debhelper lintian"
 
 want=""
 [ $# -eq 0 ] && set -- build test fuzz
@@ -26,7 +34,8 @@ for step in "$@"; do
 	build) want="$want $BUILD" ;;
 	test) want="$want $TEST" ;;
 	fuzz) want="$want $FUZZ" ;;
-	*) echo "usage: install-deps.sh [build] [test] [fuzz]" >&2; exit 2 ;;
+	deb) want="$want $DEB" ;;
+	*) echo "usage: install-deps.sh [build] [test] [fuzz] [deb]" >&2; exit 2 ;;
 	esac
 done
 missing=""

@@ -6,7 +6,8 @@ The default cache (/var/cache/syspin for root, ~/.cache/syspin) is the
 user's: a test that fills it leaves tables behind, and reads tables a
 previous build wrote.  Every test() that runs `syspin run` gives it a
 temporary --cache-dir: its command line says so, or the script it runs
-does.  Read from meson's list of tests (meson-info/intro-tests.json).
+does (with the scripts next to it that it sources).  Read from meson's
+list of tests (meson-info/intro-tests.json).
 Exit status 0 when every test does, 1 otherwise.
 """
 import json
@@ -18,6 +19,9 @@ import sys
 # Python.
 SH_RUN = re.compile(r'(?:syspin|\$\{?\w+\}?)"?\s+run\b')
 PY_RUN = re.compile(r"""['"]run['"]""")
+# A shell script's `. "$(dirname "$0")/lib.sh"` or `. "$HERE/pg.sh"`: a
+# file next to it, read with it.
+SOURCED = re.compile(r'^\.\s+.*/([\w.-]+\.sh)"?\s*$', re.M)
 
 
 def runs_syspin(cmd):
@@ -30,8 +34,14 @@ def texts(cmd):
     for c in cmd:
         if c.endswith(('.sh', '.py')) and os.path.isfile(c):
             with open(c, errors='replace') as fh:
-                out.append((fh.read(), PY_RUN if c.endswith('.py')
-                            else SH_RUN))
+                text = fh.read()
+            out.append((text, PY_RUN if c.endswith('.py') else SH_RUN))
+            if c.endswith('.sh'):
+                for name in SOURCED.findall(text):
+                    lib = os.path.join(os.path.dirname(c), name)
+                    if os.path.isfile(lib):
+                        with open(lib, errors='replace') as fh:
+                            out.append((fh.read(), SH_RUN))
     return out
 
 

@@ -49,8 +49,8 @@
  *     SP_BPF_STRICT only in a slot).  A loader site's mmap without MAP_FIXED of a file or of
  *     PROT_NONE memory (ld.so reserving room for an object): `place`.
  *     With SP_BPF_ALLOW_JIT also anyone's anonymous mmap without
- *     MAP_FIXED that is not plain read-write data (a JIT reserving its
- *     code space): `place`.
+ *     MAP_FIXED (a JIT's code space, reserved PROT_NONE or written
+ *     read-write and made executable in place): `place`.
  *     MAP_GROWSDOWN: refused.  mprotect/pkey_mprotect with PROT_EXEC:
  *     refused without SP_BPF_ALLOW_JIT, else allowed inside the band (or
  *     from a loader site inside `slots`).  mremap of the image's ranges:

@@ -102,6 +102,14 @@ struct sp_pintab {
 	size_t nexports;
 	char *strtab;		/* NUL-terminated names */
 	size_t strtab_size;
+	/*
+	 * The file the table was made from, as it was named then (absolute;
+	 * "[vdso]"), or NULL.  The encoder appends it to strtab; the decoder
+	 * points into strtab.  Only `syspin cache` reads it (list, verify,
+	 * stale tables): the key, never the path, says which file a table
+	 * is for.
+	 */
+	const char *path;
 	void *buf;		/* reader: the one allocation behind it all */
 };
 
@@ -243,6 +251,10 @@ int sp_cache_use_mac(struct sp_cache *c, struct sp_error *err);
 #define SP_CACHE_MAC_NO_KEYRING 0x1u
 int sp_cache_use_mac_named(struct sp_cache *c, const char *name,
     unsigned flags, struct sp_error *err);
+
+/* Detaches c's MAC (zeroing the key): c's files are then read as the
+ * runtime reads them, MACs unchecked (`syspin cache list` without a key). */
+void sp_cache_drop_mac(struct sp_cache *c);
 
 /* What c believes: `syspin run -v` says when tables are made each run. */
 enum sp_cache_auth sp_cache_auth(const struct sp_cache *c);

@@ -12,6 +12,7 @@
 
 #include <syspin/error.h>
 #include <syspin/layout.h>
+#include <syspin/placement.h>
 
 #define SP_AUDIT_ARCH_X86_64 0xc000003eu
 #define SP_AUDIT_ARCH_I386 0x40000003u

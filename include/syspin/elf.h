@@ -188,4 +188,13 @@ const char *sp_elf_kind_name(enum sp_elf_kind kind);
 /* Hex build-id into buf (2*len+1 bytes), "" when none. */
 void sp_build_id_hex(const uint8_t *id, size_t len, char *buf);
 
+/* ---- an image already in memory (mem_image.c; the runtime links it) ---- */
+
+/* Build-id of an image in memory, from its program headers. */
+size_t sp_mem_build_id(const void *ehdr, uint64_t bias, uint8_t *out,
+    size_t max);
+
+/* Bytes spanned by the PT_LOADs of an image in memory (the vDSO). */
+size_t sp_mem_image_size(const void *ehdr);
+
 #endif

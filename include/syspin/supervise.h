@@ -39,6 +39,8 @@
 #include <syspin/cache.h>
 #include <syspin/error.h>
 #include <syspin/layout.h>
+#include <syspin/procfs.h>
+#include <syspin/placement.h>
 
 /* ---- remote system calls in a ptrace-stopped tracee (inject.c) ---- */
 

@@ -405,30 +405,36 @@ resync(struct jtx *x, uint64_t to)
 	if (decode_until_join(a, u, p, avail, to, conflict ? k + 1 : k,
 	    &fresh, &n, &join) != 0)
 		return -1;
-	struct insn *v = malloc((k + n + (l->n - join) + 1) * sizeof(*v));
-	if (v == NULL) {
-		insn_list_free(&fresh);
-		return -1;
+	/*
+	 * Spliced in place: v[k, join) becomes fresh.  Only the tail moves
+	 * (a unit of a few million instructions, GHC's, is spliced thousands
+	 * of times: a new copy each time was most of its analysis).
+	 */
+	size_t newn = k + n + (l->n - join);
+	if (newn + 1 > l->cap) {
+		size_t ncap = newn + 1 + newn / 8;
+		struct insn *v = realloc(l->v, ncap * sizeof(*v));
+		if (v == NULL) {
+			insn_list_free(&fresh);
+			return -1;
+		}
+		l->v = v;
+		l->cap = ncap;
 	}
 	for (size_t i = k; i < join; i++)
 		(void)note_direct(x, &l->v[i], -1);
 	for (size_t i = 0; i < n; i++)
 		if (note_direct(x, &fresh.v[i], 1) != 0) {
-			free(v);
 			insn_list_free(&fresh);
 			return -1;
 		}
-	memcpy(v, l->v, k * sizeof(*v));
-	memcpy(v + k, fresh.v, n * sizeof(*v));
-	memcpy(v + k + n, l->v + join, (l->n - join) * sizeof(*v));
+	memmove(l->v + k + n, l->v + join, (l->n - join) * sizeof(*l->v));
+	memcpy(l->v + k, fresh.v, n * sizeof(*l->v));
 	/* Edges name instructions by index: renumber those after k. */
 	for (size_t e = 0; e < l->njt; e++)
 		if (l->jt[e].from >= join)
 			l->jt[e].from = l->jt[e].from - join + k + n;
-	free(l->v);
-	l->v = v;
-	l->n = k + n + (l->n - join);
-	l->cap = l->n + 1;
+	l->n = newn;
 	l->jt_sorted = false;
 	insn_list_free(&fresh);
 	free(u->targets);

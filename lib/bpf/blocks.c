@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/search.h"
 #include "program.h"
 
 /* ---- exits ---- */
@@ -102,35 +103,35 @@ via_exit(struct pgen *g, struct exits *x, uint32_t label)
 static bool
 in_list(const uint64_t *v, size_t n, uint64_t x)
 {
-	size_t lo = 0, hi = n;
+	size_t i = sp_lower_bound(v, n, sizeof(*v), 0, x);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] == x)
-			return true;
-		if (v[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
+	return i < n && v[i] == x;
+}
+
+uint64_t *
+norm_breaks(const struct norm *in, size_t *n)
+{
+	uint64_t *br;
+	size_t i;
+
+	if ((br = calloc(2 * in->nranges + 2, sizeof(*br))) == NULL)
+		return NULL;
+	*n = 0;
+	for (i = 0; i < in->nranges; i++) {
+		br[(*n)++] = in->ranges[i].start;
+		br[(*n)++] = in->ranges[i].end;
 	}
-	return false;
+	br[(*n)++] = in->band.start;
+	br[(*n)++] = in->band.end;
+	return br;
 }
 
 bool
 norm_in_ranges(const struct norm *in, uint64_t ip)
 {
-	size_t lo = 0, hi = in->nranges;
+	long i = SP_FLOOR_INDEX(in->ranges, in->nranges, start, ip);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ip < in->ranges[mid].start)
-			hi = mid;
-		else if (ip >= in->ranges[mid].end)
-			lo = mid + 1;
-		else
-			return true;
-	}
-	return false;
+	return i >= 0 && ip < in->ranges[i].end;
 }
 
 /* ---- the shared "not pinned" blocks ---- */
@@ -220,19 +221,11 @@ static uint32_t
 blk_label(void *ctx, uint64_t ip)
 {
 	struct blk_ctx *c = ctx;
-	size_t lo = 0, hi = c->u->np;
+	size_t i = SP_LOWER_BOUND(c->u->p, c->u->np, ip, ip);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct npin *p = &c->u->p[mid];
-		if (p->ip == ip)
-			return c->pass[p->flags & SP_BPF_PIN_LOADER ?
-			    CLS_LOADER : CLS_OWN];
-		if (p->ip < ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (i < c->u->np && c->u->p[i].ip == ip)
+		return c->pass[c->u->p[i].flags & SP_BPF_PIN_LOADER ?
+		    CLS_LOADER : CLS_OWN];
 	return c->miss;
 }
 

@@ -127,6 +127,9 @@ bool norm_narrowed(const struct norm *in, uint32_t nr);
 
 /* ip inside one of in's ranges. */
 bool norm_in_ranges(const struct norm *in, uint64_t ip);
+/* Where the image's ranges and the band start and end, for segs_build
+ * (2 * nranges + 2 points, *n of them); NULL out of memory. */
+uint64_t *norm_breaks(const struct norm *in, size_t *n);
 
 /* The program for the calls keyed [klo, khi); it allows all others. */
 int build_program(const struct norm *, uint64_t klo, uint64_t khi,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/search.h"
 #include "bpf_int.h"
 
 static int
@@ -278,16 +279,7 @@ push(struct plist *l, struct sp_bpf_prog p, struct sp_error *err)
 static size_t
 lower(const struct norm *n, uint64_t k)
 {
-	size_t lo = 0, hi = n->npins;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (n->pins[mid].key < k)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return SP_LOWER_BOUND(n->pins, n->npins, key, k);
 }
 
 /* A key splitting the sites of [klo, khi) in halves, or 0 when it holds

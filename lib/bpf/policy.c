@@ -346,22 +346,22 @@ emit_mmap(struct pgen *g, uint32_t f, enum site_class cls, uint32_t allow)
 	}
 	/*
 	 * ld.so reserving room for an object: a file, or PROT_NONE.  With
-	 * SP_BPF_ALLOW_JIT, anyone's anonymous memory that is not plain
-	 * read-write data: a JIT reserving its code space (V8, a JVM:
-	 * PROT_NONE; the JVM's PROT_WRITE probe), so that its code lands in
-	 * the band.
+	 * SP_BPF_ALLOW_JIT, anyone's anonymous memory: a JIT's code space,
+	 * reserved PROT_NONE (V8, a JVM) or written read-write and made
+	 * executable in place (LLVM's section memory manager), must be in
+	 * the band before it can be executable.
 	 */
 	anon = asm_label(&g->a);
 	ld(g, f, 3);
 	jset(g, f, MAP_FIXED_ | MAP_NOREPLACE_, allow, NEXT);
 	jset(g, f, MAP_ANON_, anon, cls == CLS_LOADER ? place : allow);
 	asm_bind(&g->a, anon, f);
-	ld(g, f, 2);
 	if (flags & SP_BPF_ALLOW_JIT) {
-		asm_emit(&g->a, f, BPF_ALU | BPF_AND | BPF_K, PROT_ALL_, 0, 0);
-		jeq(g, f, PROT_READ_ | PROT_WRITE_, allow, place);
-	} else
-		jset(g, f, PROT_ALL_, allow, place);
+		ja(g, f, place);
+		return;
+	}
+	ld(g, f, 2);
+	jset(g, f, PROT_ALL_, allow, place);
 }
 
 static void
@@ -408,18 +408,12 @@ emit_mremap(struct pgen *g, uint32_t f, uint32_t allow)
 	struct segs s = { NULL, 0 };
 	uint64_t *br;
 	uint32_t mv = asm_label(&g->a);
-	size_t i, n = 0;
+	size_t n = 0;
 
-	if ((br = calloc(2 * in->nranges + 2, sizeof(*br))) == NULL) {
+	if ((br = norm_breaks(in, &n)) == NULL) {
 		g->a.oom = true;
 		return;
 	}
-	for (i = 0; i < in->nranges; i++) {
-		br[n++] = in->ranges[i].start;
-		br[n++] = in->ranges[i].end;
-	}
-	br[n++] = in->band.start;
-	br[n++] = in->band.end;
 	if (segs_build(&s, br, n, mremap_label, &c) == -1 ||
 	    classify64_at(&g->a, f, &s, OFF_ARG_LO(0)) == -1)
 		g->a.oom = true;

@@ -380,7 +380,7 @@ prefilter(struct pgen *g, uint32_t frag, uint32_t dispatch_entry)
 	    SP_BPF_OUTSIDE) ? g->ret[RET_VIOL] : g->ret[RET_ALLOW] };
 	struct segs s = { NULL, 0 };
 	uint64_t *br;
-	size_t i, n = 0;
+	size_t n = 0;
 	uint32_t next;
 
 	if (in->flags & SP_BPF_GUARD && owned(g, KEY_X86 + SP_GUARD_KILL_NR)) {
@@ -390,16 +390,10 @@ prefilter(struct pgen *g, uint32_t frag, uint32_t dispatch_entry)
 		    SP_GUARD_KILL_NR, g->ret[RET_KILL], next);
 		asm_bind(&g->a, next, frag);
 	}
-	if ((br = calloc(2 * in->nranges + 2, sizeof(*br))) == NULL) {
+	if ((br = norm_breaks(in, &n)) == NULL) {
 		g->a.oom = true;
 		return;
 	}
-	for (i = 0; i < in->nranges; i++) {
-		br[n++] = in->ranges[i].start;
-		br[n++] = in->ranges[i].end;
-	}
-	br[n++] = in->band.start;
-	br[n++] = in->band.end;
 	if (segs_build(&s, br, n, pre_label, &c) == -1 ||
 	    classify64(&g->a, frag, &s) == -1)
 		g->a.oom = true;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/search.h"
 #include "bpf_int.h"
 
 static int
@@ -153,16 +154,9 @@ struct hi_ctx {
 static size_t
 seg_find(const struct segs *s, uint64_t key)
 {
-	size_t lo = 0, hi = s->n;
+	long i = SP_FLOOR_INDEX(s->v, s->n, start, key);
 
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->v[mid].start <= key)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	return i < 0 ? 0 : (size_t)i;
 }
 
 static uint32_t
@@ -171,7 +165,7 @@ hi_label(void *ctx, uint64_t h)
 	struct hi_ctx *c = ctx;
 	size_t lo = 0, hi = c->nsplit;
 
-	while (lo < hi) {	/* split is sorted */
+	while (lo < hi) {	/* split is sorted; 32-bit words */
 		size_t mid = lo + (hi - lo) / 2;
 		if (c->split[mid] == h)
 			return c->lo_label[mid];

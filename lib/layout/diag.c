@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include <syspin/diag.h>
+#include <syspin/procfs.h>
+#include <syspin/placement.h>
 
 /* A value "key=..." in a record, parsed in base; -1 when absent. */
 static int

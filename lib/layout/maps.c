@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <syspin/layout.h>
+#include <syspin/procfs.h>
 
 #define DELETED " (deleted)"
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "needed_int.h"
+#include "../util/hash.h"
 
 #define PRELOAD_MAX (1u << 20)	/* bytes of /etc/ld.so.preload read */
 
@@ -69,11 +70,7 @@ sp_nd_strv_free(struct sp_nd_strv *s)
 static size_t
 str_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
+	return (size_t)sp_fnv1a_str(SP_FNV1A_INIT, s);
 }
 
 long *

@@ -12,6 +12,7 @@
 #include <linux/seccomp.h>
 
 #include <syspin/layout.h>
+#include <syspin/placement.h>
 #include <syspin/scan.h>
 
 /* The legacy vsyscall page: the kernel emulates three calls at fixed

@@ -14,6 +14,9 @@
 #include <unistd.h>
 
 #include <syspin/layout.h>
+#include <syspin/procfs.h>
+#include <syspin/placement.h>
+#include <syspin/report.h>
 
 /* Buffered writes through the fd: stdio would allocate a FILE. */
 struct out {

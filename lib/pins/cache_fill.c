@@ -8,20 +8,42 @@
  * own object passes.  That is the safe direction: fewer pins.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <syspin/cache.h>
 #include <syspin/elf.h>
 #include <syspin/layout.h>
 #include <syspin/scan.h>
 
+/*
+ * The path a table records (`syspin cache list`, stale tables): absolute,
+ * as given otherwise.  NULL when it cannot be told.
+ */
+static const char *
+record_path(const char *path, char *buf, size_t size)
+{
+	char cwd[PATH_MAX];
+	int n;
+
+	if (path[0] == '/' || strcmp(path, "[vdso]") == 0)
+		return path;
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return NULL;
+	n = snprintf(buf, size, "%s/%s", cwd, path);
+	return n > 0 && (size_t)n < size ? buf : NULL;
+}
+
 /* An analysis that failed still gets a table: an empty one. */
 static int
 store(const struct sp_cache *c, const char *key, struct sp_elf *elf,
-    const struct sp_file_id *id, struct sp_error *err)
+    const char *path, const struct sp_file_id *id, struct sp_error *err)
 {
+	char abs[PATH_MAX];
 	struct sp_scan_opts opts = { false, false, NULL, 0 };
 	struct sp_pintab tab, empty;
 	struct sp_scan scan;
@@ -40,6 +62,9 @@ store(const struct sp_cache *c, const char *key, struct sp_elf *elf,
 		static char nul[1] = "";
 		tab.strtab = nul;
 		tab.strtab_size = 1;
+		tab.path = record_path(path, abs, sizeof(abs));
+		if (id != NULL)
+			tab.id = *id;
 		sp_error_set(err, "%s: analysis failed, no syscall will be "
 		    "allowed from it: %s", elf->name, serr.msg);
 		r = sp_cache_store(c, key, &tab, NULL);
@@ -47,6 +72,7 @@ store(const struct sp_cache *c, const char *key, struct sp_elf *elf,
 	}
 	if (id != NULL)
 		tab.id = *id;
+	tab.path = record_path(path, abs, sizeof(abs));
 	tab.build_id_len = elf->build_id_len <= SP_CACHE_BUILD_ID_MAX ?
 	    elf->build_id_len : 0;
 	memcpy(tab.build_id, elf->build_id, tab.build_id_len);
@@ -98,7 +124,7 @@ fill_vdso(const struct sp_cache *c, bool force, struct sp_error *err)
 		sp_elf_close(&elf);
 		return 0;
 	}
-	r = store(c, key, &elf, NULL, err);
+	r = store(c, key, &elf, "[vdso]", NULL, err);
 	sp_elf_close(&elf);
 	return r;
 }
@@ -132,7 +158,7 @@ sp_cache_fill(const struct sp_cache *c, const char *path, bool force,
 		return sp_error_set(err, "%s: changed while being analysed",
 		    path);
 	}
-	r = store(c, key, &elf, &id, err);
+	r = store(c, key, &elf, path, &id, err);
 	sp_elf_close(&elf);
 	return r;
 }

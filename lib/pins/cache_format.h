@@ -12,8 +12,9 @@
 #define SP_CACHE_MAGIC "SYSPINPT"
 /* Also raised when the analysis gives different tables for the same file
  * (2: numbers read through a published pointer, debug-file symbols; 3: the
- * MAC trailer), so that tables made by an older syspin are made again. */
-#define SP_CACHE_VERSION 3u
+ * MAC trailer; 4: the path of the file, for `syspin cache`), so that
+ * tables made by an older syspin are made again. */
+#define SP_CACHE_VERSION 4u
 #define SP_CACHE_ALIGN(n) (((n) + 7) & ~(size_t)7)
 
 struct sp_cache_hdr {
@@ -28,6 +29,8 @@ struct sp_cache_hdr {
 	uint32_t nimports;
 	uint32_t nexports;
 	uint32_t strtab_size;
+	uint32_t path;		/* offset into strtab, 0: unknown */
+	uint32_t pad;
 };
 
 static_assert(sizeof(struct sp_cache_hdr) % 8 == 0, "header alignment");

@@ -19,6 +19,7 @@
 #include <syspin/cache.h>
 
 #include "cache_format.h"
+#include "../util/hash.h"
 
 void
 sp_file_id_from_stat(struct sp_file_id *id, const struct stat *st)
@@ -45,7 +46,7 @@ sp_cache_key_vdso(const uint8_t *build_id, size_t build_id_len,
 {
 	static const char hex[] = "0123456789abcdef";
 	const uint8_t *p = image;
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	uint64_t h;
 	size_t i, n;
 
 	if (build_id_len > 0 && size > 5 + 2 * build_id_len) {
@@ -57,8 +58,7 @@ sp_cache_key_vdso(const uint8_t *build_id, size_t build_id_len,
 		key[n] = '\0';
 		return;
 	}
-	for (i = 0; i < image_size; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
+	h = sp_fnv1a(SP_FNV1A_INIT, p, image_size);
 	snprintf(key, size, "vdso-h%016" PRIx64 "-%zu", h, image_size);
 }
 
@@ -160,6 +160,9 @@ sp_pintab_decode(void *buf, size_t len, struct sp_pintab *tab,
 	if (tab->sites == NULL || tab->nrs == NULL || tab->imports == NULL ||
 	    tab->exports == NULL || tab->strtab == NULL || off != len)
 		goto bad;
+	if (h->path >= tab->strtab_size)
+		goto bad;
+	tab->path = h->path > 0 ? tab->strtab + h->path : NULL;
 	if (check_tables(tab, err) == -1) {
 		sp_pintab_free(tab);
 		return -1;

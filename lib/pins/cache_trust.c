@@ -137,13 +137,19 @@ sp_cache_open(struct sp_cache *c, const char *dir, uid_t euid, bool create,
 }
 
 void
+sp_cache_drop_mac(struct sp_cache *c)
+{
+	/* The key goes with it (cache_mac.c zeroes it). */
+	if (c->mac != NULL)
+		c->mac->destroy(c->mac);
+	c->mac = NULL;
+}
+
+void
 sp_cache_close(struct sp_cache *c)
 {
 	if (c->dirfd != -1)
 		close(c->dirfd);
 	c->dirfd = -1;
-	/* The key goes with the cache (cache_mac.c zeroes it). */
-	if (c->mac != NULL)
-		c->mac->destroy(c->mac);
-	c->mac = NULL;
+	sp_cache_drop_mac(c);
 }

@@ -24,17 +24,50 @@ put(uint8_t *buf, size_t *off, const void *src, size_t bytes)
 	*off += SP_CACHE_ALIGN(bytes);
 }
 
+/*
+ * The string table as written: t's, then the path (cache.h).  An empty
+ * table gets its leading "" so that offset 0 keeps meaning "no path".
+ */
+static size_t
+strtab_len(const struct sp_pintab *t, size_t *path_off)
+{
+	size_t base = t->strtab_size > 0 ? t->strtab_size : 1;
+
+	*path_off = 0;
+	if (t->path == NULL)
+		return t->strtab_size;
+	*path_off = base;
+	return base + strlen(t->path) + 1;
+}
+
+static void
+put_strtab(uint8_t *buf, size_t *off, const struct sp_pintab *t,
+    size_t len, size_t path_off)
+{
+	uint8_t *p = buf + *off;
+
+	memset(p, 0, SP_CACHE_ALIGN(len));
+	if (t->strtab_size > 0)
+		memcpy(p, t->strtab, t->strtab_size);
+	if (path_off > 0)
+		memcpy(p + path_off, t->path, len - path_off);
+	*off += SP_CACHE_ALIGN(len);
+}
+
 int
 sp_pintab_encode(const struct sp_pintab *t, void **out, size_t *outlen,
     struct sp_error *err)
 {
 	struct sp_cache_hdr h;
-	size_t len, off = 0;
+	size_t len, off = 0, slen, path_off;
 	uint8_t *buf;
 
+	if (t->path != NULL && strlen(t->path) > 4096)
+		return sp_error_set(err, "%.64s...: path too long", t->path);
+	slen = strtab_len(t, &path_off);
 	if (t->nsites > UINT32_MAX / 2 || t->nnrs > UINT32_MAX / 2 ||
 	    t->nimports > UINT32_MAX / 2 || t->nexports > UINT32_MAX / 2 ||
-	    t->strtab_size > UINT32_MAX / 2)
+	    slen > UINT32_MAX / 2)
 		return sp_error_set(err, "pin table too large");
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, SP_CACHE_MAGIC, 8);
@@ -47,12 +80,13 @@ sp_pintab_encode(const struct sp_pintab *t, void **out, size_t *outlen,
 	h.nnrs = t->nnrs;
 	h.nimports = t->nimports;
 	h.nexports = t->nexports;
-	h.strtab_size = t->strtab_size;
+	h.strtab_size = slen;
+	h.path = path_off;
 	len = sizeof(h) + SP_CACHE_ALIGN(t->nsites * sizeof(*t->sites)) +
 	    SP_CACHE_ALIGN(t->nnrs * sizeof(*t->nrs)) +
 	    SP_CACHE_ALIGN(t->nimports * sizeof(*t->imports)) +
 	    SP_CACHE_ALIGN(t->nexports * sizeof(*t->exports)) +
-	    SP_CACHE_ALIGN(t->strtab_size);
+	    SP_CACHE_ALIGN(slen);
 	if (len > SP_CACHE_MAX_FILE)
 		return sp_error_set(err, "pin table too large");
 	if ((buf = malloc(len)) == NULL)
@@ -62,7 +96,7 @@ sp_pintab_encode(const struct sp_pintab *t, void **out, size_t *outlen,
 	put(buf, &off, t->nrs, t->nnrs * sizeof(*t->nrs));
 	put(buf, &off, t->imports, t->nimports * sizeof(*t->imports));
 	put(buf, &off, t->exports, t->nexports * sizeof(*t->exports));
-	put(buf, &off, t->strtab, t->strtab_size);
+	put_strtab(buf, &off, t, slen, path_off);
 	*out = buf;
 	*outlen = len;
 	return 0;

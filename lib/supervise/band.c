@@ -28,6 +28,7 @@
 
 #include "pin_int.h"
 #include "supervise_int.h"
+#include <syspin/procfs.h>
 
 #define PAGE 4096ull
 #define HUGE (2ull << 20)
@@ -40,20 +41,69 @@ rnd(uint64_t n)
 	return n == 0 || getrandom(&r, sizeof(r), 0) != sizeof(r) ? 0 : r % n;
 }
 
-/* The next piece of the band: len bytes, after a random gap. */
+/*
+ * The first hole of len bytes (and a page on each side) in the band at or
+ * after from, in pid's mappings; 0 if none.
+ */
 static uint64_t
-band_take(struct space *sp, uint64_t len, bool *reserved)
+band_hole(pid_t pid, uint64_t from, uint64_t len)
+{
+	uint64_t at = from, end = SP_BAND_END - SP_BAND_MARGIN;
+	struct sp_error err;
+	struct sp_map *m;
+	char path[64];
+	size_t n, i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
+	if (sp_maps_read(path, &m, &n, &err) == -1)
+		return 0;
+	for (i = 0; i < n && at + PAGE + len + PAGE <= end; i++) {
+		if (m[i].end <= at)
+			continue;
+		if (m[i].start >= at + PAGE + len + PAGE)
+			break;
+		at = m[i].end;
+	}
+	sp_maps_free(m, n);
+	return at + PAGE + len + PAGE <= end ? at + PAGE : 0;
+}
+
+/*
+ * The next piece of the band: len bytes, after a random gap.  The band
+ * is used like a stack that never pops, so that late code keeps random
+ * addresses; a process that has used it all up (a long-lived server
+ * mapping and unmapping under --allow-jit) then takes the holes it left,
+ * from the start.
+ */
+static uint64_t
+band_take(pid_t pid, struct space *sp, uint64_t len, bool *reserved)
 {
 	uint64_t a, align = len >= HUGE ? HUGE : PAGE;
+	uint64_t arena_end = SP_BAND_START + SP_BAND_ARENA;
 
+	len = (len + PAGE - 1) & ~(PAGE - 1);
+	*reserved = false;
+	if (sp->band_wrapped) {
+		if ((a = band_hole(pid, sp->band_next, len)) == 0 &&
+		    (a = band_hole(pid, SP_BAND_START, len)) == 0)
+			return 0;
+		sp->band_next = a + len;
+		return a;
+	}
 	if (sp->band_next == 0)
 		sp->band_next = SP_BAND_START + rnd(1u << 18) * PAGE;
 	a = (sp->band_next + rnd(256) * PAGE + align - 1) & ~(align - 1);
-	len = (len + PAGE - 1) & ~(PAGE - 1);
-	if (len >= SP_BAND_END - SP_BAND_MARGIN - a)
-		return 0;
+	/* the arena reserved at pinning is replaced (MAP_FIXED) only
+	 * whole: a mapping that would stick out of it goes after it */
+	if (a < arena_end && a + len > arena_end)
+		a = (arena_end + rnd(256) * PAGE + align - 1) & ~(align - 1);
+	if (len >= SP_BAND_END - SP_BAND_MARGIN - a) {
+		sp->band_wrapped = true;
+		sp->band_next = SP_BAND_START;
+		return band_take(pid, sp, len, reserved);
+	}
 	sp->band_next = a + len + PAGE;
-	*reserved = a + len <= SP_BAND_START + SP_BAND_ARENA;
+	*reserved = a + len <= arena_end;
 	return a;
 }
 
@@ -152,7 +202,7 @@ sup_place(struct sup *s, pid_t pid, const struct seccomp_data *d)
 		p->sp->placed[k] = true;
 	} else if (s->o->pin.flags & SP_BPF_STRICT)
 		return sup_fail_call(pid, EACCES);	/* no new code */
-	else if ((at = band_take(p->sp, d->args[1], &reserved)) == 0)
+	else if ((at = band_take(pid, p->sp, d->args[1], &reserved)) == 0)
 		return sup_fail_call(pid, ENOMEM);
 	if (ptrace(PTRACE_GETREGS, pid, 0, &r) == -1)
 		return sup_doom(s, pid);

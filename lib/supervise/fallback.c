@@ -33,6 +33,7 @@
 
 #include <syspin/bpf.h>
 #include <syspin/layout.h>
+#include <syspin/placement.h>
 
 #include "pin_int.h"
 

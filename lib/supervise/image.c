@@ -63,6 +63,7 @@ space_copy(const struct space *sp)
 	if (sp == NULL || (c = space_new(sp->nplaced)) == NULL)
 		return NULL;
 	c->band_next = sp->band_next;
+	c->band_wrapped = sp->band_wrapped;
 	c->startup = sp->startup;
 	memcpy(c->placed, sp->placed, sp->nplaced * sizeof(*c->placed));
 	return c;

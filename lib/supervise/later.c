@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "supervise_int.h"
+#include <syspin/procfs.h>
 
 bool
 sup_late_key(const struct sup *s, const char *path, char *key, size_t size)

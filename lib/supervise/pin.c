@@ -30,10 +30,11 @@
 #include <unistd.h>
 
 #include <syspin/supervise.h>
+#include <syspin/procfs.h>
+#include <syspin/placement.h>
 
 #include "pin_int.h"
 
-#define SYS_mseal_nr 462
 #define RED_ZONE 256
 #define STACK_MAX (96u << 10)	/* the initial stack has 128 KiB below */
 
@@ -294,7 +295,7 @@ seal_mapped(struct job *j, struct sp_error *err)
 		    (o->kind == SP_OBJ_FILE && r->start >= j->slot_lo &&
 		    r->start < j->slot_hi))
 			continue;
-		if (pin_call(j, SYS_mseal_nr, r->start, r->end - r->start, 0,
+		if (pin_call(j, SP_NR_MSEAL, r->start, r->end - r->start, 0,
 		    0, &ret, err) == -1)
 			return -1;
 	}
@@ -381,7 +382,7 @@ generate(struct job *j, struct sp_error *err)
 	struct sp_bpf_input in;
 
 	/* the seals injected at the entry point, after the filter */
-	if (sp_placement_add_pin(&j->pl, SYS_mseal_nr, j->in.trap + 2) == -1)
+	if (sp_placement_add_pin(&j->pl, SP_NR_MSEAL, j->in.trap + 2) == -1)
 		return sp_error_set(err, "out of memory");
 	j->pl.slots = (struct sp_bpf_range){ j->slot_lo,
 	    j->slot_lo + j->slot_used };
@@ -461,7 +462,7 @@ install_reused(struct job *j, const struct sp_pin_result *a,
 		if ((k != SP_OBJ_FILE && k != SP_OBJ_VDSO) ||
 		    (r->start >= a->slot_lo && r->start < a->slot_hi))
 			continue;
-		if (pin_call(j, SYS_mseal_nr, r->start, r->end - r->start, 0,
+		if (pin_call(j, SP_NR_MSEAL, r->start, r->end - r->start, 0,
 		    0, &ret, err) == -1)
 			return -1;
 	}

@@ -6,6 +6,8 @@
 #include <sys/user.h>
 
 #include <syspin/supervise.h>
+#include <syspin/placement.h>
+#include "../util/raw.h"
 
 struct job {
 	pid_t pid;

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "pin_int.h"
+#include <syspin/procfs.h>
 
 #define AUXV_SCAN (64u << 10)	/* argv, envp and auxv live below this */
 

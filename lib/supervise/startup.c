@@ -29,13 +29,13 @@
 #include <unistd.h>
 
 #include <syspin/needed.h>
+#include <syspin/procfs.h>
 
 #include "pin_int.h"
 
 #define PAGE 4096ull
 #define MARGIN (1ull << 32)	/* the filter's "len < 4 GiB" room */
 #define ENV_MAX (4u << 20)
-#define SYS_mseal_nr 462
 
 static uint64_t
 align_up(uint64_t a, uint64_t to)
@@ -358,7 +358,7 @@ seal(struct sp_inject *in, uint64_t a, uint64_t len, struct sp_error *err)
 	uint64_t args[6] = { a, len, 0, 0, 0, 0 };
 	long ret;
 
-	return sp_inject_syscall(in, SYS_mseal_nr, args, 6, &ret, err);
+	return sp_inject_syscall(in, SP_NR_MSEAL, args, 6, &ret, err);
 }
 
 /*

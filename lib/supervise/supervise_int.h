@@ -31,6 +31,7 @@ struct image {
 struct space {
 	unsigned refs;
 	uint64_t band_next;	/* where the next late mapping goes */
+	bool band_wrapped;	/* the band was used up once: only holes */
 	bool startup;		/* before the entry point: slots open */
 	bool *placed;		/* per slot: ld.so put its object there */
 	size_t nplaced;

@@ -32,6 +32,8 @@
 
 #include <syspin/diag.h>
 #include <syspin/narrow.h>
+#include <syspin/procfs.h>
+#include <syspin/placement.h>
 
 #include "supervise_int.h"
 

@@ -186,8 +186,7 @@ mmap_rule(const struct sp_bpf_input *in, const struct seccomp_data *d,
 	}
 	if (loader && !fixed && (!(fl & 0x20) || (prot & 7) == 0))
 		return ans->place;
-	if ((in->flags & SP_BPF_ALLOW_JIT) && !fixed && (fl & 0x20) &&
-	    (prot & 7) != 3)
+	if ((in->flags & SP_BPF_ALLOW_JIT) && !fixed && (fl & 0x20))
 		return ans->place;	/* a JIT's code space, into the band */
 	return SECCOMP_RET_ALLOW;
 }

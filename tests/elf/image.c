@@ -4,9 +4,7 @@
 #include <string.h>
 
 #include <syspin/error.h>
-#ifdef HAVE_SP_SCAN
 #include <syspin/scan.h>
-#endif
 
 #include "image.h"
 
@@ -142,12 +140,10 @@ try_image(const void *data, size_t size, char *msg, size_t msgsz,
 	}
 	if (warning != NULL)
 		snprintf(warning, wsz, "%s", elf.warning);
-#ifdef HAVE_SP_SCAN
 	struct sp_scan scan;
 	struct sp_scan_opts opts = { 0 };
 	if (sp_scan(&elf, &opts, &scan, &err) == 0)
 		sp_scan_free(&scan);
-#endif
 	sp_elf_close(&elf);
 	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include <syspin/cache.h>
 #include <syspin/layout.h>
+#include <syspin/placement.h>
 
 static char dir[] = "/tmp/syspin-test-cache.XXXXXX";
 
@@ -51,6 +52,7 @@ sample(struct sp_pintab *t)
 	t->nexports = 1;
 	t->strtab = strtab;
 	t->strtab_size = sizeof(strtab);
+	t->path = "/usr/lib/libsample.so.1";
 }
 
 static void
@@ -76,6 +78,25 @@ test_round_trip(void **state)
 	assert_memory_equal(u.imports, imports, sizeof(imports));
 	assert_memory_equal(u.exports, exports, sizeof(exports));
 	assert_string_equal(u.strtab + u.exports[0].name, "syscall");
+	assert_string_equal(u.path, "/usr/lib/libsample.so.1");
+	sp_pintab_free(&u);
+	/* No path: none read back; an empty string table gets its "". */
+	t.path = NULL;
+	assert_int_equal(sp_cache_store(&c, key, &t, &err), 0);
+	assert_int_equal(sp_cache_load(&c, key, &u, &err), 1);
+	assert_null(u.path);
+	assert_string_equal(u.strtab + u.exports[0].name, "syscall");
+	sp_pintab_free(&u);
+	t.path = "[vdso]";
+	t.nimports = t.nexports = 0;
+	t.sites = &sites[0];
+	t.nsites = 1;
+	t.strtab = NULL;
+	t.strtab_size = 0;
+	assert_int_equal(sp_cache_store(&c, key, &t, &err), 0);
+	assert_int_equal(sp_cache_load(&c, key, &u, &err), 1);
+	assert_string_equal(u.path, "[vdso]");
+	assert_int_equal(u.strtab[0], '\0');
 	sp_pintab_free(&u);
 	assert_int_equal(sp_cache_load(&c, "f-none", &u, &err), 0);
 	sp_cache_close(&c);

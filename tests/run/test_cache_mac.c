@@ -29,6 +29,7 @@
 #include <syspin/cache.h>
 
 #define TRAILER 56		/* lib/pins/cache_format.h */
+#define HEADER 152		/* sizeof(struct sp_cache_hdr), the same */
 #define KEY_ID_AT 16		/* offset of key_id in the trailer */
 
 static char dir[] = "/tmp/syspin-test-mac.XXXXXX";
@@ -192,7 +193,7 @@ test_tamper(void **state)
 	}
 	/* An attack's edit: site 0 may now issue any number. */
 	memcpy(bad, good, len);
-	bad[144 + 21] = SP_PIN_ANY;
+	bad[HEADER + 21] = SP_PIN_ANY;
 	spill("f-t", bad, len);
 	assert_int_equal(load(&c, "f-t", &err), 0);
 	assert_non_null(strstr(err.msg, "wrong MAC"));

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <syspin/layout.h>
+#include <syspin/procfs.h>
 
 static char fixture[4096];
 

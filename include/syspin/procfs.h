@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * What /proc says about a process: its mappings (/proc/PID/maps) and the
+ * numeric fields of /proc/PID/status.  Lean (the runtime links it).
+ */
+#ifndef SYSPIN_PROCFS_H
+#define SYSPIN_PROCFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <syspin/error.h>
+
+/* ---- /proc/PID/maps ---- */
+
+enum sp_map_kind {
+	SP_MAP_FILE,		/* backed by a path */
+	SP_MAP_ANON,		/* no name */
+	SP_MAP_VDSO,		/* [vdso] */
+	SP_MAP_VSYSCALL,	/* [vsyscall] */
+	SP_MAP_SPECIAL,		/* [stack], [heap], [vvar], [anon:...] */
+};
+
+struct sp_map {
+	uint64_t start;
+	uint64_t end;
+	uint64_t offset;
+	uint64_t dev;		/* makedev(major, minor) */
+	uint64_t inode;
+	unsigned prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
+	bool shared;
+	bool deleted;		/* " (deleted)" was stripped from path */
+	enum sp_map_kind kind;
+	char *path;		/* malloc'ed; "" when anonymous */
+};
+
+/*
+ * Parses one line (without its newline).  The path is everything after the
+ * inode and its padding, spaces included.  The kernel escapes only '\n' in
+ * names (as "\012"), so a path is used to find a file, never trusted: the
+ * caller checks that (dev, inode) match what stat() finds there.
+ */
+int sp_maps_parse_line(const char *line, size_t len, struct sp_map *m,
+    struct sp_error *err);
+
+/* Parses a whole maps text.  Returns 0 and *maps / *nmaps, or -1. */
+int sp_maps_parse(const char *text, size_t len, struct sp_map **maps,
+    size_t *nmaps, struct sp_error *err);
+
+/* Reads and parses a maps file ("/proc/self/maps"). */
+int sp_maps_read(const char *file, struct sp_map **maps, size_t *nmaps,
+    struct sp_error *err);
+
+void sp_maps_free(struct sp_map *maps, size_t nmaps);
+
+/* A numeric field ("Tgid", "CapEff", ...) of /proc/PID/status, in base;
+ * -1 when unknown. */
+int sp_proc_status(pid_t pid, const char *field, int base,
+    unsigned long long *value);
+/* Seccomp_filters of a process, from /proc/PID/status; -1 unknown. */
+long sp_filters_pid(pid_t pid);
+
+#endif

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * What the runtime installed, written for `syspin run` (its diagnostics
+ * name objects and sites) and read back.  Lean.
+ */
+#ifndef SYSPIN_REPORT_H
+#define SYSPIN_REPORT_H
+
+#include <stddef.h>
+
+#include <syspin/error.h>
+#include <syspin/layout.h>
+#include <syspin/placement.h>
+
+/* ---- report: what the runtime installed, for `syspin run` ---- */
+
+/*
+ * Text, one record a line: "obj I BASE NAME", "range START END I",
+ * "pin NR IP", "any IP".  Written before the filter is installed.
+ */
+int sp_report_write(int fd, const struct sp_layout *lo,
+    const struct sp_placement *pl);
+/* Writes DIR/PID.layout (sp_report_write); -1 with errno on failure. */
+int sp_report_save(const char *dir, long pid, const struct sp_layout *lo,
+    const struct sp_placement *pl);
+/* DIR/PID.layout, the report of process pid. */
+void sp_report_path(const char *dir, long pid, char *buf, size_t size);
+/* Reads a report back into a layout (names, bases, ranges only) + pins. */
+int sp_report_read(const char *path, struct sp_layout *lo,
+    struct sp_placement *pl, struct sp_error *err);
+
+#endif
