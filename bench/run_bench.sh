@@ -119,25 +119,58 @@ awk -v b="$bare" -v a="$allow" -v m="$minip" -v s="$sp" -v u="$sup" \
 echo "  (filters over BPF_MAXINSNS are split by number ranges: tests/bpf"
 echo "   test_generate and test_kernel check the split programs' decisions)"
 
+# ---- reachable-only pins: what pruning leaves, per program ----
+echo
+echo "reachable-only pins (syspin scan --reach): (site, number) pairs, sites,"
+echo "distinct numbers, before -> after; the pairs are what a ROP chain may use"
+for p in /bin/true /bin/ls "$PY" /bin/sh /usr/bin/git /usr/sbin/nginx \
+    /usr/bin/redis-server /usr/bin/sqlite3; do
+	[ -x "$p" ] || { echo "  $p: not installed"; continue; }
+	"$SYSPIN" scan --reach --json "$p" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)[0]
+t = r["total"]
+w = " (dlsym: every export)" if r["dlsym_widened"] else ""
+print("  %-22s pairs %4d -> %4d  sites %4d -> %4d  numbers %3d -> %3d%s" % (
+    r["program"].split("/")[-1], t["pairs"], t["reachable_pairs"], t["sites"],
+    t["reachable_sites"], t["numbers"], t["reachable_numbers"], w))'
+done
+
 # ---- start-up: warm cache ----
+"$SYSPIN" run --no-reach --cache-dir "$C" /bin/true
 set -- $("$B/bench/spawn_bench" "$SPAWNS" /bin/true \
     -- /usr/bin/env /bin/true \
     -- "$SYSPIN" run --cache-dir "$C" /bin/true \
     -- SYSPIN_SUPERVISE=0 "$SYSPIN" run --cache-dir "$C" /bin/true \
-    -- LD_PRELOAD="$RT" SYSPIN_CACHE_DIR="$C" /bin/true)
+    -- LD_PRELOAD="$RT" SYSPIN_CACHE_DIR="$C" /bin/true \
+    -- "$SYSPIN" run --no-reach --cache-dir "$C" /bin/true \
+    -- "$SYSPIN" -V)
+true_us=$1
+floor=
+if command -v strace >/dev/null 2>&1; then
+	floor=$("$B/bench/spawn_bench" "$SPAWNS" /usr/bin/env /bin/true \
+	    -- strace -f -qq -e trace=none -o /dev/null /bin/true)
+fi
 echo
 echo "syspin run: start-up, warm cache (median of $SPAWNS spawns, interleaved)"
-awk -v t="$1" -v e="$2" -v s="$3" -v n="$4" -v r="$5" 'BEGIN {
+awk -v t="$1" -v e="$2" -v s="$3" -v n="$4" -v r="$5" -v f="$6" -v v="$7" 'BEGIN {
 	printf "  /bin/true                         %7.0f us\n", t
 	printf "  env /bin/true                     %7.0f us\n", e
 	printf "  syspin run -- /bin/true           %7.0f us  %.2fx env /bin/true (target <= 1.5; pinned from outside)\n", s, s / e
+	printf "  syspin run --no-reach -- /bin/true %6.0f us  %.2fx env /bin/true (every site pinned)\n", f, f / e
+	printf "  floor: syspin -V (its own exec)   %7.0f us  %.2fx env /bin/true\n", v, v / e
 	printf "  the runtime alone (SYSPIN_SUPERVISE=0) %4.0f us  %.2fx env /bin/true\n", n, n / e
 	printf "  /bin/true + runtime preloaded     %7.0f us  +%.0f%% over /bin/true\n", r, 100 * (r - t) / t
+}'
+# The physical floor of a supervisor: a tracer's exec and the stops of
+# one traced exec, with nothing pinned (strace, same run, own baseline).
+[ -n "$floor" ] && set -- $floor && awk -v e="$1" -v s="$2" 'BEGIN {
+	printf "  floor: strace -f, nothing traced  %7.0f us  %.2fx env /bin/true (ptrace alone)\n", s, s / e
 }'
 phases=$("$B/bench/rt_phases" "$C" 101)
 echo "  where the constructor's time goes ($insns-instruction filter):"
 echo "    $phases"
-echo "$phases" | awk -v t="$1" '{
+echo "$phases" | awk -v t="$true_us" '{
 	for (i = 1; i < NF; i++)
 		if ($i ~ /^(layout|tables|place|generate|install|seal)$/)
 			sum += $(i + 1)

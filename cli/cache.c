@@ -207,7 +207,8 @@ tables(const struct sp_cache *c, struct cache_entry **out, size_t *n,
 	}
 	for (i = 0; i < nnames; i++) {
 		cache_inspect(c, names[i], &v[*n]);
-		if (v[*n].kind == CK_RECORD)
+		if (v[*n].kind != CK_TABLE && v[*n].kind != CK_TEMP &&
+		    v[*n].kind != CK_OTHER)
 			++*nrecords;
 		if (v[*n].kind == CK_TABLE && v[*n].state != CS_GONE)
 			++*n;
@@ -371,7 +372,8 @@ cmd_verify(int argc, char **argv)
 		cache_inspect(&c, names[i], &e);
 		sp_pintab_free(&e.tab);
 		nt += e.kind == CK_TABLE;
-		nr += e.kind == CK_RECORD;
+		nr += e.kind == CK_RECORD || e.kind == CK_FACTS ||
+		    e.kind == CK_PRUNING;
 		if (e.state == CS_OK || e.state == CS_GONE ||
 		    e.state == CS_FAILED) {
 			if (o.verbose && e.state == CS_FAILED)
@@ -384,7 +386,7 @@ cmd_verify(int argc, char **argv)
 		evict += e.state != CS_UNTRUSTED && e.state != CS_UNKNOWN;
 	}
 	cache_free_names(names, n);
-	printf("%s: %zu tables, %zu program records: ", c.path, nt, nr);
+	printf("%s: %zu tables, %zu records: ", c.path, nt, nr);
 	if (bad == 0)
 		printf("ok\n");
 	else

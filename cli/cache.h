@@ -44,7 +44,13 @@ enum cache_state {
 	CS_GONE,		/* removed while we looked */
 };
 
-enum cache_kind { CK_TABLE, CK_RECORD, CK_TEMP, CK_OTHER };
+/*
+ * CK_FACTS: an object's reachability facts ("r-" + its table's key);
+ * CK_PRUNING: what reachable-only pins keep of a process image's objects
+ * ("q-" + a hash of their keys).  Both are counted with the records.
+ */
+enum cache_kind { CK_TABLE, CK_RECORD, CK_FACTS, CK_PRUNING, CK_TEMP,
+	CK_OTHER };
 
 struct cache_entry {
 	char name[SP_CACHE_KEY_MAX + 32];

@@ -3,8 +3,10 @@
  * What each file of the cache is, and removing those that serve nothing.
  *
  * A cache directory holds pin tables ("f-DEV-INO-SIZE-MTIME" for a file,
- * "vdso-BUILDID" for a vDSO), program records ("p-HASH", run_warm.c) and,
- * briefly, a writer's ".KEY.PID.tmp".  A table is usable when its MAC is
+ * "vdso-BUILDID" for a vDSO), program records ("p-HASH", run_warm.c),
+ * reachability facts ("r-" + a table's key, lib/pins/reach_cache.c) and
+ * prunings ("q-HASH", lib/layout/reach_memo.c) and, briefly, a writer's
+ * ".KEY.PID.tmp".  A table is usable when its MAC is
  * right (with the user's key attached), it decodes, its name is the key
  * of the identity it carries, and the file it names still has that
  * identity.  Anything else is only ever made again.
@@ -19,10 +21,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <syspin/reach.h>
+
 #include "cache.h"
 #include "cli.h"
 
 #define RECORD_MAGIC "syspin-objects 1\n"
+#define PRUNING_MAGIC "SPRQ1\0\0\0"
 #define RECORD_READ_MAX (1u << 20)
 /* A temporary file this old is no writer's any more. */
 #define TEMP_AGE_MAX 600
@@ -180,6 +185,90 @@ inspect_record(const struct sp_cache *c, struct cache_entry *e)
 	free(buf);
 }
 
+/*
+ * An object's facts: believed (MAC, decoding) and of a table still in the
+ * cache (the table goes when its file changes, the facts after it).
+ */
+static void
+inspect_facts(const struct sp_cache *c, struct cache_entry *e)
+{
+	struct sp_reach_facts f;
+	struct sp_error err;
+	struct stat st;
+	int r;
+
+	err.msg[0] = '\0';
+	r = sp_reach_load(c, e->name + 2, &f, &err);
+	if (r == 1) {
+		sp_reach_facts_free(&f);
+		if (fstatat(c->dirfd, e->name + 2, &st,
+		    AT_SYMLINK_NOFOLLOW) == -1) {
+			e->state = CS_STALE;
+			snprintf(e->why, sizeof(e->why), "facts of an object "
+			    "whose table is gone (%s)", e->name + 2);
+		}
+		return;
+	}
+	e->state = strstr(err.msg, "untrusted") != NULL ? CS_UNTRUSTED :
+	    r == 0 && err.msg[0] != '\0' ? CS_BAD_MAC : CS_BAD;
+	if (err.msg[0] != '\0')
+		reason(e, c, err.msg);
+	else
+		snprintf(e->why, sizeof(e->why), "not reachability facts "
+		    "of this version");
+}
+
+/* A pruning: believed and of this format (its objects are not named). */
+static void
+inspect_pruning(const struct sp_cache *c, struct cache_entry *e)
+{
+	char head[sizeof(PRUNING_MAGIC) - 1];
+	struct sp_error err;
+	ssize_t n;
+	char *buf;
+
+	if (e->bytes < sizeof(head) || e->bytes > SP_CACHE_MAX_FILE ||
+	    (buf = malloc(e->bytes)) == NULL) {
+		e->state = CS_BAD;
+		snprintf(e->why, sizeof(e->why), "not a pruning");
+		return;
+	}
+	err.msg[0] = '\0';
+	n = sp_cache_get(c, e->name, buf, e->bytes, &err);
+	if (n > 0 && (size_t)n >= sizeof(head))
+		memcpy(head, buf, sizeof(head));
+	free(buf);
+	if (n <= 0) {
+		e->state = n == -1 ? (strstr(err.msg, "untrusted") ?
+		    CS_UNTRUSTED : CS_BAD) : err.msg[0] ? CS_BAD_MAC : CS_BAD;
+		if (err.msg[0] != '\0')
+			reason(e, c, err.msg);
+		else
+			snprintf(e->why, sizeof(e->why), "empty pruning");
+	} else if ((size_t)n < sizeof(head) ||
+	    memcmp(head, PRUNING_MAGIC, sizeof(head)) != 0) {
+		e->state = CS_OLD;
+		snprintf(e->why, sizeof(e->why), "made by another version "
+		    "of syspin");
+	}
+}
+
+static enum cache_kind
+kind_of(const char *name)
+{
+	if (name[0] == '.' && suffixed(name, ".tmp"))
+		return CK_TEMP;
+	if (prefixed(name, "f-") || prefixed(name, "vdso-"))
+		return CK_TABLE;
+	if (prefixed(name, "p-"))
+		return CK_RECORD;
+	if (prefixed(name, "r-f-") || prefixed(name, "r-vdso-"))
+		return CK_FACTS;
+	if (prefixed(name, "q-"))
+		return CK_PRUNING;
+	return CK_OTHER;
+}
+
 void
 cache_inspect(const struct sp_cache *c, const char *name,
     struct cache_entry *e)
@@ -196,12 +285,7 @@ cache_inspect(const struct sp_cache *c, const char *name,
 	}
 	e->mtime = st.st_mtim.tv_sec;
 	e->bytes = st.st_size;
-	if (name[0] == '.' && suffixed(name, ".tmp"))
-		e->kind = CK_TEMP;
-	else if (prefixed(name, "f-") || prefixed(name, "vdso-"))
-		e->kind = CK_TABLE;
-	else if (prefixed(name, "p-"))
-		e->kind = CK_RECORD;
+	e->kind = kind_of(name);
 	if (e->kind == CK_OTHER || !S_ISREG(st.st_mode)) {
 		e->state = CS_UNKNOWN;
 		snprintf(e->why, sizeof(e->why), "not a file syspin writes");
@@ -213,6 +297,10 @@ cache_inspect(const struct sp_cache *c, const char *name,
 		}
 	} else if (e->kind == CK_TABLE)
 		inspect_table(c, e);
+	else if (e->kind == CK_FACTS)
+		inspect_facts(c, e);
+	else if (e->kind == CK_PRUNING)
+		inspect_pruning(c, e);
 	else
 		inspect_record(c, e);
 }
@@ -300,10 +388,7 @@ remove_if(const struct sp_cache *c, bool all, bool verbose)
 	for (i = 0; i < n; i++) {
 		if (all) {
 			memset(&e, 0, sizeof(e));
-			e.kind = names[i][0] == '.' && suffixed(names[i],
-			    ".tmp") ? CK_TEMP : prefixed(names[i], "f-") ||
-			    prefixed(names[i], "vdso-") ? CK_TABLE :
-			    prefixed(names[i], "p-") ? CK_RECORD : CK_OTHER;
+			e.kind = kind_of(names[i]);
 			if (e.kind == CK_OTHER)
 				continue;
 		} else {

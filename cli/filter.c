@@ -35,7 +35,8 @@ usage(FILE *f)
 	    "[--dlopen FILE]...\n"
 	    "                     [--deny LIST | --allow LIST] "
 	    "[--deny-action=ACTION]\n"
-	    "                     [--cache-dir DIR] [-j] [--export FILE] [-v]\n"
+	    "                     [--cache-dir DIR] [-j] [--export FILE] [-v] "
+	    "[--no-reach]\n"
 	    "                     (-p PID | [--] PROG [ARG...])\n"
 	    "       syspin filter --groups [@GROUP...]\n\n"
 	    "Shows what is enforced on PROG, or on the process PID: the "
@@ -106,6 +107,7 @@ parse(int argc, char **argv, struct filter_args *a)
 		{ "allow", required_argument, NULL, 'A' },
 		{ "deny-action", required_argument, NULL, 'X' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "no-reach", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -156,6 +158,7 @@ parse(int argc, char **argv, struct filter_args *a)
 			}
 			break;
 		case 'v': a->verbose = true; break;
+		case 'R': a->no_reach = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -247,6 +250,7 @@ cmd_filter(int argc, char **argv)
 	o.dlopen = a.dlopen;
 	o.ndlopen = a.ndlopen;
 	o.verbose = a.verbose;
+	o.reach = !a.no_reach;	/* as syspin run */
 	o.narrow = sp_narrow_bpf(&a.narrow);
 	o.narrow_errno = a.narrow.errnum;
 	o.narrow_kill = a.narrow.kill;

@@ -11,7 +11,7 @@
 
 struct filter_args {
 	pid_t pid;		/* -p, or the process PROG was */
-	bool json, groups, verbose;
+	bool json, groups, verbose, no_reach;
 	const char *export;	/* --export FILE */
 	unsigned flags;		/* SP_BPF_STRICT, SP_BPF_ALLOW_JIT */
 	enum sp_exec_policy exec;

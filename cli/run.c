@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * syspin run [--strict] [--allow-jit] [--audit] [--cache-dir DIR]
- *     [--dlopen FILE]... [-v] PROG [ARG...]
+ *     [--dlopen FILE]... [-v] [--no-reach] PROG [ARG...]
  * syspin run --fill-cache [--cache-dir DIR] FILE...
  *
  * Analyses PROG's objects (interpreter, DT_NEEDED closure, the runtime, the
@@ -35,7 +35,7 @@
 #include "run.h"
 
 struct run_args {
-	bool strict, allow_jit, audit, verbose, fill;
+	bool strict, allow_jit, audit, verbose, fill, no_reach;
 	int exec;		/* enum sp_exec_policy */
 	bool exec_given;	/* --exec was asked for */
 	unsigned scope;		/* SP_SCOPE_* */
@@ -58,8 +58,8 @@ usage(FILE *f)
 	    "[--dlopen FILE]... [-v]\n"
 	    "                  [-o FILE | --log-fd N] [--deny LIST | --allow "
 	    "LIST]\n"
-	    "                  [--deny-action=errno[:NAME]|kill] PROG "
-	    "[ARG...]\n"
+	    "                  [--deny-action=errno[:NAME]|kill] [--no-reach]\n"
+	    "                  PROG [ARG...]\n"
 	    "       syspin run --fill-cache [--cache-dir DIR] FILE...\n\n"
 	    "Runs PROG, and every program it runs, with its system calls "
 	    "pinned: a call\nfrom anywhere but the instruction where its "
@@ -85,6 +85,9 @@ usage(FILE *f)
 	    "                      default: /var/cache/syspin for root, else\n"
 	    "                      $XDG_CACHE_HOME/syspin, made with its "
 	    "parents)\n"
+	    "      --no-reach      pin every site of every object, not only "
+	    "those the\n"
+	    "                      program's code can reach\n"
 	    "      --fill-cache    only analyse each FILE into the cache\n"
 	    "  -o, --output FILE   write a JSON record of each violation and "
 	    "refusal\n"
@@ -163,6 +166,7 @@ parse(int argc, char **argv, struct run_args *a)
 		{ "exec", required_argument, NULL, 'e' },
 		{ "scope", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "no-reach", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		RUN_EXTRA_OPTIONS,
 		{ NULL, 0, NULL, 0 },
@@ -193,6 +197,7 @@ parse(int argc, char **argv, struct run_args *a)
 				return -1;
 			break;
 		case 'v': a->verbose = true; break;
+		case 'R': a->no_reach = true; break;
 		case 'h': usage(stdout); exit(0);
 		case 'o':
 		case 1000:
@@ -414,7 +419,8 @@ supervised(const struct run_args *a, const char *path, const char *dir,
     const char *reportdir, bool *fallback)
 {
 	struct run_sup r = { a->argv, path, dir, reportdir, 0, a->exec,
-	    a->scope, a->audit, a->verbose, a->dlopen, a->ndlopen, &a->x };
+	    a->scope, a->audit, a->verbose, a->dlopen, a->ndlopen, &a->x,
+	    !a->no_reach };
 
 	if (a->strict)
 		r.bpf_flags |= SP_BPF_STRICT;

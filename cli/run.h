@@ -106,6 +106,7 @@ struct run_sup {
 	char *const *dlopen;	/* --dlopen FILE... */
 	size_t ndlopen;
 	const struct run_extra *x;	/* -o, --deny, ... */
+	bool reach;		/* reachable-only pins (not --no-reach) */
 };
 
 /*

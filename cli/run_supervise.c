@@ -86,6 +86,7 @@ run_supervised(const struct run_sup *r, bool *fallback)
 	o.pin.ndlopen = r->ndlopen;
 	o.pin.reportdir = r->reportdir;
 	o.pin.verbose = r->verbose;
+	o.pin.reach = r->reach;
 	o.audit = r->audit;
 	o.scope = r->scope;
 	o.argv = r->argv;

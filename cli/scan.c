@@ -14,16 +14,13 @@
 #include "openbsd_view.h"
 #include "scan.h"
 
-struct scan_args {
-	bool json, full_sweep, openbsd, vdso, verbose, no_pin_section;
-};
-
 static void
 usage(FILE *f)
 {
 	fputs("usage: syspin scan [--json] [--full-sweep] [--verbose] "
 	    "[--vdso] FILE...\n"
-	    "       syspin scan --openbsd [--json] FILE...\n\n"
+	    "       syspin scan --openbsd [--json] FILE...\n"
+	    "       syspin scan --reach [--json] PROG...\n\n"
 	    "Finds every syscall instruction in each ELF file and the numbers "
 	    "it can issue.\n\n"
 	    "  -j, --json            machine-readable output (see "
@@ -35,6 +32,9 @@ usage(FILE *f)
 	    "      --openbsd         print the pintable OpenBSD would build "
 	    "from .openbsd.syscalls\n"
 	    "      --no-pin-section  ignore .openbsd.syscalls; analyse only\n"
+	    "      --reach           per PROG: the sites its process can reach "
+	    "and the numbers\n"
+	    "                        pruning removes (docs/design.md)\n"
 	    "  -h, --help            this text\n\n"
 	    "Exit status: 0 all inputs scanned, 2 usage error or an input "
 	    "could not be read.\n", f);
@@ -50,6 +50,7 @@ parse_args(int argc, char **argv, struct scan_args *a)
 		{ "vdso", no_argument, NULL, 'V' },
 		{ "openbsd", no_argument, NULL, 'O' },
 		{ "no-pin-section", no_argument, NULL, 'N' },
+		{ "reach", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -63,6 +64,7 @@ parse_args(int argc, char **argv, struct scan_args *a)
 		case 'V': a->vdso = true; break;
 		case 'O': a->openbsd = true; break;
 		case 'N': a->no_pin_section = true; break;
+		case 'R': a->reach = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -150,7 +152,7 @@ load_one(struct scanned *s, const char *path, bool vdso)
  * syscall()), the second rescans the objects that import one of them so
  * their calls become import records, whatever the order of the files.
  */
-static void
+void
 scan_all(struct scanned *v, size_t n, const struct scan_args *a)
 {
 	struct hints h = { 0 };
@@ -214,6 +216,8 @@ cmd_scan(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a) != 0)
 		return EXIT_TROUBLE;
+	if (a.reach)
+		return scan_reach(argc - optind, argv + optind, &a);
 	v = calloc((size_t)(argc - optind) + 1, sizeof(*v));
 	if (v == NULL) {
 		cli_error("scan: out of memory");

@@ -9,6 +9,10 @@
 #include <syspin/elf.h>
 #include <syspin/scan.h>
 
+struct scan_args {
+	bool json, full_sweep, openbsd, vdso, verbose, no_pin_section, reach;
+};
+
 struct scanned {
 	const char *path;
 	bool ok;
@@ -26,6 +30,13 @@ struct scan_summary {
 void scan_summarize(const struct scanned *s, struct scan_summary *sum);
 void scan_print_text(FILE *f, const struct scanned *s, bool verbose);
 int scan_print_json(FILE *f, const struct scanned *v, size_t n);
+
+/* Scans v[0..n), each object's imports of the others' number-taking
+ * exports (libc's syscall()) included. */
+void scan_all(struct scanned *v, size_t n, const struct scan_args *a);
+
+/* scan --reach PROG...: reachable sites per process (scan_reach.c). */
+int scan_reach(int n, char **progs, const struct scan_args *a);
 
 /* Reads the running kernel's vDSO from this process's memory. */
 int vdso_load(struct sp_elf *elf, struct sp_error *err);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * syspin trace [--json] [-o FILE] [--cache-dir DIR] [--allow-jit] [--]
- *     PROG [ARG...]
+ * syspin trace [--json] [-o FILE] [--cache-dir DIR] [--allow-jit]
+ *     [--no-reach] [--] PROG [ARG...]
  *
  * Runs PROG pinned as `syspin run` pins it, every image of the tree, but
  * with every call stopped and judged by the image's own program (the
@@ -28,7 +28,7 @@
 #include "trace.h"
 
 struct trace_args {
-	bool json, allow_jit;
+	bool json, allow_jit, no_reach;
 	const char *output;
 	const char *cache_dir;
 };
@@ -37,7 +37,8 @@ static void
 usage(FILE *f)
 {
 	fputs("usage: syspin trace [--json] [-o FILE] [--cache-dir DIR] "
-	    "[--allow-jit] [--]\n                    PROG [ARG...]\n\n"
+	    "[--allow-jit]\n                    [--no-reach] [--] PROG "
+	    "[ARG...]\n\n"
 	    "Runs PROG pinned as syspin run pins it, but stops every system "
 	    "call of its\nprocesses and threads and judges it with the "
 	    "image's program: prints the\ncoverage and each call run would "
@@ -48,6 +49,8 @@ usage(FILE *f)
 	    "output\n"
 	    "  -c, --cache-dir DIR the tables' cache (as syspin run)\n"
 	    "      --allow-jit     judge as syspin run --allow-jit\n"
+	    "      --no-reach      judge as syspin run --no-reach (every "
+	    "site pinned)\n"
 	    "  -h, --help          this text\n\n"
 	    "Exit status: 0 every call covered, 1 some call would have been "
 	    "killed or\nrefused, 2 usage error or PROG could not be run.\n",
@@ -62,6 +65,7 @@ parse_args(int argc, char **argv, struct trace_args *a)
 		{ "output", required_argument, NULL, 'o' },
 		{ "cache-dir", required_argument, NULL, 'c' },
 		{ "allow-jit", no_argument, NULL, 'J' },
+		{ "no-reach", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -74,6 +78,7 @@ parse_args(int argc, char **argv, struct trace_args *a)
 		case 'o': a->output = optarg; break;
 		case 'c': a->cache_dir = optarg; break;
 		case 'J': a->allow_jit = true; break;
+		case 'R': a->no_reach = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -137,6 +142,7 @@ observe(struct trace *t, const struct trace_args *a, const char *path,
 	o.pin.cache = &c;
 	o.pin.flags = a->allow_jit ? SP_BPF_ALLOW_JIT : 0;
 	o.pin.exec = SP_EXEC_ANY;
+	o.pin.reach = !a->no_reach;	/* as run: reachable-only pins */
 	o.observe = trace_observe;
 	o.observe_ctx = t;
 	o.argv = argv;
@@ -154,7 +160,7 @@ observe(struct trace *t, const struct trace_args *a, const char *path,
 int
 cmd_trace(int argc, char **argv)
 {
-	struct trace_args a = { false, false, NULL, NULL };
+	struct trace_args a = { false, false, false, NULL, NULL };
 	struct trace t;
 	char path[PATH_MAX], elf[PATH_MAX];
 	FILE *f = stdout;

@@ -45,6 +45,9 @@ struct trace {
 	size_t nmisses;
 	uint64_t calls, covered, anon_calls;
 	uint64_t killed, refused, denied;	/* calls, by kind of miss */
+	uint64_t *pairs;	/* distinct covered (object, site, number) + 1,
+				   open addressing; npairs of cappairs */
+	size_t npairs, cappairs;
 	uint64_t processes, threads;
 	int status;		/* the program's wait status */
 	bool have_status;

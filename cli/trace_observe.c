@@ -95,6 +95,44 @@ add_miss(struct trace *t, long obj, const char *mapping, uint64_t addr,
 		t->oom = true;
 }
 
+static bool
+pair_put(uint64_t *v, size_t cap, uint64_t key)
+{
+	size_t k = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+
+	for (; v[k] != 0; k = (k + 1) & (cap - 1))
+		if (v[k] == key)
+			return false;
+	v[k] = key;
+	return true;
+}
+
+/* Counts a covered call's (object, site, number) once: the pairs the
+ * program really used, against the pairs pinned (docs/trace.md). */
+static void
+add_pair(struct trace *t, long obj, uint64_t off, const struct sp_observed *c)
+{
+	uint64_t key = ((uint64_t)obj << 48 | (off & 0xfffffffffull) << 11 |
+	    (uint64_t)(c->arch != AUDIT_ARCH_X86_64) << 10 | (c->nr & 0x3ff)) +
+	    1;
+
+	if (2 * (t->npairs + 1) > t->cappairs) {
+		size_t cap = t->cappairs ? 2 * t->cappairs : 1024;
+		uint64_t *v = calloc(cap, sizeof(*v));
+		if (v == NULL) {
+			t->oom = true;
+			return;
+		}
+		for (size_t i = 0; i < t->cappairs; i++)
+			if (t->pairs[i] != 0)
+				pair_put(v, cap, t->pairs[i]);
+		free(t->pairs);
+		t->pairs = v;
+		t->cappairs = cap;
+	}
+	t->npairs += pair_put(t->pairs, t->cappairs, key);
+}
+
 static void
 on_call(struct trace *t, const struct sp_observed *c)
 {
@@ -117,6 +155,8 @@ on_call(struct trace *t, const struct sp_observed *c)
 		t->objs[obj].covered += ok;
 	} else
 		t->anon_calls++;
+	if (ok && o != NULL)
+		add_pair(t, obj, trap - o->base, c);
 	if (ok)
 		return;
 	t->killed += c->kind == SP_OBS_VIOLATION;
@@ -163,5 +203,6 @@ trace_free(struct trace *t)
 	}
 	free(t->objs);
 	free(t->misses);
+	free(t->pairs);
 	memset(t, 0, sizeof(*t));
 }

@@ -77,6 +77,7 @@ trace_print_text(FILE *f, const struct trace *t, char **argv)
 	    "and %" PRIu64 " more thread%s; %" PRIu64 " covered (%.1f%%)\n",
 	    t->calls, t->processes, t->processes == 1 ? "" : "es", t->threads,
 	    t->threads == 1 ? "" : "s", t->covered, pct(t));
+	fprintf(f, "%zu distinct (site, number) pairs covered\n", t->npairs);
 	fprintf(f, "%10s %10s  object\n", "calls", "covered");
 	for (size_t i = 0; i < t->nobjs; i++)
 		fprintf(f, "%10" PRIu64 " %10" PRIu64 "  %s\n",
@@ -213,6 +214,7 @@ trace_print_json(FILE *f, const struct trace *t, char **argv)
 	r |= add(root, "threads", json_object_new_int64((int64_t)t->threads));
 	r |= add(root, "calls", json_object_new_int64((int64_t)t->calls));
 	r |= add(root, "covered", json_object_new_int64((int64_t)t->covered));
+	r |= add(root, "pairs", json_object_new_int64((int64_t)t->npairs));
 	r |= add(root, "no_object_calls", json_object_new_int64(
 	    (int64_t)t->anon_calls));
 	r |= add(root, "killed", json_object_new_int64((int64_t)t->killed));

@@ -13,7 +13,7 @@ B=$1
 T=$(mktemp -d /tmp/syspin-stages.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 fail=0
-for s in util elf analysis pins fill layout bpf supervise; do
+for s in util elf analysis pins fill layout reach bpf supervise; do
 	if [ -f "$B/lib/libstage-check-$s.so" ]; then
 		echo "ok   stage $s checked"
 	else

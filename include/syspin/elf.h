@@ -99,6 +99,23 @@ struct sp_elf {
 	/* Dynamic RELA relocations (DT_RELA), for address-taken checks. */
 	const Elf64_Rela *rela;	/* unaligned-safe: read with memcpy */
 	size_t nrela;
+	/* The PLT's (DT_JMPREL): JUMP_SLOT, and IRELATIVE for IFUNCs. */
+	const Elf64_Rela *jmprel;
+	size_t njmprel;
+	/* .dynsym and its strings, for the symbols relocations name. */
+	const Elf64_Sym *dynsym;	/* unaligned-safe */
+	size_t ndynsym;
+	const char *dynstr;
+	size_t dynstr_size;
+	/* What ld.so runs that no relocation shows (lib/analysis/reach). */
+	uint64_t dt_init, dt_fini;	/* 0 when none */
+	/* DT_RELR: relative relocations whose addends are in place. */
+	const uint64_t *relr;	/* unaligned-safe */
+	size_t nrelr;
+	/* Other addresses stored in place, not in RELA addends: DT_REL,
+	 * DT_TEXTREL (the data has to be read for code pointers). */
+	bool in_place_relocs;
+	bool go;		/* Go's function table (.gopclntab) */
 
 	/* .openbsd.syscalls (by section or PT_OPENBSD_SYSCALLS), if any. */
 	bool has_pin_section;
@@ -122,6 +139,11 @@ const struct sp_symbol *sp_elf_symbol_at(const struct sp_elf *elf,
 /* The first function symbol named name, or NULL. */
 const struct sp_symbol *sp_elf_symbol_named(const struct sp_elf *elf,
     const char *name);
+
+/* .dynsym entry i into *sym and its name, or NULL (out of range, bad
+ * name). */
+const char *sp_elf_dynsym(const struct sp_elf *elf, uint64_t i,
+    Elf64_Sym *sym);
 
 /* Opens and validates PATH.  Returns 0, or -1 with err set. */
 int sp_elf_open(struct sp_elf *elf, const char *path, struct sp_error *err);

@@ -125,6 +125,9 @@ struct sp_pin_opts {
 	struct sp_bpf_narrow narrow;
 	int narrow_errno;
 	bool narrow_kill;
+	bool reach;			/* pin only the sites the image's
+					   code can reach (lib/layout/reach.c;
+					   run --no-reach: all) */
 };
 
 /*

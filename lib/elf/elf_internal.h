@@ -35,6 +35,8 @@ struct sp_elf_build {
 	/* From PT_DYNAMIC (virtual addresses). */
 	uint64_t dt_symtab, dt_strtab, dt_strsz, dt_hash, dt_gnu_hash;
 	uint64_t dt_jmprel, dt_pltrelsz, dt_rela, dt_relasz;
+	uint64_t dt_init, dt_fini, dt_relr, dt_relrsz;
+	bool dt_in_place;		/* DT_REL or DT_TEXTREL */
 
 	/* Symbol tables from section headers (file offsets). */
 	bool has_symtab;

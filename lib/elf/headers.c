@@ -150,6 +150,17 @@ sp_elf_read_dynamic(struct sp_elf *elf, struct sp_elf_build *b,
 		case DT_PLTRELSZ: b->dt_pltrelsz = d.d_un.d_val; break;
 		case DT_RELA: b->dt_rela = d.d_un.d_ptr; break;
 		case DT_RELASZ: b->dt_relasz = d.d_un.d_val; break;
+		case DT_INIT: b->dt_init = d.d_un.d_ptr; break;
+		case DT_FINI: b->dt_fini = d.d_un.d_ptr; break;
+		case DT_RELR: b->dt_relr = d.d_un.d_ptr; break;
+		case DT_RELRSZ: b->dt_relrsz = d.d_un.d_val; break;
+		case DT_REL: case DT_TEXTREL:
+			b->dt_in_place = true;
+			break;
+		case DT_FLAGS:
+			if (d.d_un.d_val & DF_TEXTREL)
+				b->dt_in_place = true;
+			break;
 		default: break;
 		}
 	}

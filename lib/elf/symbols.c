@@ -383,8 +383,28 @@ sp_elf_read_symbols(struct sp_elf *elf, const struct sp_elf_build *b,
 		    n * sizeof(Elf64_Rela));
 		elf->nrela = elf->rela ? n : 0;
 	}
+	elf->dt_init = b->dt_init;
+	elf->dt_fini = b->dt_fini;
+	elf->in_place_relocs = b->dt_in_place;
+	elf->go = b->has_gopclntab;
+	if (b->dt_jmprel != 0 &&
+	    b->dt_pltrelsz / sizeof(Elf64_Rela) <= MAX_SYMS) {
+		size_t n = b->dt_pltrelsz / sizeof(Elf64_Rela);
+		elf->jmprel = (const Elf64_Rela *)sp_elf_vaddr_ptr(elf,
+		    b->dt_jmprel, n * sizeof(Elf64_Rela));
+		elf->njmprel = elf->jmprel ? n : 0;
+	}
+	if (b->dt_relr != 0 && b->dt_relrsz / 8 <= MAX_SYMS) {
+		elf->relr = (const uint64_t *)sp_elf_vaddr_ptr(elf,
+		    b->dt_relr, b->dt_relrsz / 8 * 8);
+		elf->nrelr = elf->relr ? b->dt_relrsz / 8 : 0;
+	}
 	if (!have_dyn)
 		return 0;
+	elf->dynsym = dyn.syms;
+	elf->ndynsym = dyn.nsyms;
+	elf->dynstr = dyn.str;
+	elf->dynstr_size = dyn.strsz;
 	if (b->dt_symtab != 0) {
 		elf->dynsym_vaddr = b->dt_symtab;
 		elf->dynsym_size = dyn.nsyms * sizeof(Elf64_Sym);
@@ -419,4 +439,16 @@ sp_elf_symbol_named(const struct sp_elf *elf, const char *name)
 		if (strcmp(elf->syms[i].name, name) == 0)
 			return &elf->syms[i];
 	return NULL;
+}
+
+const char *
+sp_elf_dynsym(const struct sp_elf *elf, uint64_t i, Elf64_Sym *sym)
+{
+	struct symtab t = { elf->dynsym, elf->ndynsym, elf->dynstr,
+	    elf->dynstr_size };
+
+	if (elf->dynsym == NULL || i >= elf->ndynsym)
+		return NULL;
+	*sym = sym_at(&t, i);
+	return sym_name(&t, sym->st_name);
 }

@@ -30,14 +30,11 @@
 #include "supervise_int.h"
 #include <syspin/procfs.h>
 
-/* The table of the file at path, filled when missing; with
- * --exec=trusted, only of a file we would let the tree run. */
-static bool
-table_of(const struct sup *s, const char *path, struct sp_pintab *tab)
+bool
+sup_late_key(const struct sup *s, const char *path, char *key, size_t size)
 {
-	char key[SP_CACHE_KEY_MAX], why[256];
+	char why[256];
 	struct sp_file_id id;
-	struct sp_error err;
 	struct stat st;
 	bool ok;
 	int fd;
@@ -51,7 +48,20 @@ table_of(const struct sup *s, const char *path, struct sp_pintab *tab)
 	if (!ok)
 		return false;
 	sp_file_id_from_stat(&id, &st);
-	sp_cache_key_file(&id, key, sizeof(key));
+	sp_cache_key_file(&id, key, size);
+	return true;
+}
+
+/* The table of the file at path, filled when missing; with
+ * --exec=trusted, only of a file we would let the tree run. */
+static bool
+table_of(const struct sup *s, const char *path, struct sp_pintab *tab)
+{
+	char key[SP_CACHE_KEY_MAX];
+	struct sp_error err;
+
+	if (!sup_late_key(s, path, key, sizeof(key)))
+		return false;
 	if (sp_cache_load(s->o->pin.cache, key, tab, &err) == 1)
 		return true;
 	if (sp_cache_fill(s->o->pin.cache, path, false, &err) == -1)

@@ -74,7 +74,7 @@ tables(struct job *j, struct sp_error *err)
 	free(missing);
 	if (j->o->verbose && warn.msg[0] != '\0')
 		fprintf(stderr, "syspin: %s\n", warn.msg);
-	return 0;
+	return j->o->reach ? pin_reach(j, err) : 0;
 }
 
 /* A `syscall` instruction (0f 05) in the range, or 0. */

@@ -29,6 +29,10 @@ struct job {
 	uint64_t slot_lo, slot_used, slot_hi;
 };
 
+/* reach.c: drops the sites the image's code cannot reach from its
+ * tables (lib/layout/reach.c); -v says how many pins are left. */
+int pin_reach(struct job *j, struct sp_error *err);
+
 /* Runs nr(a0..a5) in the tracee at its trap. */
 int pin_call(struct job *j, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
     uint64_t a3, long *ret, struct sp_error *err);

@@ -137,6 +137,13 @@ int sup_later_import(struct sup *s, pid_t pid, const struct sp_violation *v,
 
 /* trust.c: a file the tree may run (SP_EXEC_TRUSTED): owned by root,
  * writable by nobody else, linked, changed before the run started. */
+/* later.c: the cache key of a late object's file, when its table may be
+ * believed (with --exec=trusted, a trusted file's only). */
+bool sup_late_key(const struct sup *s, const char *path, char *key,
+    size_t size);
+/* reach_late.c: a pruned site that objects dlopen'ed since reach: 1. */
+int sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
+    const struct sp_layout *lo);
 bool sup_trusted_fd(const struct sup *s, int fd, char *why, size_t size);
 
 #endif

@@ -379,6 +379,11 @@ violation(struct sup *s, pid_t pid, const struct sp_violation *v,
 		observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
 	if (later != 0)
 		return later == 1 ? 0 : -1;
+	/* A site pruned as unreachable that a late object reaches. */
+	if (p->img != NULL && sup_reach_late(s, pid, v, &p->img->pin.lo)) {
+		observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
+		return 0;
+	}
 	explain(s, pid, v, p->img);
 	s->last_ip = v->ip;
 	s->last_nr = v->nr;

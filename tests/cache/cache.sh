@@ -104,6 +104,16 @@ b = bytearray(open(p, "rb").read())
 b[200] ^= 1
 open(p, "wb").write(b)
 PY
+# One byte of an object's reachability facts changed.
+facts=$(cd "$C" && ls | grep '^r-f-' | head -n 1)
+[ -n "$facts" ] || fail "run left no reachability facts in the cache"
+python3 - "$C/$facts" <<'PY'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+b[-1] ^= 1
+open(p, "wb").write(b)
+PY
 rm "$T/mytrue"
 printf 'SYSPINPT garbage' >"$C/f-1-2-3-4.000000000"
 chmod 600 "$C/f-1-2-3-4.000000000"
@@ -121,7 +131,9 @@ grep -q "^syspin: $C/f-1-2-3-4.000000000: " "$T/err" ||
     fail "verify missed the malformed table"
 grep -q "^syspin: $C/notes.txt: not a file syspin writes" "$T/err" ||
     fail "verify missed the foreign file"
-grep -q ": 4 problems" "$T/out" || fail "verify summary: $(cat "$T/out")"
+grep -q "^syspin: $C/$facts: " "$T/err" ||
+    fail "verify missed the changed facts"
+grep -q ": 5 problems" "$T/out" || fail "verify summary: $(cat "$T/out")"
 sp cache list --cache-dir "$C" | grep -q " $LIBC  \[bad-mac: " ||
     fail "list does not flag libc's table"
 before=$(tables)
@@ -131,7 +143,9 @@ sp cache clear --stale --cache-dir "$C" || fail "clear --stale"
 [ -f "$C/notes.txt" ] || fail "clear --stale removed a foreign file"
 rm "$C/notes.txt"
 sp cache verify --cache-dir "$C" >/dev/null || fail "verify after clear --stale"
-echo "cache: verify finds a changed, a stale and a malformed table;" \
+[ ! -e "$C/$facts" ] || fail "clear --stale kept the changed facts"
+echo "cache: verify finds a changed, a stale and a malformed table," \
+    "changed facts;" \
     "clear --stale removes them"
 
 # ---- a directory ----

@@ -9,12 +9,14 @@ usage:
       --root: skip unless run as root.
   check.py SYSPIN miss --where object|no_object --nr N --reason TEXT
            [--object NAME] [--verdict killed|refused] [--allow-jit]
+           [--no-reach]
            -- COMMAND...
       exit 1 from trace, and exactly one distinct uncovered call: in an
       object (or in no object), number N, the verdict (killed unless
       given), a reason containing TEXT, at the address the program wrote
       to the file that replaces @ADDR@ in COMMAND (when present and the
-      verdict is killed).  --allow-jit is passed to trace.
+      verdict is killed).  --allow-jit and --no-reach are passed to
+      trace.
   check.py SYSPIN usage
       exit statuses of bad invocations.
 Exit status 0 when the check passes, 1 when it fails, 77 to skip.
@@ -80,7 +82,9 @@ def cover(a, d):
 def miss(a, d):
     addr_file = os.path.join(d, 'addr')
     cmd = [addr_file if c == '@ADDR@' else c for c in a.command]
-    rc, r = trace(a.syspin, cmd, d, ['--allow-jit'] if a.allow_jit else [])
+    rc, r = trace(a.syspin, cmd, d, (['--allow-jit'] if a.allow_jit else
+                                     []) + (['--no-reach'] if a.no_reach
+                                            else []))
     if r is None:
         return fail('no report (exit %d)' % rc)
     summary(r)
@@ -142,6 +146,7 @@ def main():
     p.add_argument('--object')
     p.add_argument('--verdict', default='killed')
     p.add_argument('--allow-jit', action='store_true')
+    p.add_argument('--no-reach', action='store_true')
     p.add_argument('--root', action='store_true')
     a = p.parse_args(argv)
     a.command = command

@@ -70,6 +70,20 @@ case $? in
 		echo "skip setxid-gadget: no debug file for libc (libc6-dbg): the handler may issue any number"
 	fi ;;
 esac
+# Reachable-only pins: this program never execs, so libc's execve stub is
+# pinned for nothing in its process; with --no-reach (every site pinned)
+# the same call runs.
+libc=/lib/x86_64-linux-gnu/libc.so.6
+sym() {
+	nm -D --defined-only "$libc" |
+	    sed -n "s/^\([0-9a-f]*\) . $1@@.*/\1/p" | head -1
+}
+ATTACK_DELTA=$((0x$(sym execve) - 0x$(sym getpid)))
+export ATTACK_DELTA
+attack rop-execve 0 159
+run --no-reach "$ATTACK" rop-execve
+check "rop-execve --no-reach (every site pinned: the call runs)" 0 $?
+unset ATTACK_DELTA
 attack srop 0 159
 control srop-ok
 # Some kernels run no 32-bit calls at all (IA-32 emulation off, or a

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: ISC */
+/* `syspin scan --reach` output: text and JSON (docs/scan-json.md). */
+#include <string.h>
+
+#include "names.h"
+#include "scan_reach.h"
+
+static size_t
+distinct(const struct sp_reach_count *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < SP_REACH_NR_MAX; i++)
+		n += c->nr[i];
+	return n;
+}
+
+/* Totals over the image. */
+static void
+total(const struct rprog *p, const struct sp_reach_count *v,
+    struct sp_reach_count *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < p->lo.nobjs; i++) {
+		t->sites += v[i].sites;
+		t->pairs += v[i].pairs;
+		t->any += v[i].any;
+		for (size_t k = 0; k < SP_REACH_NR_MAX; k++)
+			t->nr[k] |= v[i].nr[k];
+	}
+}
+
+/* Why object o is reachable whole, or NULL. */
+static const char *
+whole_why(const struct rprog *p, size_t o)
+{
+	static const char *const why[] = {
+		[SP_REACH_STATIC] = "a static program",
+		[SP_REACH_GO] = "Go",
+		[SP_REACH_NO_UNITS] = "no symbols nor unwind information",
+		[SP_REACH_UNDECODED] = "code the decoder cannot read",
+		[SP_REACH_LARGE] = "too large to decode at an exec",
+	};
+	const struct sp_reach_facts *f = &p->facts[o];
+
+	if (p->lo.objs[o].kind == SP_OBJ_VDSO)
+		return "the vDSO";
+	if (p->lo.objs[o].loader)
+		return "the dynamic loader";
+	if (f->funcs == NULL && f->buf == NULL)
+		return "no facts";
+	if (f->whole != SP_REACH_PARTIAL && f->whole < sizeof(why) /
+	    sizeof(*why))
+		return why[f->whole];
+	return NULL;
+}
+
+static void
+text_numbers(FILE *f, const struct sp_reach_count *before,
+    const struct sp_reach_count *after)
+{
+	char name[64];
+	size_t n = 0;
+
+	for (size_t k = 0; k < SP_REACH_NR_MAX; k++)
+		n += before->nr[k] && !after->nr[k];
+	fprintf(f, "  numbers pruned (%zu):", n);
+	for (size_t k = 0; k < SP_REACH_NR_MAX; k++)
+		if (before->nr[k] && !after->nr[k])
+			fprintf(f, " %s", syscall_name(SP_TRAP_SYSCALL,
+			    (uint32_t)k, name, sizeof(name)));
+	fputc('\n', f);
+}
+
+void
+reach_text(FILE *f, const struct rprog *p)
+{
+	struct sp_reach_count b, a;
+
+	total(p, p->before, &b);
+	total(p, p->after, &a);
+	fprintf(f, "%s: %zu objects: reachable sites %zu of %zu, (site, "
+	    "number) pairs %zu of %zu, distinct numbers %zu of %zu\n",
+	    p->v[0].path, p->lo.nobjs, a.sites, b.sites, a.pairs, b.pairs,
+	    distinct(&a), distinct(&b));
+	for (size_t o = 0; o < p->lo.nobjs; o++) {
+		const char *why = whole_why(p, o);
+		fprintf(f, "  %s: sites %zu/%zu, pairs %zu/%zu, numbers "
+		    "%zu/%zu%s%s%s\n", p->lo.objs[o].name, p->after[o].sites,
+		    p->before[o].sites, p->after[o].pairs, p->before[o].pairs,
+		    distinct(&p->after[o]), distinct(&p->before[o]),
+		    why ? " (whole: " : "", why ? why : "", why ? ")" : "");
+	}
+	text_numbers(f, &b, &a);
+	if (p->rep.dlsym)
+		fprintf(f, "  widened: dlsym is reachable (a name chosen at "
+		    "run time): every export is a root\n");
+	if (p->rep.dlopen)
+		fprintf(f, "  dlopen is reachable: under syspin run, what an "
+		    "object loaded later imports becomes reachable when it "
+		    "calls it\n");
+}
+
+static json_object *
+json_numbers(const struct sp_reach_count *c, const struct sp_reach_count *minus)
+{
+	json_object *v = json_object_new_array();
+	char name[64];
+
+	for (size_t k = 0; k < SP_REACH_NR_MAX; k++)
+		if (c->nr[k] && (minus == NULL || !minus->nr[k]))
+			json_object_array_add(v, json_object_new_string(
+			    syscall_name(SP_TRAP_SYSCALL, (uint32_t)k, name,
+			    sizeof(name))));
+	return v;
+}
+
+static json_object *
+json_count(const struct sp_reach_count *b, const struct sp_reach_count *a)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "sites", json_object_new_int64(
+	    (int64_t)b->sites));
+	json_object_object_add(o, "reachable_sites", json_object_new_int64(
+	    (int64_t)a->sites));
+	json_object_object_add(o, "pairs", json_object_new_int64(
+	    (int64_t)b->pairs));
+	json_object_object_add(o, "reachable_pairs", json_object_new_int64(
+	    (int64_t)a->pairs));
+	json_object_object_add(o, "any_number_sites", json_object_new_int64(
+	    (int64_t)a->any));
+	json_object_object_add(o, "numbers", json_object_new_int64(
+	    (int64_t)distinct(b)));
+	json_object_object_add(o, "reachable_numbers", json_object_new_int64(
+	    (int64_t)distinct(a)));
+	json_object_object_add(o, "remaining", json_numbers(a, NULL));
+	json_object_object_add(o, "pruned", json_numbers(b, a));
+	return o;
+}
+
+json_object *
+reach_json(const struct rprog *p)
+{
+	json_object *o = json_object_new_object(), *objs;
+	struct sp_reach_count b, a;
+
+	total(p, p->before, &b);
+	total(p, p->after, &a);
+	json_object_object_add(o, "program", json_object_new_string(
+	    p->v[0].path));
+	json_object_object_add(o, "total", json_count(&b, &a));
+	json_object_object_add(o, "dlsym_widened", json_object_new_boolean(
+	    p->rep.dlsym));
+	json_object_object_add(o, "dlopen_reachable",
+	    json_object_new_boolean(p->rep.dlopen));
+	objs = json_object_new_array();
+	for (size_t i = 0; i < p->lo.nobjs; i++) {
+		json_object *e = json_count(&p->before[i], &p->after[i]);
+		const char *why = whole_why(p, i);
+		json_object_object_add(e, "path", json_object_new_string(
+		    p->lo.objs[i].name));
+		json_object_object_add(e, "whole", why != NULL ?
+		    json_object_new_string(why) : NULL);
+		json_object_array_add(objs, e);
+	}
+	json_object_object_add(o, "objects", objs);
+	return o;
+}

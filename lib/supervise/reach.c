@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Reachable-only pins under the supervisor.  At the end of an execve the
+ * image's tables keep only the sites its start-up objects' code can
+ * reach (lib/layout/reach.c); the facts come from the cache, made there
+ * from outside the tree when missing.  An object dlopen'ed later may call
+ * what the start-up objects never do: such a call stops as a violation,
+ * and sup_reach_late() allows it when the site was pinned before pruning
+ * and the closure with the late objects' imports reaches it.  Each such
+ * call costs a stop; a forged call gains only what some object loaded in
+ * the process really imports.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <syspin/reach.h>
+
+#include "pin_int.h"
+
+int
+pin_reach(struct job *j, struct sp_error *err)
+{
+	struct sp_reach_report rep;
+
+	if (sp_layout_reach(&j->lo, j->o->cache, &rep, err) == -1)
+		return -1;
+	if (j->o->verbose)
+		fprintf(stderr, "syspin: [%ld]: %zu of %zu pins reachable "
+		    "(%zu of %zu sites)%s\n", (long)j->pid, rep.live_pairs,
+		    rep.pairs, rep.live_sites, rep.sites, rep.dlsym ?
+		    "; dlsym with a name chosen at run time: every export "
+		    "counts as reachable" : "");
+	return 0;
+}

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * A violation at a site that reachable-only pinning dropped (reach.c):
+ * objects dlopen'ed since the image was pinned (in the late-code band:
+ * they make no system call themselves) may call what its start-up
+ * objects never do (python's _posixsubprocess calls fork and execve).
+ * The call is allowed when the site was pinned for the number before
+ * pruning and the closure, with every name the process's late objects
+ * import as a root, reaches the site's function: as if they had been
+ * there at the start.  With --exec=trusted only trusted files count (a
+ * file the tree wrote imports what its writer wants).
+ * Returns 1 (allowed) or 0.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <syspin/reach.h>
+#include <syspin/scan.h>
+
+#include "supervise_int.h"
+
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+static int
+names_add(struct names *nm, const char *s)
+{
+	for (size_t i = 0; i < nm->n; i++)
+		if (strcmp(nm->v[i], s) == 0)
+			return 0;
+	if (nm->n == nm->cap) {
+		size_t cap = nm->cap ? 2 * nm->cap : 64;
+		void *p = realloc(nm->v, cap * sizeof(*nm->v));
+		if (p == NULL)
+			return -1;
+		nm->v = p;
+		nm->cap = cap;
+	}
+	if ((nm->v[nm->n] = strdup(s)) == NULL)
+		return -1;
+	nm->n++;
+	return 0;
+}
+
+static void
+names_free(struct names *nm)
+{
+	for (size_t i = 0; i < nm->n; i++)
+		free(nm->v[i]);
+	free(nm->v);
+}
+
+/* Whether the numbers of site t allow nr (restart_syscall included). */
+static bool
+has_nr(const struct sp_pintab *t, const struct sp_pin_site *p, uint32_t nr)
+{
+	for (uint32_t k = 0; k < p->nr_count; k++) {
+		uint32_t n = t->nrs[p->nr_first + k];
+		if (n == nr || (nr == SP_NR_RESTART_SYSCALL &&
+		    sp_nr_restarts(n)))
+			return true;
+	}
+	return false;
+}
+
+struct wanted {
+	uint32_t nr;
+	bool seen;
+};
+
+static void
+see(void *ctx, uint32_t nr)
+{
+	struct wanted *w = ctx;
+
+	w->seen |= w->nr == nr;
+}
+
+/* Whether an object of lo passes nr to export `name`. */
+static bool
+imported_nr(const struct sp_layout *lo, const char *name, uint32_t nr)
+{
+	struct wanted w = { nr, false };
+
+	sp_layout_importer_nrs(lo, name, see, &w);
+	return w.seen;
+}
+
+/* The site of o's whole table that ends at ip and allows nr: its address
+ * (link-time), or UINT64_MAX. */
+static uint64_t
+pinned_before(const struct sup *s, const struct sp_layout *lo,
+    const struct sp_object *o, uint64_t ip, uint32_t nr)
+{
+	uint64_t at = UINT64_MAX;
+	struct sp_pintab t;
+	struct sp_error err;
+
+	if (sp_cache_load(s->o->pin.cache, o->key, &t, &err) != 1)
+		return at;
+	for (size_t i = 0; i < t.nsites && at == UINT64_MAX; i++) {
+		const struct sp_pin_site *p = &t.sites[i];
+		if (o->base + p->addr + p->length != ip)
+			continue;
+		if (p->how == SP_PIN_ANY || has_nr(&t, p, nr) ||
+		    (p->how == SP_PIN_EXPORT && p->export < t.nexports &&
+		    imported_nr(lo, t.strtab + t.exports[p->export].name,
+		    nr)))
+			at = p->addr;
+	}
+	sp_pintab_free(&t);
+	return at;
+}
+
+/* What the late object at path imports, into nm. */
+static int
+late_imports(const struct sup *s, const char *path, struct names *nm)
+{
+	char key[SP_CACHE_KEY_MAX];
+	struct sp_reach_facts f;
+	struct sp_error err;
+	int rc = 0;
+
+	if (!sup_late_key(s, path, key, sizeof(key)))
+		return 0;
+	if (sp_reach_load(s->o->pin.cache, key, &f, &err) != 1 &&
+	    (sp_reach_fill(s->o->pin.cache, path, key, &err) == -1 ||
+	    sp_reach_load(s->o->pin.cache, key, &f, &err) != 1))
+		return names_add(nm, SP_REACH_DLSYM_ANY);
+	for (size_t i = 0; i < f.ncalls && rc == 0; i++)
+		rc = names_add(nm, f.strtab + f.calls[i].to);
+	sp_reach_facts_free(&f);
+	return rc;
+}
+
+/* Every name the process's late objects import. */
+static int
+late_names(const struct sup *s, pid_t pid, const struct sp_layout *lo,
+    struct names *nm)
+{
+	struct sp_map *m;
+	struct sp_error err;
+	char maps[64];
+	size_t n;
+	int rc = 0;
+
+	snprintf(maps, sizeof(maps), "/proc/%ld/maps", (long)pid);
+	if (sp_maps_read(maps, &m, &n, &err) == -1)
+		return -1;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if ((m[i].prot & PROT_EXEC) && m[i].kind == SP_MAP_FILE &&
+		    !m[i].deleted && sp_layout_find(lo, m[i].start) == -1)
+			rc = late_imports(s, m[i].path, nm);
+	sp_maps_free(m, n);
+	return rc;
+}
+
+int
+sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
+    const struct sp_layout *lo)
+{
+	struct names nm = { 0 };
+	const struct sp_object *o;
+	uint64_t at;
+	long r;
+	int live = 0;
+
+	if (!s->o->pin.reach || s->o->pin.cache == NULL ||
+	    v->arch != SP_AUDIT_ARCH_X86_64 ||
+	    (r = sp_layout_find(lo, v->ip - 2)) == -1)
+		return 0;
+	o = &lo->objs[lo->ranges[r].obj];
+	if (o->kind != SP_OBJ_FILE || o->key[0] == '\0' ||
+	    (at = pinned_before(s, lo, o, v->ip, v->nr)) == UINT64_MAX)
+		return 0;
+	if (late_names(s, pid, lo, &nm) == 0 && nm.n > 0)
+		live = sp_layout_reach_live(lo, s->o->pin.cache,
+		    lo->ranges[r].obj, at, (const char *const *)nm.v, nm.n);
+	names_free(&nm);
+	return live != 0 ? 1 : 0;
+}
