@@ -3,6 +3,7 @@
 # Each stage of lib/ is a library of its own, and a call from a stage
 # into one above it fails the build (lib/meson.build: the stage-check-*
 # shared objects, linked with -z defs against the stages below alone).
+# And every name they export is sp_*.
 # Checks that every stage-check object was built, and that the check
 # bites: elf's library, linked as the check links it, with a probe that
 # calls into the analysis, does not link; with one that calls its own
@@ -43,5 +44,16 @@ elif grep -q "undefined reference to .sp_scan_free" "$T/up.log"; then
 else
 	echo "FAIL elf calling the analysis fails for another reason:"
 	sed 's/^/     | /' "$T/up.log"; fail=1
+fi
+# Every name the stage libraries export is ours: sp_ (pinsyscalls() is
+# OpenBSD's name); the rest is static.
+for a in "$B"/lib/libsyspin-*.a "$B"/lib/pins/libsyspin-mac.a; do
+	nm -g --defined-only "$a" | awk 'NF == 3 { print $3 }'
+done | sort -u | grep -v -e '^sp_' -e '^pinsyscalls$' >"$T/unprefixed"
+if [ -s "$T/unprefixed" ]; then
+	echo "FAIL external names without the sp_ prefix:"
+	sed 's/^/     | /' "$T/unprefixed"; fail=1
+else
+	echo "ok   every external name of the stage libraries is sp_*"
 fi
 exit $fail

@@ -74,30 +74,30 @@ struct analysis {
 	struct sp_scan_stats stats;
 };
 
-int units_build(struct analysis *a);
-void units_free(struct analysis *a);
+int sp_units_build(struct analysis *a);
+void sp_units_free(struct analysis *a);
 /* The unit holding addr, or NULL (not in executable file-backed code). */
-struct unit *unit_at(struct analysis *a, uint64_t addr);
+struct unit *sp_unit_at(struct analysis *a, uint64_t addr);
 /* Decodes (and with `solve`, runs data flow on) a unit. -1: no memory. */
-int unit_prepare(struct analysis *a, struct unit *u, bool solve);
+int sp_unit_prepare(struct analysis *a, struct unit *u, bool solve);
 /* Reads jump tables of u's indirect jumps into u->code.jt, re-decoding
  * cases a linear sweep got wrong.  -1: out of memory. */
-int jt_recover(struct analysis *a, struct unit *u);
+int sp_jt_recover(struct analysis *a, struct unit *u);
 /* Tables whose base only data flow knows; 1: new edges (solve again). */
-int jt_recover_flow(struct analysis *a, struct unit *u);
+int sp_jt_recover_flow(struct analysis *a, struct unit *u);
 /* True when some jump inside u lands on addr (a block boundary). */
-bool unit_is_target(struct unit *u, uint64_t addr);
+bool sp_unit_is_target(struct unit *u, uint64_t addr);
 /* The file bytes of executable code at addr and how many follow, or NULL. */
-const uint8_t *code_at(const struct analysis *a, uint64_t addr,
+const uint8_t *sp_code_at(const struct analysis *a, uint64_t addr,
     uint64_t *avail);
 /* flow_noreturn_fn for the analysis (ctx: struct analysis *). */
-bool unit_noreturn(void *ctx, uint64_t target);
+bool sp_unit_noreturn(void *ctx, uint64_t target);
 /*
  * Code that falls through from a function into a gap (glibc's clone3 ends
  * its FDE just before `syscall`) belongs to that function: merges gap u
  * into its predecessor when so.  Returns the unit that now holds u's code.
  */
-struct unit *unit_merge_fallthrough(struct analysis *a, struct unit *u);
+struct unit *sp_unit_merge_fallthrough(struct analysis *a, struct unit *u);
 
 /*
  * All rel32/rel8 branches and rip-relative references to any address in
@@ -106,24 +106,24 @@ struct unit *unit_merge_fallthrough(struct analysis *a, struct unit *u);
  * `data`: the targets are data, so rip-relative operands followed by an
  * immediate (`movl $1, x(%rip)`) count too; code is never accessed so.
  */
-int xrefs_find(struct analysis *a, const uint64_t *targets, size_t n,
+int sp_xrefs_find(struct analysis *a, const uint64_t *targets, size_t n,
     bool data, struct xref **out, size_t *nout);
 
 /* Resolves the numbers passed in parameter `param` to function `func`. */
-const struct presult *resolve_param(struct analysis *a, uint64_t func,
+const struct presult *sp_resolve_param(struct analysis *a, uint64_t func,
     int param);
 /* Resolves the numbers callers store at *(param + off) (width bytes). */
-const struct presult *resolve_deref(struct analysis *a, uint64_t func,
+const struct presult *sp_resolve_deref(struct analysis *a, uint64_t func,
     int param, int64_t off, unsigned width);
 /* The numbers a value at a site or call can stand for (callers followed
  * for parameters and pointed-to numbers), into r. */
-void resolve_value(struct analysis *a, uint64_t func, struct val v,
+void sp_resolve_value(struct analysis *a, uint64_t func, struct val v,
     struct presult *r, uint64_t at);
 
-bool is_export(const struct sp_elf *elf, uint64_t addr, const char **name);
+bool sp_is_export(const struct sp_elf *elf, uint64_t addr, const char **name);
 
 /* The value of a global nothing writes (globals.c); false: unknown. */
-bool global_value(struct analysis *a, uint64_t addr, unsigned width,
+bool sp_global_value(struct analysis *a, uint64_t addr, unsigned width,
     uint64_t *value);
 
 /* Who publishes the pointer an 8-byte global holds: each store's function
@@ -133,19 +133,19 @@ struct published {
 	uint64_t func;
 	int param;
 };
-int published_sources(struct analysis *a, uint64_t g, int64_t off,
+int sp_published_sources(struct analysis *a, uint64_t g, int64_t off,
     unsigned width, struct published *srcs, size_t max, size_t *n,
     const char **why);
 
 /* The numbers at *(*g + off), through published_sources (resolve.c). */
-void resolve_published(struct analysis *a, const struct val *v,
+void sp_resolve_published(struct analysis *a, const struct val *v,
     struct presult *r, uint64_t at);
 
 /* A V_GLOBAL value whose global nothing writes becomes its constant. */
-void resolve_global(struct analysis *a, struct val *v);
+void sp_resolve_global(struct analysis *a, struct val *v);
 
 /* Runtime models (models.c): when `func` replays a number stored in memory
  * by a known runtime contract, fills out->nrs (or top, with a reason). */
-bool model_numbers(struct analysis *a, uint64_t func, struct presult *out);
+bool sp_model_numbers(struct analysis *a, uint64_t func, struct presult *out);
 
 #endif

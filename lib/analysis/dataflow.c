@@ -17,7 +17,7 @@
 #define MAX_PASSES 64
 
 void
-flow_free(struct flow_graph *g)
+sp_flow_free(struct flow_graph *g)
 {
 	free(g->b);
 	free(g->open);
@@ -67,13 +67,13 @@ build_blocks(const struct insn_list *l, flow_noreturn_fn noreturn, void *ctx,
 	for (size_t i = 0; i < l->n; i++) {
 		const struct insn *in = &l->v[i];
 		if (in->flow == FLOW_JMP || in->flow == FLOW_JCC) {
-			long t = insn_index(l, in->target);
+			long t = sp_insn_index(l, in->target);
 			if (t >= 0)
 				leader[t] = true;
 		}
 	}
 	for (size_t k = 0; k < l->njt; k++) {
-		long t = insn_index(l, l->jt[k].to);
+		long t = sp_insn_index(l, l->jt[k].to);
 		if (t >= 0)
 			leader[t] = true;
 	}
@@ -120,15 +120,15 @@ run_block(const struct flow_graph *g, size_t bi, struct state *st)
 
 	*st = b->in;
 	for (size_t i = b->first; i <= b->last; i++) {
-		call_escape(st, &g->code->v[i]);
-		transfer(st, &g->code->v[i]);
+		sp_call_escape(st, &g->code->v[i]);
+		sp_transfer(st, &g->code->v[i]);
 	}
 }
 
 static long
 target_block(const struct flow_graph *g, uint64_t addr)
 {
-	long t = insn_index(g->code, addr);
+	long t = sp_insn_index(g->code, addr);
 
 	return t < 0 ? -1 : block_of(g, (size_t)t);
 }
@@ -190,10 +190,10 @@ join_into(struct flow_graph *g, long tb, const void *arg)
 	const struct edge_arg *ea = arg;
 
 	if (tb != ea->eq_block)
-		return state_join(&g->b[tb].in, ea->out);
+		return sp_state_join(&g->b[tb].in, ea->out);
 	*ea->tmp = *ea->out;
 	ea->tmp->r[ea->reg] = val_const((uint64_t)ea->imm);
-	return state_join(&g->b[tb].in, ea->tmp);
+	return sp_state_join(&g->b[tb].in, ea->tmp);
 }
 
 /*
@@ -310,7 +310,7 @@ find_open_ijmps(struct flow_graph *g)
 			g->open_ijmp = true;
 			g->open_ijmp_rax = st->r[SP_REG_RAX];
 		} else {
-			val_join(&g->open_ijmp_rax, &st->r[SP_REG_RAX]);
+			sp_val_join(&g->open_ijmp_rax, &st->r[SP_REG_RAX]);
 		}
 		size_t k = 0;
 		if (g->nopen > MAX_OPEN_FNS)
@@ -324,7 +324,7 @@ find_open_ijmps(struct flow_graph *g)
 		    g->open[k].origin != st->origin)
 			k++;
 		if (k < g->nopen && k < MAX_OPEN_FNS) {
-			val_join(&g->open[k].rax, &st->r[SP_REG_RAX]);
+			sp_val_join(&g->open[k].rax, &st->r[SP_REG_RAX]);
 		} else if (g->nopen++ < MAX_OPEN_FNS) {
 			g->open[k].origin = st->origin;
 			g->open[k].rax = st->r[SP_REG_RAX];
@@ -334,18 +334,18 @@ find_open_ijmps(struct flow_graph *g)
 }
 
 void
-flow_open_ijmp_rax(const struct flow_graph *g, uint64_t origin,
+sp_flow_open_ijmp_rax(const struct flow_graph *g, uint64_t origin,
     struct val *v)
 {
 	if (!g->open_ijmp)
 		return;
 	if (origin == 0 || g->nopen > MAX_OPEN_FNS) {
-		val_join(v, &g->open_ijmp_rax);
+		sp_val_join(v, &g->open_ijmp_rax);
 		return;
 	}
 	for (size_t k = 0; k < g->nopen; k++)
 		if (g->open[k].origin == origin || g->open[k].origin == 0)
-			val_join(v, &g->open[k].rax);
+			sp_val_join(v, &g->open[k].rax);
 }
 
 /* A block that the previous instruction does not fall into. */
@@ -395,8 +395,8 @@ solve(struct flow_graph *g)
 	for (size_t bi = 0; bi < g->nb; bi++)
 		if (is_padding(g, bi) && has_pred[bi])
 			(void)for_each_edge(g, bi, mark_pred, has_pred, &dummy);
-	state_unknown(unk);
-	state_entry(&g->b[0].in, g->code->v[0].addr);
+	sp_state_unknown(unk);
+	sp_state_entry(&g->b[0].in, g->code->v[0].addr);
 	has_pred[0] = true;
 	for (pass = 0; changed && pass < MAX_PASSES; pass++) {
 		changed = false;
@@ -407,27 +407,28 @@ solve(struct flow_graph *g)
 			equality_edge(g, bi, &ea);
 			if (!for_each_edge(g, bi, join_into, &ea, &changed))
 				continue;
-			changed |= state_join(ijmp, out);
+			changed |= sp_state_join(ijmp, out);
 			if (!ijmp_leaves(g, bi, out))
-				changed |= state_join(stay, out);
+				changed |= sp_state_join(stay, out);
 		}
 		if (changed)
 			continue;
 		for (size_t bi = 1; bi < g->nb; bi++) {
 			if (has_pred[bi] && stay->reached &&
 			    after_terminator(g, bi) && !is_padding(g, bi))
-				changed |= state_join(&g->b[bi].in, stay);
+				changed |= sp_state_join(&g->b[bi].in, stay);
 			if (has_pred[bi] || is_padding(g, bi))
 				continue;
 			if (g->code->v[g->b[bi].first].addr >=
 			    g->entries_from) {
-				state_entry(out, g->code->v[g->b[bi].first].addr);
-				changed |= state_join(&g->b[bi].in, out);
+				sp_state_entry(out,
+				    g->code->v[g->b[bi].first].addr);
+				changed |= sp_state_join(&g->b[bi].in, out);
 			} else if (ijmp->reached) {
-				changed |= state_join(&g->b[bi].in, ijmp);
+				changed |= sp_state_join(&g->b[bi].in, ijmp);
 			} else if (!open_ijmps) {
 				/* Nothing we know reaches it. */
-				changed |= state_join(&g->b[bi].in, unk);
+				changed |= sp_state_join(&g->b[bi].in, unk);
 			}
 			/* else: an indirect jump not reached yet will bring
 			 * its state; unknown now would drown it. */
@@ -440,8 +441,8 @@ solve(struct flow_graph *g)
 }
 
 int
-flow_solve(const struct insn_list *code, flow_noreturn_fn noreturn, void *ctx,
-    uint64_t entries_from, struct flow_graph *g)
+sp_flow_solve(const struct insn_list *code, flow_noreturn_fn noreturn,
+    void *ctx, uint64_t entries_from, struct flow_graph *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->code = code;
@@ -451,7 +452,7 @@ flow_solve(const struct insn_list *code, flow_noreturn_fn noreturn, void *ctx,
 		return 0;
 	}
 	if (build_blocks(code, noreturn, ctx, g) != 0 || solve(g) != 0) {
-		flow_free(g);
+		sp_flow_free(g);
 		return -1;
 	}
 	if (g->converged)
@@ -460,20 +461,20 @@ flow_solve(const struct insn_list *code, flow_noreturn_fn noreturn, void *ctx,
 }
 
 void
-flow_state_at(const struct flow_graph *g, size_t idx, struct state *st)
+sp_flow_state_at(const struct flow_graph *g, size_t idx, struct state *st)
 {
 	long bi = block_of(g, idx);
 
 	if (bi < 0 || !g->converged || !g->b[bi].in.reached) {
-		state_unknown(st);
+		sp_state_unknown(st);
 		if (bi >= 0 && g->converged && !g->b[bi].in.reached)
 			st->reached = false;
 		return;
 	}
 	*st = g->b[bi].in;
 	for (size_t i = g->b[bi].first; i < idx; i++) {
-		call_escape(st, &g->code->v[i]);
-		transfer(st, &g->code->v[i]);
+		sp_call_escape(st, &g->code->v[i]);
+		sp_transfer(st, &g->code->v[i]);
 	}
 }
 

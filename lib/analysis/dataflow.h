@@ -73,23 +73,23 @@ struct flow_graph {
 typedef bool (*flow_noreturn_fn)(void *ctx, uint64_t target);
 
 /* Builds the CFG of `code` (entry = its first instruction) and solves it. */
-int flow_solve(const struct insn_list *code, flow_noreturn_fn noreturn,
+int sp_flow_solve(const struct insn_list *code, flow_noreturn_fn noreturn,
     void *ctx, uint64_t entries_from, struct flow_graph *g);
-void flow_free(struct flow_graph *g);
+void sp_flow_free(struct flow_graph *g);
 
 /* The state just before instruction `idx` executes. */
-void flow_state_at(const struct flow_graph *g, size_t idx, struct state *st);
+void sp_flow_state_at(const struct flow_graph *g, size_t idx, struct state *st);
 
 /*
  * Joins into *v the rax of the unresolved indirect jumps that may land on
  * an instruction whose state has `origin`: all of them in a function,
  * only those of the same function in a gap.
  */
-void flow_open_ijmp_rax(const struct flow_graph *g, uint64_t origin,
+void sp_flow_open_ijmp_rax(const struct flow_graph *g, uint64_t origin,
     struct val *v);
 
 /* Value of parameter P (register or stack argument) in state st, as a
  * caller passes it to a function it calls from this state. */
-struct val flow_arg_value(const struct state *st, int param);
+struct val sp_flow_arg_value(const struct state *st, int param);
 
 #endif

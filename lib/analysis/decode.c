@@ -25,7 +25,7 @@ struct decoder {
     (1u << SP_REG_R11))
 
 struct decoder *
-decoder_new(void)
+sp_decoder_new(void)
 {
 	struct decoder *d = calloc(1, sizeof(*d));
 
@@ -40,13 +40,13 @@ decoder_new(void)
 }
 
 void
-decoder_free(struct decoder *d)
+sp_decoder_free(struct decoder *d)
 {
 	free(d);
 }
 
 void
-insn_list_free(struct insn_list *l)
+sp_insn_list_free(struct insn_list *l)
 {
 	free(l->v);
 	free(l->jt);
@@ -54,7 +54,7 @@ insn_list_free(struct insn_list *l)
 }
 
 long
-insn_index(const struct insn_list *l, uint64_t addr)
+sp_insn_index(const struct insn_list *l, uint64_t addr)
 {
 	size_t i = SP_LOWER_BOUND(l->v, l->n, addr, addr);
 
@@ -564,7 +564,7 @@ terminates(const struct insn *x)
 }
 
 int
-decode_region(struct decoder *d, const uint8_t *code, uint64_t avail,
+sp_decode_region(struct decoder *d, const uint8_t *code, uint64_t avail,
     uint64_t start, uint64_t end, bool effects, struct insn_list *out)
 {
 	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];

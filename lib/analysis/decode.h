@@ -113,8 +113,8 @@ struct insn_list {
 
 struct decoder;
 
-struct decoder *decoder_new(void);
-void decoder_free(struct decoder *d);
+struct decoder *sp_decoder_new(void);
+void sp_decoder_free(struct decoder *d);
 
 /*
  * Decodes [start, end) linearly.  `code` points at the bytes of start and
@@ -124,10 +124,10 @@ void decoder_free(struct decoder *d);
  * byte is recorded as a 1-byte FLOW_INVALID instruction.
  * Returns 0 or -1 (out of memory).
  */
-int decode_region(struct decoder *d, const uint8_t *code, uint64_t avail,
+int sp_decode_region(struct decoder *d, const uint8_t *code, uint64_t avail,
     uint64_t start, uint64_t end, bool effects, struct insn_list *out);
 
-void insn_list_free(struct insn_list *l);
+void sp_insn_list_free(struct insn_list *l);
 
 /*
  * The edges out of instruction `from`:
@@ -136,16 +136,16 @@ void insn_list_free(struct insn_list *l);
  * of thousands of cases: a scan of every edge per jump, or per fixpoint
  * step, was quadratic); a scan of all edges otherwise.
  */
-size_t jt_first(const struct insn_list *l, size_t from);
+size_t sp_jt_first(const struct insn_list *l, size_t from);
 #define JT_FOR_EACH(l, f, e) \
-	for (size_t e = jt_first((l), (f)); e < (l)->njt && \
+	for (size_t e = sp_jt_first((l), (f)); e < (l)->njt && \
 	    ((l)->jt[e].from == (f) || !(l)->jt_sorted); e++) \
 		if ((l)->jt[e].from == (f))
 /* Orders l->jt by (from, to); edges added later clear jt_sorted.
  * (Both in jumptable.c, which adds the edges.) */
-void jt_sort(struct insn_list *l);
+void sp_jt_sort(struct insn_list *l);
 
 /* Index of the instruction starting at addr, or -1. */
-long insn_index(const struct insn_list *l, uint64_t addr);
+long sp_insn_index(const struct insn_list *l, uint64_t addr);
 
 #endif

@@ -63,9 +63,9 @@ exported_object(const struct sp_elf *elf, const struct sp_symbol *o)
 static const struct insn *
 insn_holding(struct analysis *a, uint64_t at)
 {
-	struct unit *u = unit_at(a, at);
+	struct unit *u = sp_unit_at(a, at);
 
-	if (u == NULL || unit_prepare(a, u, false) != 0)
+	if (u == NULL || sp_unit_prepare(a, u, false) != 0)
 		return NULL;
 	for (size_t i = 0; i < u->code.n; i++) {
 		const struct insn *in = &u->code.v[i];
@@ -106,7 +106,7 @@ only_read(struct analysis *a, const struct sp_symbol *o)
 
 	for (uint64_t i = 0; i < o->size; i++)
 		t[i] = o->addr + i;
-	if (xrefs_find(a, t, o->size, true, &xs, &nx) != 0)
+	if (sp_xrefs_find(a, t, o->size, true, &xs, &nx) != 0)
 		return false;
 	for (size_t i = 0; i < nx && ok; i++) {
 		const struct insn *in;
@@ -130,7 +130,7 @@ only_read(struct analysis *a, const struct sp_symbol *o)
 }
 
 bool
-global_value(struct analysis *a, uint64_t addr, unsigned width,
+sp_global_value(struct analysis *a, uint64_t addr, unsigned width,
     uint64_t *value)
 {
 	const struct sp_symbol *o;
@@ -183,7 +183,7 @@ writes_field(struct unit *u, uint64_t fn, int param, int64_t off,
 		if ((e->op != EFF_STORE && e->op != EFF_STORE_IMM &&
 		    !e->mem_unknown) || e->src < 0)
 			continue;
-		flow_state_at(&u->graph, i, &st);
+		sp_flow_state_at(&u->graph, i, &st);
 		if (!st.reached || (st.origin ? st.origin : u->start) != fn)
 			continue;
 		const struct val *b = &st.r[e->src];
@@ -203,16 +203,17 @@ static bool
 store_source(struct analysis *a, const struct insn *in,
     struct published *src, int64_t off, unsigned width)
 {
-	struct unit *u = unit_at(a, in->addr);
+	struct unit *u = sp_unit_at(a, in->addr);
 	struct state st;
 	long idx;
 
-	if (u == NULL || unit_prepare(a, u, true) != 0 || !u->graph.converged)
+	if (u == NULL || sp_unit_prepare(a, u, true) != 0 ||
+	    !u->graph.converged)
 		return false;
-	idx = insn_index(&u->code, in->addr);
+	idx = sp_insn_index(&u->code, in->addr);
 	if (idx < 0)
 		return false;
-	flow_state_at(&u->graph, (size_t)idx, &st);
+	sp_flow_state_at(&u->graph, (size_t)idx, &st);
 	const struct val *v = &st.r[in->eff.dst];
 	if (!st.reached || v->kind != V_SET || v->param == PARAM_NONE ||
 	    v->n != 0)
@@ -223,7 +224,7 @@ store_source(struct analysis *a, const struct insn *in,
 }
 
 int
-published_sources(struct analysis *a, uint64_t g, int64_t off,
+sp_published_sources(struct analysis *a, uint64_t g, int64_t off,
     unsigned width, struct published *srcs, size_t max, size_t *n,
     const char **why)
 {
@@ -241,7 +242,7 @@ published_sources(struct analysis *a, uint64_t g, int64_t off,
 		return -1;
 	for (unsigned i = 0; i < 8; i++)
 		t[i] = g + i;
-	if (xrefs_find(a, t, 8, true, &xs, &nx) != 0)
+	if (sp_xrefs_find(a, t, 8, true, &xs, &nx) != 0)
 		return -1;
 	for (size_t i = 0; i < nx && ok == 0; i++) {
 		const struct insn *in;

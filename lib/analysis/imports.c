@@ -20,7 +20,7 @@ struct import_acc {
 static void
 fold(struct analysis *a, uint64_t target, int param, struct import_acc *acc)
 {
-	const struct presult *p = resolve_param(a, target, param);
+	const struct presult *p = sp_resolve_param(a, target, param);
 
 	if (p->no_callers && !p->nrs.top)
 		return;		/* imported but never called directly */
@@ -29,7 +29,7 @@ fold(struct analysis *a, uint64_t target, int param, struct import_acc *acc)
 		acc->unresolved = true;
 		return;
 	}
-	nrset_union(&acc->nrs, &p->nrs);
+	sp_nrset_union(&acc->nrs, &p->nrs);
 	if (acc->nrs.top)
 		acc->unresolved = true;
 }
@@ -46,7 +46,7 @@ add_import(struct sp_scan *out, const struct sp_param_hint *h,
 	if (v == NULL)
 		return -1;
 	out->imports = v;
-	if (emit_nrset(out, cap, &acc->nrs, &im.nr_first, &im.nr_count) != 0)
+	if (sp_emit_nrset(out, cap, &acc->nrs, &im.nr_first, &im.nr_count) != 0)
 		return -1;
 	im.symbol = strdup(h->symbol);
 	if (im.symbol == NULL)
@@ -56,7 +56,7 @@ add_import(struct sp_scan *out, const struct sp_param_hint *h,
 }
 
 int
-imports_emit(struct analysis *a, struct sp_scan *out)
+sp_imports_emit(struct analysis *a, struct sp_scan *out)
 {
 	const struct sp_param_hint *hints = a->opts->hints;
 	size_t nhints = a->opts->nhints, cap = out->nnrs;
@@ -87,7 +87,7 @@ imports_emit(struct analysis *a, struct sp_scan *out)
  * entries that name no trap instruction are counted.
  */
 int
-pin_section_apply(struct analysis *a, struct site_set *ss,
+sp_pin_section_apply(struct analysis *a, struct site_set *ss,
     struct sp_scan *out, struct sp_error *err)
 {
 	struct sp_openbsd_section sec;
@@ -111,9 +111,9 @@ pin_section_apply(struct analysis *a, struct site_set *ss,
 			if (sec.entries[k].offset != s->addr)
 				continue;
 			if (!listed)
-				nrset_clear(&s->nrs);
+				sp_nrset_clear(&s->nrs);
 			listed = true;
-			nrset_add(&s->nrs, sec.entries[k].sysno);
+			sp_nrset_add(&s->nrs, sec.entries[k].sysno);
 		}
 		if (listed) {
 			s->how = SP_HOW_PIN_SECTION;

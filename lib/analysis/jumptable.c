@@ -360,7 +360,8 @@ decode_until_join(struct analysis *a, struct unit *u, const uint8_t *p,
 	for (uint64_t win = 256;; win *= 4) {
 		uint64_t stop = u->end - to > win ? to + win : u->end;
 		size_t n, j = first;
-		if (decode_region(a->dec, p, avail, to, stop, true, fresh) != 0)
+		if (sp_decode_region(a->dec, p, avail, to, stop, true,
+		    fresh) != 0)
 			return -1;
 		for (n = 0; n < fresh->n; n++) {
 			while (j < l->n && l->v[j].addr < fresh->v[n].addr)
@@ -381,7 +382,7 @@ decode_until_join(struct analysis *a, struct unit *u, const uint8_t *p,
 			*join = j;
 			return 0;
 		}
-		insn_list_free(fresh);
+		sp_insn_list_free(fresh);
 	}
 }
 
@@ -393,7 +394,7 @@ resync(struct jtx *x, uint64_t to)
 	struct unit *u = x->u;
 	struct insn_list fresh, *l = &u->code;
 	uint64_t avail = 0;
-	const uint8_t *p = code_at(a, to, &avail);
+	const uint8_t *p = sp_code_at(a, to, &avail);
 	size_t k = first_after(l, to), join, n;
 
 	/* k overlaps `to` (a conflict), or starts after it (a hole left by
@@ -415,7 +416,7 @@ resync(struct jtx *x, uint64_t to)
 		size_t ncap = newn + 1 + newn / 8;
 		struct insn *v = realloc(l->v, ncap * sizeof(*v));
 		if (v == NULL) {
-			insn_list_free(&fresh);
+			sp_insn_list_free(&fresh);
 			return -1;
 		}
 		l->v = v;
@@ -425,7 +426,7 @@ resync(struct jtx *x, uint64_t to)
 		(void)note_direct(x, &l->v[i], -1);
 	for (size_t i = 0; i < n; i++)
 		if (note_direct(x, &fresh.v[i], 1) != 0) {
-			insn_list_free(&fresh);
+			sp_insn_list_free(&fresh);
 			return -1;
 		}
 	memmove(l->v + k + n, l->v + join, (l->n - join) * sizeof(*l->v));
@@ -436,7 +437,7 @@ resync(struct jtx *x, uint64_t to)
 			l->jt[e].from = l->jt[e].from - join + k + n;
 	l->n = newn;
 	l->jt_sorted = false;
-	insn_list_free(&fresh);
+	sp_insn_list_free(&fresh);
 	free(u->targets);
 	u->targets = NULL;
 	u->have_targets = false;
@@ -491,7 +492,7 @@ edge_cmp(const void *x, const void *y)
 }
 
 void
-jt_sort(struct insn_list *l)
+sp_jt_sort(struct insn_list *l)
 {
 	if (l->njt > 1)
 		qsort(l->jt, l->njt, sizeof(*l->jt), edge_cmp);
@@ -499,7 +500,7 @@ jt_sort(struct insn_list *l)
 }
 
 size_t
-jt_first(const struct insn_list *l, size_t from)
+sp_jt_first(const struct insn_list *l, size_t from)
 {
 	_Static_assert(sizeof(l->jt->from) == sizeof(uint64_t),
 	    "sp_lower_bound reads 64-bit keys");
@@ -510,7 +511,7 @@ jt_first(const struct insn_list *l, size_t from)
 static void
 recovered(struct unit *u)
 {
-	jt_sort(&u->code);
+	sp_jt_sort(&u->code);
 	free(u->targets);
 	u->targets = NULL;
 	u->have_targets = false;
@@ -518,7 +519,7 @@ recovered(struct unit *u)
 }
 
 int
-jt_recover(struct analysis *a, struct unit *u)
+sp_jt_recover(struct analysis *a, struct unit *u)
 {
 	struct jtx jx;
 	int rc;
@@ -538,7 +539,7 @@ jt_recover(struct analysis *a, struct unit *u)
  * 0 when not, -1 when out of memory.
  */
 int
-jt_recover_flow(struct analysis *a, struct unit *u)
+sp_jt_recover_flow(struct analysis *a, struct unit *u)
 {
 	struct insn_list *l = &u->code;
 	size_t before = l->njt;
@@ -553,7 +554,7 @@ jt_recover_flow(struct analysis *a, struct unit *u)
 		if (l->v[i].pat != PAT_JMP_REG || has_edges(l, i) ||
 		    pic_table(l, i, &table, &add_idx, &load_idx, &x) || x < 0)
 			continue;
-		flow_state_at(&u->graph, add_idx, &st);
+		sp_flow_state_at(&u->graph, add_idx, &st);
 		const struct val *v = &st.r[x];
 		if (v->kind != V_SET || v->param != PARAM_NONE || v->n != 1)
 			continue;

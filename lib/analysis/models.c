@@ -35,7 +35,7 @@ static const struct model models[] = {
 
 
 bool
-model_numbers(struct analysis *a, uint64_t func, struct presult *out)
+sp_model_numbers(struct analysis *a, uint64_t func, struct presult *out)
 {
 	const struct sp_symbol *f = sp_elf_symbol_at(a->elf, func, NULL);
 
@@ -44,22 +44,22 @@ model_numbers(struct analysis *a, uint64_t func, struct presult *out)
 	for (size_t m = 0; m < sizeof(models) / sizeof(*models); m++) {
 		if (strcmp(f->name, models[m].replayer) != 0)
 			continue;
-		nrset_clear(&out->nrs);
+		sp_nrset_clear(&out->nrs);
 		out->nvia = 0;
 		for (size_t k = 0; k < 3 && models[m].sources[k]; k++) {
 			const struct sp_symbol *src = sp_elf_symbol_named(a->elf,
 			    models[m].sources[k]);
 			if (src == NULL)
 				continue;
-			const struct presult *p = resolve_param(a, src->addr,
+			const struct presult *p = sp_resolve_param(a, src->addr,
 			    models[m].param);
 			if (p->nrs.top || p->no_callers) {
-				nrset_set_top(&out->nrs);
+				sp_nrset_set_top(&out->nrs);
 				out->reason = p->nrs.top ? p->reason :
 				    "replayed number's source has no callers";
 				return true;
 			}
-			nrset_union(&out->nrs, &p->nrs);
+			sp_nrset_union(&out->nrs, &p->nrs);
 		}
 		return true;
 	}

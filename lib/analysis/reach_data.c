@@ -28,7 +28,7 @@
 static bool
 is_code(const struct rf_build *b, uint64_t addr)
 {
-	return rf_func(b, addr) >= 0;
+	return sp_rf_func(b, addr) >= 0;
 }
 
 static int
@@ -40,19 +40,19 @@ sym_reloc(struct rf_build *b, const Elf64_Rela *r)
 	const char *name;
 
 	if (si == 0)
-		return rf_root(b, (uint64_t)r->r_addend);
+		return sp_rf_root(b, (uint64_t)r->r_addend);
 	if ((name = sp_elf_dynsym(e, si, &s)) == NULL)
 		return 0;
 	if (ELF64_ST_TYPE(s.st_info) == STT_OBJECT ||
 	    ELF64_ST_TYPE(s.st_info) == STT_TLS)
 		return 0;
-	if (s.st_shndx != SHN_UNDEF && rf_root(b, s.st_value +
+	if (s.st_shndx != SHN_UNDEF && sp_rf_root(b, s.st_value +
 	    (uint64_t)r->r_addend) != 0)
 		return -1;
 	if (name[0] == '\0')
 		return 0;
-	uint32_t off = rf_name(b, name, strlen(name));
-	return off == UINT32_MAX ? -1 : rf_push(&b->calls, SP_REACH_ALWAYS,
+	uint32_t off = sp_rf_name(b, name, strlen(name));
+	return off == UINT32_MAX ? -1 : sp_rf_push(&b->calls, SP_REACH_ALWAYS,
 	    off);
 }
 
@@ -66,7 +66,7 @@ relocs(struct rf_build *b, const Elf64_Rela *v, size_t n)
 		switch (ELF64_R_TYPE(r.r_info)) {
 		case R_X86_64_RELATIVE:
 		case R_X86_64_IRELATIVE:
-			rc = rf_root(b, (uint64_t)r.r_addend);
+			rc = sp_rf_root(b, (uint64_t)r.r_addend);
 			break;
 		case R_X86_64_64:
 			rc = sym_reloc(b, &r);
@@ -90,7 +90,7 @@ relr_word(struct rf_build *b, uint64_t at)
 	if (p == NULL)
 		return 0;
 	memcpy(&v, p, 8);
-	return rf_root(b, v);
+	return sp_rf_root(b, v);
 }
 
 /* DT_RELR: an address, then bitmaps of the 63 words that follow. */
@@ -128,9 +128,10 @@ in_dynsym(const struct sp_elf *e, uint64_t at)
 static int
 data_ref(struct rf_build *b, uint64_t v)
 {
-	int r = rf_plt_ref(b, SP_REACH_ALWAYS, v);
+	int r = sp_rf_plt_ref(b, SP_REACH_ALWAYS, v);
 
-	return r != 0 ? (r == 1 ? 0 : -1) : is_code(b, v) ? rf_root(b, v) : 0;
+	return r != 0 ? (r == 1 ? 0 : -1) :
+	    is_code(b, v) ? sp_rf_root(b, v) : 0;
 }
 
 /* Aligned words of the non-code bytes that point into code. */
@@ -164,7 +165,7 @@ data_words(struct rf_build *b, bool narrow)
 static bool
 is_start(const struct rf_build *b, uint64_t v)
 {
-	struct unit *u = unit_at(b->a, v);
+	struct unit *u = sp_unit_at(b->a, v);
 
 	return u != NULL && u->start == v;
 }
@@ -178,19 +179,20 @@ code_immediates(struct rf_build *b)
 	for (size_t f = 0; f < a->nunits; f++) {
 		const struct unit *u = &a->units[f];
 		uint64_t avail;
-		const uint8_t *p = code_at(a, u->start, &avail);
+		const uint8_t *p = sp_code_at(a, u->start, &avail);
 		if (p == NULL)
 			continue;
 		for (uint64_t o = 0; o + 4 <= u->end - u->start &&
 		    o + 4 <= avail; o++) {
 			uint32_t v;
 			memcpy(&v, p + o, 4);
-			if (rf_plt_ref(b, (uint32_t)f, v) == -1)
+			if (sp_rf_plt_ref(b, (uint32_t)f, v) == -1)
 				return -1;
 			if (v == u->start || !is_start(b, v))
 				continue;
-			long g = rf_func(b, v);
-			if (rf_push(&b->edges, (uint32_t)f, (uint32_t)g) != 0)
+			long g = sp_rf_func(b, v);
+			if (sp_rf_push(&b->edges, (uint32_t)f,
+			    (uint32_t)g) != 0)
 				return -1;
 		}
 	}
@@ -221,9 +223,9 @@ loader_names(struct rf_build *b)
 				k++;
 			if (k > o + 2 && k < s->filesz && p[k] == '\0' &&
 			    (o == 0 || p[o - 1] == '\0') &&
-			    (rf_name(b, p + o, k - o) == UINT32_MAX ||
-			    rf_push(&b->calls, SP_REACH_ALWAYS,
-			    rf_name(b, p + o, k - o)) != 0))
+			    (sp_rf_name(b, p + o, k - o) == UINT32_MAX ||
+			    sp_rf_push(&b->calls, SP_REACH_ALWAYS,
+			    sp_rf_name(b, p + o, k - o)) != 0))
 				return -1;
 			o = k + 1;
 		}
@@ -241,14 +243,14 @@ is_loader(const struct sp_elf *e)
 }
 
 int
-rf_data(struct rf_build *b)
+sp_rf_data(struct rf_build *b)
 {
 	const struct sp_elf *e = b->a->elf;
 	bool fixed = !sp_elf_is_dyn(e);
 
-	if (rf_root(b, e->entry) != 0 || (e->dt_init != 0 &&
-	    rf_root(b, e->dt_init) != 0) || (e->dt_fini != 0 &&
-	    rf_root(b, e->dt_fini) != 0))
+	if (sp_rf_root(b, e->entry) != 0 || (e->dt_init != 0 &&
+	    sp_rf_root(b, e->dt_init) != 0) || (e->dt_fini != 0 &&
+	    sp_rf_root(b, e->dt_fini) != 0))
 		return -1;
 	if (relocs(b, e->rela, e->nrela) != 0 ||
 	    relocs(b, e->jmprel, e->njmprel) != 0 || relr(b) != 0)

@@ -16,7 +16,7 @@
 #include "reach_int.h"
 
 int
-rf_push(struct rf_vec *v, uint32_t from, uint32_t to)
+sp_rf_push(struct rf_vec *v, uint32_t from, uint32_t to)
 {
 	if (v->n == v->cap) {
 		size_t cap = v->cap ? 2 * v->cap : 256;
@@ -64,7 +64,7 @@ rf_rehash(struct rf_build *b)
 }
 
 uint32_t
-rf_name(struct rf_build *b, const char *name, size_t len)
+sp_rf_name(struct rf_build *b, const char *name, size_t len)
 {
 	size_t k;
 
@@ -95,17 +95,17 @@ rf_name(struct rf_build *b, const char *name, size_t len)
 }
 
 long
-rf_func(const struct rf_build *b, uint64_t addr)
+sp_rf_func(const struct rf_build *b, uint64_t addr)
 {
-	struct unit *u = unit_at(b->a, addr);
+	struct unit *u = sp_unit_at(b->a, addr);
 
 	return u == NULL ? -1 : (long)(u - b->a->units);
 }
 
 int
-rf_root(struct rf_build *b, uint64_t addr)
+sp_rf_root(struct rf_build *b, uint64_t addr)
 {
-	long f = rf_func(b, addr);
+	long f = sp_rf_func(b, addr);
 
 	if (f < 0)
 		return 0;
@@ -132,9 +132,9 @@ plt_name(const struct sp_plt_entry *v, size_t n, uint64_t addr)
 static int
 call_name(struct rf_build *b, uint32_t from, const char *name)
 {
-	uint32_t off = rf_name(b, name, strlen(name));
+	uint32_t off = sp_rf_name(b, name, strlen(name));
 
-	return off == UINT32_MAX ? -1 : rf_push(&b->calls, from, off);
+	return off == UINT32_MAX ? -1 : sp_rf_push(&b->calls, from, off);
 }
 
 static bool
@@ -184,17 +184,17 @@ dlsym_call(struct rf_build *b, uint32_t f, struct unit *u, size_t i)
 				    &len);
 			break;
 		}
-		if (unit_is_target(u, in->addr))
+		if (sp_unit_is_target(u, in->addr))
 			break;
 	}
 	if (s == NULL)
 		return call_name(b, f, SP_REACH_DLSYM_ANY);
-	uint32_t off = rf_name(b, s, len);
-	return off == UINT32_MAX ? -1 : rf_push(&b->calls, f, off);
+	uint32_t off = sp_rf_name(b, s, len);
+	return off == UINT32_MAX ? -1 : sp_rf_push(&b->calls, f, off);
 }
 
 int
-rf_plt_ref(struct rf_build *b, uint32_t f, uint64_t addr)
+sp_rf_plt_ref(struct rf_build *b, uint32_t f, uint64_t addr)
 {
 	const struct sp_elf *e = b->a->elf;
 	const char *name = plt_name(e->plt, e->nplt, addr);
@@ -222,9 +222,9 @@ refer(struct rf_build *b, uint32_t f, uint64_t to, bool slot,
 		return call_name(b, f, import == NULL && is_dlsym(name) ?
 		    SP_REACH_DLSYM_ANY : name);
 	}
-	if ((g = rf_func(b, to)) < 0 || (uint32_t)g == f)
+	if ((g = sp_rf_func(b, to)) < 0 || (uint32_t)g == f)
 		return 0;
-	return rf_push(&b->edges, f, (uint32_t)g);
+	return sp_rf_push(&b->edges, f, (uint32_t)g);
 }
 
 /*
@@ -247,9 +247,10 @@ rel_table(struct rf_build *b, uint32_t f, uint64_t table)
 		if (p == NULL)
 			break;
 		memcpy(&d, p, 4);
-		if ((g = rf_func(b, table + (uint64_t)(int64_t)d)) < 0)
+		if ((g = sp_rf_func(b, table + (uint64_t)(int64_t)d)) < 0)
 			break;
-		if ((uint32_t)g != f && rf_push(&b->edges, f, (uint32_t)g) != 0)
+		if ((uint32_t)g != f &&
+		    sp_rf_push(&b->edges, f, (uint32_t)g) != 0)
 			return -1;
 	}
 	return 0;
@@ -266,7 +267,7 @@ unit_tables(struct rf_build *b, uint32_t f, const struct unit *u)
 		    u->code.v[i].target == 0;
 	for (size_t i = 0; ijmp && i < u->code.n; i++) {
 		uint64_t t = u->code.v[i].riprel;
-		if (t != 0 && rf_func(b, t) < 0 && rel_table(b, f, t) != 0)
+		if (t != 0 && sp_rf_func(b, t) < 0 && rel_table(b, f, t) != 0)
 			return -1;
 	}
 	return 0;
@@ -291,7 +292,7 @@ unit_edges(struct rf_build *b, uint32_t f)
 	struct unit *u = &b->a->units[f];
 	const struct insn *last = NULL;
 
-	if (unit_prepare(b->a, u, false) != 0)
+	if (sp_unit_prepare(b->a, u, false) != 0)
 		return -1;
 	for (size_t i = 0; i < u->code.n; i++) {
 		const struct insn *in = &u->code.v[i];
@@ -328,9 +329,9 @@ unit_edges(struct rf_build *b, uint32_t f)
 	/* Code that runs off the end continues in the next unit. */
 	if ((last == NULL || falls_off(last)) && f + 1 < b->a->nunits &&
 	    b->a->units[f + 1].start == u->end &&
-	    rf_push(&b->edges, f, f + 1) != 0)
+	    sp_rf_push(&b->edges, f, f + 1) != 0)
 		return -1;
-	insn_list_free(&u->code);
+	sp_insn_list_free(&u->code);
 	free(u->targets);
 	u->targets = NULL;
 	u->have_targets = false;
@@ -369,13 +370,13 @@ exports(struct rf_build *b)
 	const struct sp_elf *e = b->a->elf;
 
 	for (size_t i = 0; i < e->nexports; i++) {
-		long g = rf_func(b, e->exports[i].addr);
+		long g = sp_rf_func(b, e->exports[i].addr);
 		uint32_t off;
 		if (g < 0)
 			continue;
-		off = rf_name(b, e->exports[i].name,
+		off = sp_rf_name(b, e->exports[i].name,
 		    strlen(e->exports[i].name));
-		if (off == UINT32_MAX || rf_push(&b->exports, off,
+		if (off == UINT32_MAX || sp_rf_push(&b->exports, off,
 		    (uint32_t)g) != 0)
 			return -1;
 	}
@@ -445,7 +446,7 @@ sp_reach_facts_build(const struct sp_elf *elf, struct sp_reach_facts *f,
 	a.opts = &defaults;
 	if (elf->machine != EM_X86_64)
 		return sp_error_set(err, "unsupported architecture");
-	if ((a.dec = decoder_new()) == NULL || units_build(&a) != 0)
+	if ((a.dec = sp_decoder_new()) == NULL || sp_units_build(&a) != 0)
 		goto out;
 	for (size_t i = 0; i < elf->nsegs; i++)
 		if (elf->segs[i].flags & PF_X)
@@ -456,7 +457,7 @@ sp_reach_facts_build(const struct sp_elf *elf, struct sp_reach_facts *f,
 			goto out;
 	if (f->whole == SP_REACH_LARGE && all_imports(&b) != 0)
 		goto out;
-	if (rf_data(&b) != 0 || exports(&b) != 0)
+	if (sp_rf_data(&b) != 0 || exports(&b) != 0)
 		goto out;
 	/* A few undecodable bytes are data in code (a literal pool); more
 	 * mean code we do not understand, whose edges we may have missed. */
@@ -482,9 +483,9 @@ out:
 	free(b.roots);
 	free(b.str);
 	free(b.hash);
-	units_free(&a);
+	sp_units_free(&a);
 	free(a.memo);
-	decoder_free(a.dec);
+	sp_decoder_free(a.dec);
 	return rc;
 }
 

@@ -26,17 +26,17 @@ struct rf_build {
 };
 
 /* Appends from -> to; -1 out of memory. */
-int rf_push(struct rf_vec *v, uint32_t from, uint32_t to);
+int sp_rf_push(struct rf_vec *v, uint32_t from, uint32_t to);
 /* The strtab offset of name, added once; UINT32_MAX out of memory. */
-uint32_t rf_name(struct rf_build *b, const char *name, size_t len);
+uint32_t sp_rf_name(struct rf_build *b, const char *name, size_t len);
 /* The function index of a code address, or -1. */
-long rf_func(const struct rf_build *b, uint64_t addr);
+long sp_rf_func(const struct rf_build *b, uint64_t addr);
 /* Function f (or SP_REACH_ALWAYS) holds addr: when it is a PLT stub, the
  * import is called: 1; 0 not a stub; -1 out of memory. */
-int rf_plt_ref(struct rf_build *b, uint32_t f, uint64_t addr);
+int sp_rf_plt_ref(struct rf_build *b, uint32_t f, uint64_t addr);
 /* A function that runs without any caller in the object. */
-int rf_root(struct rf_build *b, uint64_t addr);
+int sp_rf_root(struct rf_build *b, uint64_t addr);
 /* Code addresses, names and roots found in data and relocations. */
-int rf_data(struct rf_build *b);
+int sp_rf_data(struct rf_build *b);
 
 #endif

@@ -18,7 +18,7 @@
 #define MAX_DEPTH 24
 
 bool
-is_export(const struct sp_elf *elf, uint64_t addr, const char **name)
+sp_is_export(const struct sp_elf *elf, uint64_t addr, const char **name)
 {
 	size_t i = SP_LOWER_BOUND(elf->exports, elf->nexports, addr, addr);
 
@@ -35,7 +35,7 @@ set_top(struct presult *r, const char *reason, uint64_t at)
 {
 	if (r->nrs.top)
 		return;
-	nrset_set_top(&r->nrs);
+	sp_nrset_set_top(&r->nrs);
 	r->reason = reason;
 	r->reason_addr = at;
 }
@@ -63,7 +63,7 @@ merge(struct presult *r, const struct presult *sub)
 		set_top(r, sub->reason, sub->reason_addr);
 		return;
 	}
-	nrset_union(&r->nrs, &sub->nrs);
+	sp_nrset_union(&r->nrs, &sub->nrs);
 	if (r->nrs.top)
 		set_top(r, "too many different numbers", r->func);
 	for (unsigned i = 0; i < sub->nvia; i++)
@@ -78,13 +78,13 @@ arg_at(const struct state *st, const struct insn *in, int param)
 
 	if (in->flow == FLOW_CALL || in->flow == FLOW_ICALL ||
 	    param < PARAM_STACK0)
-		return flow_arg_value(st, param);
+		return sp_flow_arg_value(st, param);
 	/* A tail jump: the return address is already on the stack, so
 	 * stack argument k sits one slot higher than at a call. */
 	copy = *st;
 	if (copy.r[SP_REG_RSP].kind == V_STACK)
 		copy.r[SP_REG_RSP].c[0] += 8;
-	return flow_arg_value(&copy, param);
+	return sp_flow_arg_value(&copy, param);
 }
 
 static bool
@@ -104,11 +104,11 @@ static bool deref_at(const struct state *st, struct val *v, int64_t off,
     unsigned width);
 
 void
-resolve_global(struct analysis *a, struct val *v)
+sp_resolve_global(struct analysis *a, struct val *v)
 {
 	uint64_t c;
 
-	if (v->kind == V_GLOBAL && global_value(a, v->c[0],
+	if (v->kind == V_GLOBAL && sp_global_value(a, v->c[0],
 	    (unsigned)v->c[1], &c))
 		*v = val_const(c);
 }
@@ -139,13 +139,13 @@ one_caller(struct analysis *a, struct presult *r, const struct xref *x)
 		    "indirectly)", x->from);
 		return;
 	}
-	u = unit_at(a, x->from);
-	if (u == NULL || unit_prepare(a, u, true) != 0)
+	u = sp_unit_at(a, x->from);
+	if (u == NULL || sp_unit_prepare(a, u, true) != 0)
 		return;		/* not code, or bytes of another instruction */
-	idx = insn_index(&u->code, x->from);
+	idx = sp_insn_index(&u->code, x->from);
 	if (idx < 0 || !branches_to(&u->code.v[idx], r->func))
 		return;
-	flow_state_at(&u->graph, (size_t)idx, &st);
+	sp_flow_state_at(&u->graph, (size_t)idx, &st);
 	if (!st.reached)
 		return;
 	uint64_t fn = st.origin ? st.origin : u->start;
@@ -160,7 +160,7 @@ one_caller(struct analysis *a, struct presult *r, const struct xref *x)
 	if (fn == r->func && v.kind == V_SET && v.param == r->param &&
 	    !r->deref)
 		v.param = PARAM_NONE;
-	resolve_value(a, fn, v, r, x->from);
+	sp_resolve_value(a, fn, v, r, x->from);
 }
 
 /*
@@ -171,7 +171,7 @@ static bool
 deref_at(const struct state *st, struct val *v, int64_t off, unsigned width)
 {
 	if (v->kind == V_STACK) {
-		*v = state_load(st, (int64_t)v->c[0] + off, width);
+		*v = sp_state_load(st, (int64_t)v->c[0] + off, width);
 		return true;
 	}
 	if (v->kind == V_SET && v->param != PARAM_NONE && v->n == 0) {
@@ -182,7 +182,7 @@ deref_at(const struct state *st, struct val *v, int64_t off, unsigned width)
 }
 
 void
-resolve_published(struct analysis *a, const struct val *v,
+sp_resolve_published(struct analysis *a, const struct val *v,
     struct presult *r, uint64_t at)
 {
 	struct published srcs[8];
@@ -190,13 +190,13 @@ resolve_published(struct analysis *a, const struct val *v,
 	const char *why;
 	size_t n;
 
-	if (published_sources(a, v->c[0], (int64_t)v->c[2],
+	if (sp_published_sources(a, v->c[0], (int64_t)v->c[2],
 	    (unsigned)v->c[1], srcs, 8, &n, &why) == -1) {
 		set_top(r, why, at);
 		return;
 	}
 	for (size_t i = 0; i < n && !r->nrs.top; i++) {
-		p = resolve_deref(a, srcs[i].func, srcs[i].param,
+		p = sp_resolve_deref(a, srcs[i].func, srcs[i].param,
 		    (int64_t)v->c[2], (unsigned)v->c[1]);
 		if (p->no_callers && !p->nrs.top) {
 			set_top(r, "a function that publishes the pointer "
@@ -208,34 +208,34 @@ resolve_published(struct analysis *a, const struct val *v,
 }
 
 void
-resolve_value(struct analysis *a, uint64_t func, struct val v,
+sp_resolve_value(struct analysis *a, uint64_t func, struct val v,
     struct presult *r, uint64_t at)
 {
 	struct presult sub = { 0 }, modelled = { 0 };
 	const struct presult *p = NULL;
 
-	resolve_global(a, &v);
+	sp_resolve_global(a, &v);
 	/* A runtime's replay of a number kept in memory: its contract wins
 	 * over what data flow can follow (models.c). */
-	if (v.kind != V_SET && model_numbers(a, func, &modelled)) {
+	if (v.kind != V_SET && sp_model_numbers(a, func, &modelled)) {
 		merge(r, &modelled);
 		return;
 	}
 	if (v.kind == V_GDEREF) {
-		resolve_published(a, &v, r, at);
+		sp_resolve_published(a, &v, r, at);
 		return;
 	}
 	if (v.kind == V_DEREF) {
-		p = resolve_deref(a, func, v.param, (int64_t)v.c[0],
+		p = sp_resolve_deref(a, func, v.param, (int64_t)v.c[0],
 		    (unsigned)v.c[1]);
 	} else if (v.kind != V_SET) {
 		set_top(r, "a caller passes a number that is not a constant",
 		    at);
 		return;
 	} else {
-		nrset_add_val(&sub.nrs, &v);
+		sp_nrset_add_val(&sub.nrs, &v);
 		if (v.param != PARAM_NONE)
-			p = resolve_param(a, func, v.param);
+			p = sp_resolve_param(a, func, v.param);
 	}
 	if (p != NULL) {
 		if (p->no_callers && !p->nrs.top) {
@@ -255,12 +255,12 @@ resolve_into(struct analysis *a, struct presult *r)
 	size_t nx;
 	uint64_t t = r->func;
 
-	nrset_clear(&r->nrs);
+	sp_nrset_clear(&r->nrs);
 	if (r->param == SP_REG_RSP || r->param < 0) {
 		set_top(r, "number comes from the stack pointer", r->func);
 		return;
 	}
-	if (is_export(a->elf, r->func, NULL)) {
+	if (sp_is_export(a->elf, r->func, NULL)) {
 		/* Importers record the numbers they pass, not what the
 		 * pointers they pass point at. */
 		if (r->deref) {
@@ -270,7 +270,7 @@ resolve_into(struct analysis *a, struct presult *r)
 		}
 		add_via(r, r->func, r->param);
 	}
-	if (xrefs_find(a, &t, 1, false, &xs, &nx) != 0) {
+	if (sp_xrefs_find(a, &t, 1, false, &xs, &nx) != 0) {
 		set_top(r, "out of memory", r->func);
 		return;
 	}
@@ -299,14 +299,14 @@ static const struct presult *resolve_query(struct analysis *a,
     struct presult r);
 
 const struct presult *
-resolve_param(struct analysis *a, uint64_t func, int param)
+sp_resolve_param(struct analysis *a, uint64_t func, int param)
 {
 	return resolve_query(a, (struct presult){ .func = func,
 	    .param = param });
 }
 
 const struct presult *
-resolve_deref(struct analysis *a, uint64_t func, int param, int64_t off,
+sp_resolve_deref(struct analysis *a, uint64_t func, int param, int64_t off,
     unsigned width)
 {
 	return resolve_query(a, (struct presult){ .func = func,

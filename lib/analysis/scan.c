@@ -61,7 +61,7 @@ find_byte(const struct sp_segment *s, const uint8_t *p, uint8_t byte,
 
 	while (q < end && (q = memchr(q, byte, (size_t)(end - q))) != NULL) {
 		const uint8_t *op = q - delta;
-		if (trap_bytes(op) >= 0 && site_set_candidate(ss, s->vaddr +
+		if (trap_bytes(op) >= 0 && sp_site_set_candidate(ss, s->vaddr +
 		    (uint64_t)(op - p)) != 0)
 			return -1;
 		q++;
@@ -106,7 +106,7 @@ collect_sites(struct analysis *a, struct site_set *ss)
 	for (size_t i = 0; i < a->nunits; i++)
 		if (!a->units[i].covered && has_candidate(ss,
 		    a->units[i].start, a->units[i].end))
-			unit_merge_fallthrough(a, &a->units[i]);
+			sp_unit_merge_fallthrough(a, &a->units[i]);
 
 	for (size_t i = 0; i < a->nunits; i++) {
 		struct unit *u = &a->units[i];
@@ -117,14 +117,14 @@ collect_sites(struct analysis *a, struct site_set *ss)
 		}
 		if (!has && !a->opts->full_sweep)
 			continue;
-		if (unit_prepare(a, u, false) != 0)
+		if (sp_unit_prepare(a, u, false) != 0)
 			return -1;
 		a->stats.decoded_bytes += u->end - u->start;
 		a->stats.functions++;
 		for (size_t k = 0; k < u->code.n; k++) {
 			const struct insn *in = &u->code.v[k];
 			if (in->flow == FLOW_TRAP &&
-			    site_set_add(ss, u, in) != 0)
+			    sp_site_set_add(ss, u, in) != 0)
 				return -1;
 		}
 	}
@@ -134,9 +134,9 @@ collect_sites(struct analysis *a, struct site_set *ss)
 static void
 analysis_free(struct analysis *a)
 {
-	units_free(a);
+	sp_units_free(a);
 	free(a->memo);
-	decoder_free(a->dec);
+	sp_decoder_free(a->dec);
 }
 
 int
@@ -152,8 +152,8 @@ sp_scan(const struct sp_elf *elf, const struct sp_scan_opts *opts,
 	if (elf->machine != EM_X86_64)
 		return sp_error_set(err, "unsupported architecture: e_machine "
 		    "%u", elf->machine);
-	a.dec = decoder_new();
-	if (a.dec == NULL || units_build(&a) != 0) {
+	a.dec = sp_decoder_new();
+	if (a.dec == NULL || sp_units_build(&a) != 0) {
 		sp_error_set(err, "out of memory");
 		goto out;
 	}
@@ -161,9 +161,9 @@ sp_scan(const struct sp_elf *elf, const struct sp_scan_opts *opts,
 		if (elf->segs[i].flags & PF_X)
 			a.stats.exec_bytes += elf->segs[i].filesz;
 	if (find_candidates(&a, &ss) != 0 || collect_sites(&a, &ss) != 0 ||
-	    sites_resolve(&a, &ss) != 0 || pin_section_apply(&a, &ss,
-	    out, err) != 0 || sites_emit(&a, &ss, out) != 0 ||
-	    imports_emit(&a, out) != 0) {
+	    sp_sites_resolve(&a, &ss) != 0 || sp_pin_section_apply(&a, &ss,
+	    out, err) != 0 || sp_sites_emit(&a, &ss, out) != 0 ||
+	    sp_imports_emit(&a, out) != 0) {
 		if (err != NULL && err->msg[0] == '\0')
 			sp_error_set(err, "out of memory");
 		sp_scan_free(out);
@@ -173,7 +173,7 @@ sp_scan(const struct sp_elf *elf, const struct sp_scan_opts *opts,
 	out->stats.candidates = ss.ncand;
 	rc = 0;
 out:
-	site_set_free(&ss);
+	sp_site_set_free(&ss);
 	analysis_free(&a);
 	return rc;
 }

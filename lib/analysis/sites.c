@@ -9,7 +9,7 @@
 #include "sites.h"
 
 int
-site_set_candidate(struct site_set *ss, uint64_t addr)
+sp_site_set_candidate(struct site_set *ss, uint64_t addr)
 {
 	if (ss->ncand == ss->capcand) {
 		size_t ncap = ss->capcand ? ss->capcand * 2 : 256;
@@ -24,7 +24,7 @@ site_set_candidate(struct site_set *ss, uint64_t addr)
 }
 
 int
-site_set_add(struct site_set *ss, struct unit *u, const struct insn *in)
+sp_site_set_add(struct site_set *ss, struct unit *u, const struct insn *in)
 {
 	if (ss->n == ss->cap) {
 		size_t ncap = ss->cap ? ss->cap * 2 : 64;
@@ -40,7 +40,7 @@ site_set_add(struct site_set *ss, struct unit *u, const struct insn *in)
 }
 
 void
-site_set_free(struct site_set *ss)
+sp_site_set_free(struct site_set *ss)
 {
 	free(ss->cand);
 	free(ss->v);
@@ -51,7 +51,7 @@ static void
 unresolved(struct raw_site *s, const char *reason)
 {
 	s->how = SP_HOW_UNRESOLVED;
-	nrset_set_top(&s->nrs);
+	sp_nrset_set_top(&s->nrs);
 	s->reason = reason;
 }
 
@@ -61,8 +61,8 @@ published(struct analysis *a, struct raw_site *s, const struct val *v)
 {
 	struct presult r = { 0 };
 
-	nrset_clear(&r.nrs);
-	resolve_published(a, v, &r, s->addr);
+	sp_nrset_clear(&r.nrs);
+	sp_resolve_published(a, v, &r, s->addr);
 	if (r.nrs.top) {
 		unresolved(s, r.reason);
 		s->reason_addr = r.reason_addr;
@@ -112,14 +112,14 @@ resolve_in_block(struct unit *u, size_t idx, struct val *v)
 	for (size_t i = idx; i-- > 0;) {
 		const struct insn *in = &u->code.v[i];
 		const struct effect *e = &in->eff;
-		if (in->flow != FLOW_NEXT || unit_is_target(u, u->code.v[i +
+		if (in->flow != FLOW_NEXT || sp_unit_is_target(u, u->code.v[i +
 		    1].addr))
 			return false;	/* a block boundary before the write */
 		if (e->clobber & (1u << reg))
 			return false;
 		if (e->op == EFF_CONST && e->dst == reg && e->width >= 4) {
 			*v = val_const((uint64_t)e->imm);
-			val_truncate(v, e->width);
+			sp_val_truncate(v, e->width);
 			return true;
 		}
 		if (e->op == EFF_COPY && e->dst == reg && e->imm == 0 &&
@@ -147,24 +147,24 @@ resolve_one(struct analysis *a, struct raw_site *s)
 	struct val v;
 	long idx;
 
-	idx = insn_index(&u->code, s->addr);
+	idx = sp_insn_index(&u->code, s->addr);
 	if (idx >= 0 && resolve_in_block(u, (size_t)idx, &v)) {
-		nrset_clear(&s->nrs);
-		nrset_add_val(&s->nrs, &v);
+		sp_nrset_clear(&s->nrs);
+		sp_nrset_add_val(&s->nrs, &v);
 		s->how = SP_HOW_CONSTANT;
 		return;
 	}
-	if (idx < 0 || unit_prepare(a, u, true) != 0 ||
+	if (idx < 0 || sp_unit_prepare(a, u, true) != 0 ||
 	    !u->graph.converged) {
 		unresolved(s, "data flow did not converge");
 		return;
 	}
-	flow_state_at(&u->graph, (size_t)idx, &st);
+	sp_flow_state_at(&u->graph, (size_t)idx, &st);
 	v = st.r[SP_REG_RAX];
-	flow_open_ijmp_rax(&u->graph, st.origin, &v);
-	resolve_global(a, &v);
+	sp_flow_open_ijmp_rax(&u->graph, st.origin, &v);
+	sp_resolve_global(a, &v);
 	struct presult modelled = { 0 };
-	if (v.kind != V_SET && model_numbers(a, st.origin ? st.origin :
+	if (v.kind != V_SET && sp_model_numbers(a, st.origin ? st.origin :
 	    u->start, &modelled)) {
 		s->nrs = modelled.nrs;
 		s->how = SP_HOW_CALLERS;
@@ -181,18 +181,18 @@ resolve_one(struct analysis *a, struct raw_site *s)
 		    "number is computed or loaded from memory");
 		return;
 	}
-	nrset_clear(&s->nrs);
+	sp_nrset_clear(&s->nrs);
 	s->how = SP_HOW_CONSTANT;
 	if (v.kind == V_SET)
-		nrset_add_val(&s->nrs, &v);
+		sp_nrset_add_val(&s->nrs, &v);
 	if (v.param == PARAM_NONE)
 		return;
 	uint64_t fn = st.origin ? st.origin : u->start;
 	/* A parameter, or a number in memory a parameter points at (glibc's
 	 * __nptl_setxid(&cmd)): the callers tell. */
-	const struct presult *p = v.kind == V_DEREF ? resolve_deref(a, fn,
+	const struct presult *p = v.kind == V_DEREF ? sp_resolve_deref(a, fn,
 	    v.param, (int64_t)v.c[0], (unsigned)v.c[1]) :
-	    resolve_param(a, fn, v.param);
+	    sp_resolve_param(a, fn, v.param);
 	if (p->nrs.top || p->no_callers) {
 		unresolved(s, p->nrs.top ? p->reason :
 		    "number is a parameter and no caller was found");
@@ -200,7 +200,7 @@ resolve_one(struct analysis *a, struct raw_site *s)
 		s->param_reg = (int8_t)(v.param < SP_NREGS ? v.param : -1);
 		return;
 	}
-	nrset_union(&s->nrs, &p->nrs);
+	sp_nrset_union(&s->nrs, &p->nrs);
 	s->how = p->nvia ? SP_HOW_EXPORT : SP_HOW_CALLERS;
 	s->nvia = p->nvia;
 	memcpy(s->via_addr, p->via_addr, sizeof(s->via_addr));
@@ -235,7 +235,7 @@ branches_outside(const struct sp_elf *elf, const struct insn *in)
 static bool
 likely_data(const struct sp_elf *elf, const struct unit *u, uint64_t addr)
 {
-	long idx = insn_index(&u->code, addr);
+	long idx = sp_insn_index(&u->code, addr);
 	unsigned weak = 0;
 
 	if (idx < 0)
@@ -250,11 +250,11 @@ likely_data(const struct sp_elf *elf, const struct unit *u, uint64_t addr)
 }
 
 int
-sites_resolve(struct analysis *a, struct site_set *ss)
+sp_sites_resolve(struct analysis *a, struct site_set *ss)
 {
 	for (size_t i = 0; i < ss->n; i++) {
 		struct raw_site *s = &ss->v[i];
-		if (unit_prepare(a, s->unit, false) != 0)
+		if (sp_unit_prepare(a, s->unit, false) != 0)
 			return -1;
 		resolve_one(a, s);
 		if (s->unit->covered && s->addr >= s->unit->covered_end)
@@ -270,10 +270,10 @@ sites_resolve(struct analysis *a, struct site_set *ss)
 
 /* Appends a number set to out->nrs; returns its first index and count. */
 int
-emit_nrset(struct sp_scan *out, size_t *cap, const struct nrset *set,
+sp_emit_nrset(struct sp_scan *out, size_t *cap, const struct nrset *set,
     uint32_t *first, uint32_t *count)
 {
-	size_t n = set->top ? 0 : nrset_list(set, NULL, 0);
+	size_t n = set->top ? 0 : sp_nrset_list(set, NULL, 0);
 
 	*first = (uint32_t)out->nnrs;
 	*count = (uint32_t)n;
@@ -286,7 +286,7 @@ emit_nrset(struct sp_scan *out, size_t *cap, const struct nrset *set,
 		*cap = ncap;
 	}
 	if (n > 0) {
-		nrset_list(set, out->nrs + out->nnrs, n);
+		sp_nrset_list(set, out->nrs + out->nnrs, n);
 		out->nnrs += n;
 	}
 	return 0;
@@ -302,7 +302,7 @@ emit_export(struct analysis *a, struct sp_scan *out, uint64_t addr,
 		if (out->exports[i].addr == addr &&
 		    out->exports[i].param_reg == param)
 			return 0;
-	if (!is_export(a->elf, addr, &name))
+	if (!sp_is_export(a->elf, addr, &name))
 		return 0;
 	struct sp_export *v = realloc(out->exports,
 	    (out->nexports + 1) * sizeof(*v));
@@ -348,13 +348,13 @@ add_restart(struct raw_site *r)
 	for (uint32_t nr = 0; nr < 256; nr++)
 		if (sp_nr_restarts(nr) &&
 		    (r->nrs.bits[nr / 64] & (1ull << (nr % 64)))) {
-			nrset_add(&r->nrs, SP_NR_RESTART_SYSCALL);
+			sp_nrset_add(&r->nrs, SP_NR_RESTART_SYSCALL);
 			return;
 		}
 }
 
 int
-sites_emit(struct analysis *a, struct site_set *ss, struct sp_scan *out)
+sp_sites_emit(struct analysis *a, struct site_set *ss, struct sp_scan *out)
 {
 	size_t cap = out->nnrs;
 
@@ -369,7 +369,7 @@ sites_emit(struct analysis *a, struct site_set *ss, struct sp_scan *out)
 		    .kind = r->kind, .how = r->how, .flags = r->flags,
 		    .param_reg = r->param_reg, .function = r->unit->start,
 		    .reason = r->reason, .reason_addr = r->reason_addr };
-		if (emit_nrset(out, &cap, &r->nrs, &s->nr_first,
+		if (sp_emit_nrset(out, &cap, &r->nrs, &s->nr_first,
 		    &s->nr_count) != 0)
 			return -1;
 		for (unsigned j = 0; j < r->nvia; j++)

@@ -27,21 +27,21 @@ struct site_set {
 	size_t n, cap;
 };
 
-int site_set_candidate(struct site_set *ss, uint64_t addr);
-int site_set_add(struct site_set *ss, struct unit *u, const struct insn *in);
-void site_set_free(struct site_set *ss);
+int sp_site_set_candidate(struct site_set *ss, uint64_t addr);
+int sp_site_set_add(struct site_set *ss, struct unit *u, const struct insn *in);
+void sp_site_set_free(struct site_set *ss);
 
 /* Infers every site's numbers. */
-int sites_resolve(struct analysis *a, struct site_set *ss);
+int sp_sites_resolve(struct analysis *a, struct site_set *ss);
 /* Where the binary carries .openbsd.syscalls: its entries are the pins. */
-int pin_section_apply(struct analysis *a, struct site_set *ss,
+int sp_pin_section_apply(struct analysis *a, struct site_set *ss,
     struct sp_scan *out, struct sp_error *err);
 /* Appends a number set to out->nrs (capacity *cap). */
-int emit_nrset(struct sp_scan *out, size_t *cap, const struct nrset *set,
+int sp_emit_nrset(struct sp_scan *out, size_t *cap, const struct nrset *set,
     uint32_t *first, uint32_t *count);
 /* Fills out->sites, nrs, gadgets, exports. */
-int sites_emit(struct analysis *a, struct site_set *ss, struct sp_scan *out);
+int sp_sites_emit(struct analysis *a, struct site_set *ss, struct sp_scan *out);
 /* Calls to imported number-taking functions (syscall@plt). */
-int imports_emit(struct analysis *a, struct sp_scan *out);
+int sp_imports_emit(struct analysis *a, struct sp_scan *out);
 
 #endif

@@ -10,7 +10,7 @@
 #include "transfer.h"
 
 void
-state_entry(struct state *st, uint64_t origin)
+sp_state_entry(struct state *st, uint64_t origin)
 {
 	memset(st, 0, sizeof(*st));
 	st->reached = true;
@@ -27,7 +27,7 @@ state_entry(struct state *st, uint64_t origin)
 }
 
 void
-state_unknown(struct state *st)
+sp_state_unknown(struct state *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->reached = true;
@@ -65,7 +65,7 @@ slot_store(struct state *st, int64_t off, unsigned width, struct val v)
 	if (st->nslots == STATE_NSLOTS)
 		memmove(st->s, st->s + 1, (STATE_NSLOTS - 1) * sizeof(st->s[0])),
 		    st->nslots--;
-	val_truncate(&v, width);
+	sp_val_truncate(&v, width);
 	st->s[st->nslots++] = (struct slot){ off, (uint8_t)width, v };
 }
 
@@ -78,7 +78,7 @@ slot_load(struct state *st, int64_t off, unsigned width)
 	if (s == NULL)
 		return val_top();
 	v = s->v;
-	val_truncate(&v, width);
+	sp_val_truncate(&v, width);
 	return v;
 }
 
@@ -96,7 +96,7 @@ static void
 write_reg(struct state *st, int reg, struct val v, unsigned width)
 {
 	if (width == 4 || width == 8) {
-		val_truncate(&v, width);
+		sp_val_truncate(&v, width);
 		st->r[reg] = v;
 		return;
 	}
@@ -138,7 +138,7 @@ alu_val(const struct val *v, uint8_t alu, int64_t imm)
 		return out;
 	out = (struct val){ .kind = V_SET, .param = PARAM_NONE };
 	for (unsigned i = 0; i < v->n; i++)
-		val_add_const(&out, alu_apply(alu, v->c[i], imm));
+		sp_val_add_const(&out, alu_apply(alu, v->c[i], imm));
 	return out;
 }
 
@@ -243,7 +243,7 @@ apply_memory(struct state *st, const struct effect *e)
 
 /* Applies one instruction to st. */
 void
-transfer(struct state *st, const struct insn *in)
+sp_transfer(struct state *st, const struct insn *in)
 {
 	const struct effect *e = &in->eff;
 	struct val v;
@@ -294,7 +294,7 @@ transfer(struct state *st, const struct insn *in)
 
 /* Before a call, pointer arguments into our frame invalidate it. */
 void
-call_escape(struct state *st, const struct insn *in)
+sp_call_escape(struct state *st, const struct insn *in)
 {
 	static const int args[] = { SP_REG_RDI, SP_REG_RSI, SP_REG_RDX,
 	    SP_REG_RCX, SP_REG_R8, SP_REG_R9 };
@@ -309,7 +309,7 @@ call_escape(struct state *st, const struct insn *in)
 }
 
 bool
-state_join(struct state *a, const struct state *b)
+sp_state_join(struct state *a, const struct state *b)
 {
 	bool changed = false;
 
@@ -324,7 +324,7 @@ state_join(struct state *a, const struct state *b)
 		changed = true;
 	}
 	for (int r = 0; r < SP_NREGS; r++)
-		changed |= val_join(&a->r[r], &b->r[r]);
+		changed |= sp_val_join(&a->r[r], &b->r[r]);
 	/* Slots: keep those both sides know, joined. */
 	unsigned j = 0;
 	for (unsigned i = 0; i < a->nslots; i++) {
@@ -337,7 +337,7 @@ state_join(struct state *a, const struct state *b)
 			changed = true;
 			continue;
 		}
-		changed |= val_join(&s.v, &o->v);
+		changed |= sp_val_join(&s.v, &o->v);
 		a->s[j++] = s;
 	}
 	a->nslots = (uint8_t)j;
@@ -345,7 +345,7 @@ state_join(struct state *a, const struct state *b)
 }
 
 struct val
-flow_arg_value(const struct state *st, int param)
+sp_flow_arg_value(const struct state *st, int param)
 {
 	int64_t off;
 
@@ -359,7 +359,7 @@ flow_arg_value(const struct state *st, int param)
 }
 
 struct val
-state_load(const struct state *st, int64_t off, unsigned width)
+sp_state_load(const struct state *st, int64_t off, unsigned width)
 {
 	struct state copy = *st;
 

@@ -6,16 +6,16 @@
 #include "dataflow.h"
 
 /* Every register holds its parameter; rsp is the entry stack pointer. */
-void state_entry(struct state *st, uint64_t origin);
+void sp_state_entry(struct state *st, uint64_t origin);
 /* Every register unknown. */
-void state_unknown(struct state *st);
+void sp_state_unknown(struct state *st);
 /* Applies one instruction. */
-void transfer(struct state *st, const struct insn *in);
+void sp_transfer(struct state *st, const struct insn *in);
 /* Before a call: a pointer into our frame passed along invalidates it. */
-void call_escape(struct state *st, const struct insn *in);
+void sp_call_escape(struct state *st, const struct insn *in);
 /* The stack slot at entry rsp + off, as read with `width` bytes. */
-struct val state_load(const struct state *st, int64_t off, unsigned width);
+struct val sp_state_load(const struct state *st, int64_t off, unsigned width);
 /* a := a joined with b; true when a changed. */
-bool state_join(struct state *a, const struct state *b);
+bool sp_state_join(struct state *a, const struct state *b);
 
 #endif

@@ -143,7 +143,7 @@ code_in_segments(const struct sp_elf *elf, const struct sp_vrange *r,
  * and trap bytes there are gadgets.
  */
 int
-units_build(struct analysis *a)
+sp_units_build(struct analysis *a)
 {
 	struct sp_vrange *code;
 	long nc = sp_elf_code_ranges(a->elf, &code);
@@ -186,12 +186,12 @@ units_build(struct analysis *a)
 }
 
 void
-units_free(struct analysis *a)
+sp_units_free(struct analysis *a)
 {
 	for (size_t i = 0; i < a->nunits; i++) {
 		free(a->units[i].targets);
-		flow_free(&a->units[i].graph);
-		insn_list_free(&a->units[i].code);
+		sp_flow_free(&a->units[i].graph);
+		sp_insn_list_free(&a->units[i].code);
 	}
 	free(a->units);
 	a->units = NULL;
@@ -199,7 +199,7 @@ units_free(struct analysis *a)
 }
 
 struct unit *
-unit_at(struct analysis *a, uint64_t addr)
+sp_unit_at(struct analysis *a, uint64_t addr)
 {
 	/* The first unit ending after addr (ends are ascending). */
 	size_t i = SP_LOWER_BOUND(a->units, a->nunits, end, addr + 1);
@@ -266,7 +266,7 @@ named_noreturn(const struct sp_elf *elf, uint64_t target, bool *known)
 static bool
 noreturn_at(struct analysis *a, uint64_t target, int depth)
 {
-	struct unit *u = unit_at(a, target);
+	struct unit *u = sp_unit_at(a, target);
 	bool is_plt, result = true;
 
 	bool named = named_noreturn(a->elf, target, &is_plt);
@@ -277,7 +277,7 @@ noreturn_at(struct analysis *a, uint64_t target, int depth)
 		return false;
 	if (u->noreturn)
 		return u->noreturn == 1;
-	if (unit_prepare(a, u, false) != 0 || u->code.n == 0)
+	if (sp_unit_prepare(a, u, false) != 0 || u->code.n == 0)
 		return false;
 	u->noreturn = 2;	/* while we look: recursion means "returns" */
 	for (size_t i = 0; i < u->code.n && result; i++) {
@@ -308,7 +308,7 @@ noreturn_at(struct analysis *a, uint64_t target, int depth)
 }
 
 bool
-unit_noreturn(void *ctx, uint64_t target)
+sp_unit_noreturn(void *ctx, uint64_t target)
 {
 	return noreturn_at(ctx, target, 0);
 }
@@ -331,13 +331,13 @@ decode_start(struct analysis *a, const struct unit *u)
 		if (u->start < back)
 			continue;
 		p = sp_elf_vaddr_ptr(a->elf, u->start - back, back + 8);
-		if (p == NULL || decode_region(a->dec, p, back + 8,
+		if (p == NULL || sp_decode_region(a->dec, p, back + 8,
 		    u->start - back, u->start - back + 1, false, &l) != 0)
 			continue;
 		bool straddles = l.n == 1 && l.v[0].pad && l.v[0].len > back &&
 		    l.v[0].addr + l.v[0].len < u->end;
 		uint64_t next = straddles ? l.v[0].addr + l.v[0].len : 0;
-		insn_list_free(&l);
+		sp_insn_list_free(&l);
 		if (straddles)
 			return next;
 	}
@@ -345,7 +345,7 @@ decode_start(struct analysis *a, const struct unit *u)
 }
 
 const uint8_t *
-code_at(const struct analysis *a, uint64_t addr, uint64_t *avail)
+sp_code_at(const struct analysis *a, uint64_t addr, uint64_t *avail)
 {
 	/* Segments may overlap in a corrupt file: take one that really holds
 	 * addr in its file part, and say how many bytes follow. */
@@ -371,37 +371,37 @@ entries_from(const struct unit *u)
 }
 
 int
-unit_prepare(struct analysis *a, struct unit *u, bool solve)
+sp_unit_prepare(struct analysis *a, struct unit *u, bool solve)
 {
 	const uint8_t *code;
 	uint64_t from, avail;
 
 	if (!u->decoded) {
 		from = decode_start(a, u);
-		code = code_at(a, from, &avail);
+		code = sp_code_at(a, from, &avail);
 		if (code == NULL)
 			return -1;
-		if (decode_region(a->dec, code, avail, from, u->end, true,
+		if (sp_decode_region(a->dec, code, avail, from, u->end, true,
 		    &u->code) != 0)
 			return -1;
 		u->decoded = true;
-		if (jt_recover(a, u) != 0)
+		if (sp_jt_recover(a, u) != 0)
 			return -1;
 	}
 	if (solve && !u->solved) {
-		if (flow_solve(&u->code, unit_noreturn, a, entries_from(u),
-		    &u->graph) != 0)
+		if (sp_flow_solve(&u->code, sp_unit_noreturn, a,
+		    entries_from(u), &u->graph) != 0)
 			return -1;
-		int rc = jt_recover_flow(a, u);
+		int rc = sp_jt_recover_flow(a, u);
 		if (rc < 0)
 			return -1;
 		if (rc > 0) {	/* new edges: solve again with them */
-			flow_free(&u->graph);
+			sp_flow_free(&u->graph);
 			free(u->targets);
 			u->targets = NULL;
 			u->have_targets = false;
 			u->ntargets = 0;
-			if (flow_solve(&u->code, unit_noreturn, a,
+			if (sp_flow_solve(&u->code, sp_unit_noreturn, a,
 			    entries_from(u), &u->graph) != 0)
 				return -1;
 		}
@@ -423,7 +423,7 @@ falls_through(const struct insn *in)
 }
 
 struct unit *
-unit_merge_fallthrough(struct analysis *a, struct unit *u)
+sp_unit_merge_fallthrough(struct analysis *a, struct unit *u)
 {
 	struct unit *prev;
 	const struct insn *last;
@@ -432,7 +432,7 @@ unit_merge_fallthrough(struct analysis *a, struct unit *u)
 		return u;
 	prev = u - 1;
 	if (!prev->covered || prev->end != u->start ||
-	    unit_prepare(a, prev, false) != 0 || prev->code.n == 0)
+	    sp_unit_prepare(a, prev, false) != 0 || prev->code.n == 0)
 		return u;
 	last = &prev->code.v[prev->code.n - 1];
 	if (last->addr + last->len != u->start || !falls_through(last))
@@ -442,8 +442,8 @@ unit_merge_fallthrough(struct analysis *a, struct unit *u)
 	prev->targets = NULL;
 	prev->have_targets = false;
 	prev->ntargets = 0;
-	flow_free(&prev->graph);
-	insn_list_free(&prev->code);
+	sp_flow_free(&prev->graph);
+	sp_insn_list_free(&prev->code);
 	prev->decoded = prev->solved = false;
 	prev->covered_end = u->start;
 	prev->end = u->end;
@@ -460,7 +460,7 @@ target_cmp(const void *a, const void *b)
 }
 
 bool
-unit_is_target(struct unit *u, uint64_t addr)
+sp_unit_is_target(struct unit *u, uint64_t addr)
 {
 	size_t i;
 

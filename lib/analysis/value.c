@@ -4,7 +4,7 @@
 #include "value.h"
 
 void
-val_add_const(struct val *v, uint64_t c)
+sp_val_add_const(struct val *v, uint64_t c)
 {
 	if (v->kind != V_SET)
 		return;
@@ -19,7 +19,7 @@ val_add_const(struct val *v, uint64_t c)
 }
 
 bool
-val_equal(const struct val *a, const struct val *b)
+sp_val_equal(const struct val *a, const struct val *b)
 {
 	if (a->kind != b->kind || a->param != b->param || a->n != b->n)
 		return false;
@@ -38,7 +38,7 @@ val_equal(const struct val *a, const struct val *b)
 }
 
 bool
-val_join(struct val *a, const struct val *b)
+sp_val_join(struct val *a, const struct val *b)
 {
 	struct val old = *a;
 
@@ -46,7 +46,7 @@ val_join(struct val *a, const struct val *b)
 		return false;
 	if (a->kind == V_BOTTOM || b->kind == V_TOP) {
 		*a = *b;
-		return !val_equal(&old, a);
+		return !sp_val_equal(&old, a);
 	}
 	if (a->kind != b->kind) {
 		*a = val_top();
@@ -69,12 +69,12 @@ val_join(struct val *a, const struct val *b)
 		a->param = a->param != PARAM_NONE ? a->param : b->param;
 	}
 	for (unsigned i = 0; i < b->n && a->kind == V_SET; i++)
-		val_add_const(a, b->c[i]);
-	return !val_equal(&old, a);
+		sp_val_add_const(a, b->c[i]);
+	return !sp_val_equal(&old, a);
 }
 
 void
-val_truncate(struct val *v, unsigned width)
+sp_val_truncate(struct val *v, unsigned width)
 {
 	uint64_t mask;
 
@@ -94,26 +94,26 @@ val_truncate(struct val *v, unsigned width)
 	struct val t = *v;
 	t.n = 0;
 	for (unsigned i = 0; i < v->n; i++)
-		val_add_const(&t, v->c[i] & mask);
+		sp_val_add_const(&t, v->c[i] & mask);
 	/* A parameter stays a parameter: only its low bits are a number. */
 	*v = t;
 }
 
 void
-nrset_clear(struct nrset *s)
+sp_nrset_clear(struct nrset *s)
 {
 	memset(s, 0, sizeof(*s));
 }
 
 void
-nrset_set_top(struct nrset *s)
+sp_nrset_set_top(struct nrset *s)
 {
-	nrset_clear(s);
+	sp_nrset_clear(s);
 	s->top = true;
 }
 
 void
-nrset_add(struct nrset *s, uint32_t nr)
+sp_nrset_add(struct nrset *s, uint32_t nr)
 {
 	if (s->top)
 		return;
@@ -129,7 +129,7 @@ nrset_add(struct nrset *s, uint32_t nr)
 		if (s->big[i] == nr)
 			return;
 	if (s->nbig == NRSET_MAXBIG) {
-		nrset_set_top(s);
+		sp_nrset_set_top(s);
 		return;
 	}
 	s->big[s->nbig++] = nr;
@@ -137,33 +137,33 @@ nrset_add(struct nrset *s, uint32_t nr)
 }
 
 void
-nrset_union(struct nrset *a, const struct nrset *b)
+sp_nrset_union(struct nrset *a, const struct nrset *b)
 {
 	if (b->top) {
-		nrset_set_top(a);
+		sp_nrset_set_top(a);
 		return;
 	}
 	for (unsigned w = 0; w < NRSET_BITS / 64; w++)
 		for (uint64_t m = b->bits[w]; m != 0; m &= m - 1)
-			nrset_add(a, (uint32_t)(w * 64 +
+			sp_nrset_add(a, (uint32_t)(w * 64 +
 			    (unsigned)__builtin_ctzll(m)));
 	for (unsigned i = 0; i < b->nbig; i++)
-		nrset_add(a, b->big[i]);
+		sp_nrset_add(a, b->big[i]);
 }
 
 void
-nrset_add_val(struct nrset *s, const struct val *v)
+sp_nrset_add_val(struct nrset *s, const struct val *v)
 {
 	if (v->kind != V_SET) {
-		nrset_set_top(s);
+		sp_nrset_set_top(s);
 		return;
 	}
 	for (unsigned i = 0; i < v->n; i++)
-		nrset_add(s, (uint32_t)v->c[i]);
+		sp_nrset_add(s, (uint32_t)v->c[i]);
 }
 
 size_t
-nrset_list(const struct nrset *s, uint32_t *out, size_t max)
+sp_nrset_list(const struct nrset *s, uint32_t *out, size_t max)
 {
 	size_t n = 0;
 

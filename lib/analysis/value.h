@@ -86,12 +86,12 @@ val_gderef(uint64_t global, int64_t off, unsigned width)
 }
 
 /* a := a ∨ b; returns true when a changed. */
-bool val_join(struct val *a, const struct val *b);
-bool val_equal(const struct val *a, const struct val *b);
+bool sp_val_join(struct val *a, const struct val *b);
+bool sp_val_equal(const struct val *a, const struct val *b);
 /* Adds one constant to a set value (may turn it into V_TOP). */
-void val_add_const(struct val *v, uint64_t c);
+void sp_val_add_const(struct val *v, uint64_t c);
 /* Keeps the low `width` bytes (zero-extended), as a register write does. */
-void val_truncate(struct val *v, unsigned width);
+void sp_val_truncate(struct val *v, unsigned width);
 
 /*
  * A set of syscall numbers as results accumulate over many callers: a
@@ -109,13 +109,13 @@ struct nrset {
 	uint32_t big[NRSET_MAXBIG];
 };
 
-void nrset_clear(struct nrset *s);
-void nrset_set_top(struct nrset *s);
-void nrset_add(struct nrset *s, uint32_t nr);
-void nrset_union(struct nrset *a, const struct nrset *b);
+void sp_nrset_clear(struct nrset *s);
+void sp_nrset_set_top(struct nrset *s);
+void sp_nrset_add(struct nrset *s, uint32_t nr);
+void sp_nrset_union(struct nrset *a, const struct nrset *b);
 /* Adds a value's constants; a value that is not a set makes s "any". */
-void nrset_add_val(struct nrset *s, const struct val *v);
+void sp_nrset_add_val(struct nrset *s, const struct val *v);
 /* Writes the numbers in ascending order; returns how many there are. */
-size_t nrset_list(const struct nrset *s, uint32_t *out, size_t max);
+size_t sp_nrset_list(const struct nrset *s, uint32_t *out, size_t max);
 
 #endif

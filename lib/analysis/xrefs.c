@@ -267,7 +267,7 @@ scan_data(const struct sp_elf *elf, const uint64_t *t, size_t n,
 }
 
 int
-xrefs_find(struct analysis *a, const uint64_t *targets, size_t n,
+sp_xrefs_find(struct analysis *a, const uint64_t *targets, size_t n,
     bool data, struct xref **out, size_t *nout)
 {
 	size_t nk = data ? NTRAILING : 1;

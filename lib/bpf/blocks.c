@@ -32,7 +32,7 @@ exit_find(struct pgen *g, struct exits *x, uint32_t target)
 }
 
 void
-exit_add(struct pgen *g, struct exits *x, uint32_t label, uint32_t target)
+sp_exit_add(struct pgen *g, struct exits *x, uint32_t label, uint32_t target)
 {
 	struct exit *e;
 	uint32_t *nl;
@@ -52,18 +52,18 @@ exit_add(struct pgen *g, struct exits *x, uint32_t label, uint32_t target)
 }
 
 uint32_t
-exit_label(struct pgen *g, struct exits *x, uint32_t target)
+sp_exit_label(struct pgen *g, struct exits *x, uint32_t target)
 {
-	uint32_t l = asm_label(&g->a);
+	uint32_t l = sp_asm_label(&g->a);
 
-	exit_add(g, x, l, target);
+	sp_exit_add(g, x, l, target);
 	return l;
 }
 
 /* One instruction per target: a return is copied, anything else is a
  * long jump. */
 void
-exits_emit(struct pgen *g, struct exits *x, uint32_t frag)
+sp_exits_emit(struct pgen *g, struct exits *x, uint32_t frag)
 {
 	struct exit *e;
 	size_t i, j, r;
@@ -71,13 +71,13 @@ exits_emit(struct pgen *g, struct exits *x, uint32_t frag)
 	for (i = 0; i < x->n; i++) {
 		e = &x->e[i];
 		for (j = 0; j < e->n; j++)
-			asm_bind(&g->a, e->labels[j], frag);
+			sp_asm_bind(&g->a, e->labels[j], frag);
 		for (r = 0; r < NRET && e->target != g->ret[r]; r++)
 			;
 		if (r < NRET)
-			asm_ret(&g->a, frag, g->retval[r]);
+			sp_asm_ret(&g->a, frag, g->retval[r]);
 		else
-			asm_emit(&g->a, frag, BPF_JMP | BPF_JA, 0, e->target,
+			sp_asm_emit(&g->a, frag, BPF_JMP | BPF_JA, 0, e->target,
 			    e->target);
 		free(e->labels);
 	}
@@ -97,7 +97,7 @@ is_ret(const struct pgen *g, uint32_t label)
 static uint32_t
 via_exit(struct pgen *g, struct exits *x, uint32_t label)
 {
-	return is_ret(g, label) ? exit_label(g, x, label) : label;
+	return is_ret(g, label) ? sp_exit_label(g, x, label) : label;
 }
 
 static bool
@@ -109,7 +109,7 @@ in_list(const uint64_t *v, size_t n, uint64_t x)
 }
 
 uint64_t *
-norm_breaks(const struct norm *in, size_t *n)
+sp_norm_breaks(const struct norm *in, size_t *n)
 {
 	uint64_t *br;
 	size_t i;
@@ -127,7 +127,7 @@ norm_breaks(const struct norm *in, size_t *n)
 }
 
 bool
-norm_in_ranges(const struct norm *in, uint64_t ip)
+sp_norm_in_ranges(const struct norm *in, uint64_t ip)
 {
 	long i = SP_FLOOR_INDEX(in->ranges, in->nranges, start, ip);
 
@@ -157,10 +157,10 @@ np_label(void *ctx, uint64_t ip)
  * rules, from anywhere else it is a violation.  One per distinct rule.
  */
 uint32_t
-notpin(struct pgen *g, int abi, uint32_t nr)
+sp_notpin(struct pgen *g, int abi, uint32_t nr)
 {
 	const struct norm *in = g->in;
-	struct cont own = policy_cont(in, abi, nr, CLS_OWN);
+	struct cont own = sp_policy_cont(in, abi, nr, CLS_OWN);
 	struct np_ctx ctx = { g, 0, 0 };
 	struct segs s = { NULL, 0 };
 	struct exits x = { .n = 0 };
@@ -171,17 +171,17 @@ notpin(struct pgen *g, int abi, uint32_t nr)
 	if (in->nany == 0)
 		return g->ret[RET_VIOL];
 	for (i = 0; i < g->nnp; i++)
-		if (cont_equal(g->np[i].c, own))
+		if (sp_cont_equal(g->np[i].c, own))
 			return g->np[i].label;
 	if (g->nnp == sizeof(g->np) / sizeof(*g->np) ||
 	    g->ntail + 2 > sizeof(g->tail) / sizeof(*g->tail)) {
 		g->a.oom = true;
 		return g->ret[RET_VIOL];
 	}
-	nf = asm_frag(&g->a);
-	cf = asm_frag(&g->a);
-	ctx.own = via_exit(g, &x, emit_cont(g, cf, own, g->ret[RET_ALLOW]));
-	ctx.viol = exit_label(g, &x, g->ret[RET_VIOL]);
+	nf = sp_asm_frag(&g->a);
+	cf = sp_asm_frag(&g->a);
+	ctx.own = via_exit(g, &x, sp_emit_cont(g, cf, own, g->ret[RET_ALLOW]));
+	ctx.viol = sp_exit_label(g, &x, g->ret[RET_VIOL]);
 	if ((br = calloc(2 * in->nany + 1, sizeof(*br))) == NULL)
 		goto oom;
 	for (i = 0; i < in->nany; i++) {
@@ -189,22 +189,22 @@ notpin(struct pgen *g, int abi, uint32_t nr)
 		if (in->any[i] != UINT64_MAX)
 			br[n++] = in->any[i] + 1;
 	}
-	if (segs_build(&s, br, n, np_label, &ctx) == -1)
+	if (sp_segs_build(&s, br, n, np_label, &ctx) == -1)
 		goto oom;
-	l = asm_label(&g->a);
-	asm_bind(&g->a, l, nf);
-	if (classify64(&g->a, nf, &s) == -1)
+	l = sp_asm_label(&g->a);
+	sp_asm_bind(&g->a, l, nf);
+	if (sp_classify64(&g->a, nf, &s) == -1)
 		goto oom;
-	exits_emit(g, &x, nf);
-	segs_free(&s);
+	sp_exits_emit(g, &x, nf);
+	sp_segs_free(&s);
 	free(br);
-	g->np[g->nnp++] = (struct notpin){ own, l };
+	g->np[g->nnp++] = (struct sp_notpin){ own, l };
 	g->tail[g->ntail++] = nf;
 	g->tail[g->ntail++] = cf;
 	return l;
 oom:
-	exits_emit(g, &x, nf);
-	segs_free(&s);
+	sp_exits_emit(g, &x, nf);
+	sp_segs_free(&s);
 	free(br);
 	g->a.oom = true;
 	return g->ret[RET_VIOL];
@@ -242,25 +242,25 @@ static void
 make_pass(struct pgen *g, struct unit *u, int abi, enum site_class cls,
     struct blk_ctx *ctx)
 {
-	struct cont c = policy_cont(g->in, abi, u->nr, cls);
+	struct cont c = sp_policy_cont(g->in, abi, u->nr, cls);
 	uint32_t l;
 
-	if (cls == CLS_LOADER && cont_equal(c, policy_cont(g->in, abi,
+	if (cls == CLS_LOADER && sp_cont_equal(c, sp_policy_cont(g->in, abi,
 	    u->nr, CLS_OWN))) {
 		u->pass[cls] = u->pass[CLS_OWN];
 		u->pass_far[cls] = false;	/* shares the own exit */
 		ctx->pass[cls] = ctx->pass[CLS_OWN];
 		return;
 	}
-	l = emit_cont(g, u->cf, c, g->ret[RET_ALLOW]);
+	l = sp_emit_cont(g, u->cf, c, g->ret[RET_ALLOW]);
 	u->pass_far[cls] = is_ret(g, l);
 	u->pass_target[cls] = l;
-	u->pass[cls] = u->pass_far[cls] ? asm_label(&g->a) : l;
+	u->pass[cls] = u->pass_far[cls] ? sp_asm_label(&g->a) : l;
 	ctx->pass[cls] = u->pass[cls];
 }
 
 int
-make_block(struct pgen *g, struct unit *u)
+sp_make_block(struct pgen *g, struct unit *u)
 {
 	int abi = abi_of(g->kbase + u->nr);
 	struct blk_ctx ctx = { u, { 0, 0 }, 0 };
@@ -269,13 +269,13 @@ make_block(struct pgen *g, struct unit *u)
 	size_t i, n = 0;
 	int rc = -1;
 
-	u->cf = asm_frag(&g->a);
-	u->bf = asm_frag(&g->a);
+	u->cf = sp_asm_frag(&g->a);
+	u->bf = sp_asm_frag(&g->a);
 	make_pass(g, u, abi, CLS_OWN, &ctx);
 	make_pass(g, u, abi, CLS_LOADER, &ctx);
-	u->miss_target = abi == SP_ABI_X86_64 ? notpin(g, abi, u->nr) :
+	u->miss_target = abi == SP_ABI_X86_64 ? sp_notpin(g, abi, u->nr) :
 	    g->ret[RET_VIOL];
-	ctx.miss = u->miss_exit = asm_label(&g->a);
+	ctx.miss = u->miss_exit = sp_asm_label(&g->a);
 	if ((br = calloc(2 * u->np, sizeof(*br))) == NULL)
 		return -1;
 	for (i = 0; i < u->np; i++) {
@@ -283,14 +283,14 @@ make_block(struct pgen *g, struct unit *u)
 		if (u->p[i].ip != UINT64_MAX)
 			br[n++] = u->p[i].ip + 1;
 	}
-	if (segs_build(&s, br, n, blk_label, &ctx) == -1)
+	if (sp_segs_build(&s, br, n, blk_label, &ctx) == -1)
 		goto out;
-	u->label = asm_label(&g->a);
-	asm_bind(&g->a, u->label, u->bf);
-	rc = classify64(&g->a, u->bf, &s);
-	u->size = asm_frag_len(&g->a, u->bf) + asm_frag_len(&g->a, u->cf);
+	u->label = sp_asm_label(&g->a);
+	sp_asm_bind(&g->a, u->label, u->bf);
+	rc = sp_classify64(&g->a, u->bf, &s);
+	u->size = sp_asm_frag_len(&g->a, u->bf) + sp_asm_frag_len(&g->a, u->cf);
 out:
-	segs_free(&s);
+	sp_segs_free(&s);
 	free(br);
 	return rc;
 }

@@ -50,18 +50,18 @@ struct asm_ctx {
 };
 
 /* ir.c */
-void asm_init(struct asm_ctx *);
-void asm_fini(struct asm_ctx *);
-uint32_t asm_frag(struct asm_ctx *);
-uint32_t asm_label(struct asm_ctx *);
-void asm_place(struct asm_ctx *, uint32_t frag);
-void asm_bind(struct asm_ctx *, uint32_t label, uint32_t frag);
-void asm_emit(struct asm_ctx *, uint32_t frag, uint16_t code, uint32_t k,
+void sp_asm_init(struct asm_ctx *);
+void sp_asm_fini(struct asm_ctx *);
+uint32_t sp_asm_frag(struct asm_ctx *);
+uint32_t sp_asm_label(struct asm_ctx *);
+void sp_asm_place(struct asm_ctx *, uint32_t frag);
+void sp_asm_bind(struct asm_ctx *, uint32_t label, uint32_t frag);
+void sp_asm_emit(struct asm_ctx *, uint32_t frag, uint16_t code, uint32_t k,
     uint32_t jt, uint32_t jf);
-void asm_ret(struct asm_ctx *, uint32_t frag, uint32_t k);
-void asm_ld(struct asm_ctx *, uint32_t frag, uint32_t off);
-size_t asm_frag_len(const struct asm_ctx *, uint32_t frag);
-int asm_link(struct asm_ctx *, struct sp_bpf_prog *, struct sp_error *);
+void sp_asm_ret(struct asm_ctx *, uint32_t frag, uint32_t k);
+void sp_asm_ld(struct asm_ctx *, uint32_t frag, uint32_t off);
+size_t sp_asm_frag_len(const struct asm_ctx *, uint32_t frag);
+int sp_asm_link(struct asm_ctx *, struct sp_bpf_prog *, struct sp_error *);
 
 /* tree.c: a partition of the key space into labelled intervals. */
 struct seg {
@@ -76,19 +76,19 @@ struct segs {
 
 typedef uint32_t label_fn(void *ctx, uint64_t key);
 
-int segs_build(struct segs *, uint64_t *breaks, size_t nbreaks,
+int sp_segs_build(struct segs *, uint64_t *breaks, size_t nbreaks,
     label_fn *, void *ctx);
-void segs_free(struct segs *);
+void sp_segs_free(struct segs *);
 
 /* Replaces the subtree over segments [i, j) by a jump to *label. */
 typedef bool cut_fn(void *ctx, size_t i, size_t j, uint32_t *label);
 
-size_t tree_nodes(const struct seg *, size_t n);
-void tree_emit(struct asm_ctx *, uint32_t frag, const struct seg *,
+size_t sp_tree_nodes(const struct seg *, size_t n);
+void sp_tree_emit(struct asm_ctx *, uint32_t frag, const struct seg *,
     size_t n, cut_fn *, void *ctx);
-int classify64(struct asm_ctx *, uint32_t frag, const struct segs *);
+int sp_classify64(struct asm_ctx *, uint32_t frag, const struct segs *);
 /* The same over the 64-bit argument whose low word is at off. */
-int classify64_at(struct asm_ctx *, uint32_t frag, const struct segs *,
+int sp_classify64_at(struct asm_ctx *, uint32_t frag, const struct segs *,
     uint32_t off);
 
 /* ---- the normalized input (generate.c) and one program (program.c) ----
@@ -123,16 +123,16 @@ struct norm {
 };
 
 /* nr (x86-64) is denied by the narrowing, exemptions not counted. */
-bool norm_narrowed(const struct norm *in, uint32_t nr);
+bool sp_norm_narrowed(const struct norm *in, uint32_t nr);
 
 /* ip inside one of in's ranges. */
-bool norm_in_ranges(const struct norm *in, uint64_t ip);
+bool sp_norm_in_ranges(const struct norm *in, uint64_t ip);
 /* Where the image's ranges and the band start and end, for segs_build
  * (2 * nranges + 2 points, *n of them); NULL out of memory. */
-uint64_t *norm_breaks(const struct norm *in, size_t *n);
+uint64_t *sp_norm_breaks(const struct norm *in, size_t *n);
 
 /* The program for the calls keyed [klo, khi); it allows all others. */
-int build_program(const struct norm *, uint64_t klo, uint64_t khi,
+int sp_build_program(const struct norm *, uint64_t klo, uint64_t khi,
     struct sp_bpf_prog *, struct sp_error *);
 
 #endif

@@ -191,7 +191,7 @@ norm_narrow(const struct sp_bpf_input *in, struct norm *n,
 }
 
 bool
-norm_narrowed(const struct norm *in, uint32_t nr)
+sp_norm_narrowed(const struct norm *in, uint32_t nr)
 {
 	size_t lo = 0, hi = in->nnarrow;
 	bool listed = false;
@@ -304,7 +304,7 @@ split(const struct norm *n, uint64_t klo, uint64_t khi, struct plist *l,
 	struct sp_bpf_prog p;
 	uint64_t mid;
 
-	if (build_program(n, klo, khi, &p, err) == -1)
+	if (sp_build_program(n, klo, khi, &p, err) == -1)
 		return -1;
 	if (p.len <= BPF_MAXINSNS)
 		return push(l, p, err);

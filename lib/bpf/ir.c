@@ -35,13 +35,13 @@ grow(void *v, size_t *cap, size_t need, size_t sz, bool *oom)
 }
 
 void
-asm_init(struct asm_ctx *a)
+sp_asm_init(struct asm_ctx *a)
 {
 	memset(a, 0, sizeof(*a));
 }
 
 void
-asm_fini(struct asm_ctx *a)
+sp_asm_fini(struct asm_ctx *a)
 {
 	size_t i;
 
@@ -54,7 +54,7 @@ asm_fini(struct asm_ctx *a)
 }
 
 uint32_t
-asm_frag(struct asm_ctx *a)
+sp_asm_frag(struct asm_ctx *a)
 {
 	struct frag *nf;
 
@@ -67,7 +67,7 @@ asm_frag(struct asm_ctx *a)
 }
 
 uint32_t
-asm_label(struct asm_ctx *a)
+sp_asm_label(struct asm_ctx *a)
 {
 	struct label *nl;
 
@@ -82,7 +82,7 @@ asm_label(struct asm_ctx *a)
 
 /* Appends frag to the layout; fragments not placed are not linked. */
 void
-asm_place(struct asm_ctx *a, uint32_t frag)
+sp_asm_place(struct asm_ctx *a, uint32_t frag)
 {
 	uint32_t *no;
 
@@ -95,7 +95,7 @@ asm_place(struct asm_ctx *a, uint32_t frag)
 
 /* Binds label to the next instruction emitted into frag. */
 void
-asm_bind(struct asm_ctx *a, uint32_t label, uint32_t frag)
+sp_asm_bind(struct asm_ctx *a, uint32_t label, uint32_t frag)
 {
 	if (a->oom)
 		return;
@@ -105,7 +105,7 @@ asm_bind(struct asm_ctx *a, uint32_t label, uint32_t frag)
 }
 
 void
-asm_emit(struct asm_ctx *a, uint32_t frag, uint16_t code, uint32_t k,
+sp_asm_emit(struct asm_ctx *a, uint32_t frag, uint16_t code, uint32_t k,
     uint32_t jt, uint32_t jf)
 {
 	struct frag *f;
@@ -121,19 +121,19 @@ asm_emit(struct asm_ctx *a, uint32_t frag, uint16_t code, uint32_t k,
 }
 
 void
-asm_ret(struct asm_ctx *a, uint32_t frag, uint32_t k)
+sp_asm_ret(struct asm_ctx *a, uint32_t frag, uint32_t k)
 {
-	asm_emit(a, frag, BPF_RET | BPF_K, k, 0, 0);
+	sp_asm_emit(a, frag, BPF_RET | BPF_K, k, 0, 0);
 }
 
 void
-asm_ld(struct asm_ctx *a, uint32_t frag, uint32_t off)
+sp_asm_ld(struct asm_ctx *a, uint32_t frag, uint32_t off)
 {
-	asm_emit(a, frag, BPF_LD | BPF_W | BPF_ABS, off, 0, 0);
+	sp_asm_emit(a, frag, BPF_LD | BPF_W | BPF_ABS, off, 0, 0);
 }
 
 size_t
-asm_frag_len(const struct asm_ctx *a, uint32_t frag)
+sp_asm_frag_len(const struct asm_ctx *a, uint32_t frag)
 {
 	return a->oom ? 0 : a->frags[frag].n;
 }
@@ -266,7 +266,7 @@ relax(struct flat **vp, size_t *np)
 }
 
 int
-asm_link(struct asm_ctx *a, struct sp_bpf_prog *p, struct sp_error *err)
+sp_asm_link(struct asm_ctx *a, struct sp_bpf_prog *p, struct sp_error *err)
 {
 	struct flat *v;
 	size_t n, i;

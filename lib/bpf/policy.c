@@ -87,7 +87,7 @@ numbers_of(const struct numrule *r, size_t n, uint32_t *out)
 }
 
 const uint32_t *
-policy_numbers(int abi)
+sp_policy_numbers(int abi)
 {
 	switch (abi) {
 	case SP_ABI_I386:
@@ -155,13 +155,13 @@ sp_bpf_narrow_denies(const struct sp_bpf_narrow *n, uint32_t nr)
 }
 
 struct cont
-policy_cont(const struct norm *in, int abi, uint32_t nr,
+sp_policy_cont(const struct norm *in, int abi, uint32_t nr,
     enum site_class cls)
 {
 	enum rule r = rule_of(abi, nr);
 	unsigned flags = in->flags;
 	uint32_t keep0 = 0;
-	bool narrow = abi == SP_ABI_X86_64 && norm_narrowed(in, nr) &&
+	bool narrow = abi == SP_ABI_X86_64 && sp_norm_narrowed(in, nr) &&
 	    sp_bpf_narrow_exempt(nr, &keep0) == SP_NARROW_FORM;
 
 	switch (r) {
@@ -190,7 +190,7 @@ policy_cont(const struct norm *in, int abi, uint32_t nr,
 }
 
 bool
-cont_equal(struct cont a, struct cont b)
+sp_cont_equal(struct cont a, struct cont b)
 {
 	return a.rule == b.rule && a.cls == b.cls && a.narrow == b.narrow &&
 	    a.keep0 == b.keep0;
@@ -201,7 +201,7 @@ cont_equal(struct cont a, struct cont b)
 static void
 ld(struct pgen *g, uint32_t f, unsigned arg)
 {
-	asm_ld(&g->a, f, OFF_ARG_LO(arg));
+	sp_asm_ld(&g->a, f, OFF_ARG_LO(arg));
 }
 
 /* A conditional jump; NEXT as a target falls through to what follows. */
@@ -211,12 +211,12 @@ static void
 jump(struct pgen *g, uint32_t f, uint16_t op, uint32_t k, uint32_t t,
     uint32_t e)
 {
-	uint32_t next = t == NEXT || e == NEXT ? asm_label(&g->a) : 0;
+	uint32_t next = t == NEXT || e == NEXT ? sp_asm_label(&g->a) : 0;
 
-	asm_emit(&g->a, f, BPF_JMP | op | BPF_K, k, t == NEXT ? next : t,
+	sp_asm_emit(&g->a, f, BPF_JMP | op | BPF_K, k, t == NEXT ? next : t,
 	    e == NEXT ? next : e);
 	if (t == NEXT || e == NEXT)
-		asm_bind(&g->a, next, f);
+		sp_asm_bind(&g->a, next, f);
 }
 
 static void
@@ -234,16 +234,16 @@ jeq(struct pgen *g, uint32_t f, uint32_t k, uint32_t t, uint32_t e)
 static void
 ja(struct pgen *g, uint32_t f, uint32_t to)
 {
-	asm_emit(&g->a, f, BPF_JMP | BPF_JA, 0, to, to);
+	sp_asm_emit(&g->a, f, BPF_JMP | BPF_JA, 0, to, to);
 }
 
 /* A new label bound to the current end of f. */
 static uint32_t
 here(struct pgen *g, uint32_t f)
 {
-	uint32_t l = asm_label(&g->a);
+	uint32_t l = sp_asm_label(&g->a);
 
-	asm_bind(&g->a, l, f);
+	sp_asm_bind(&g->a, l, f);
 	return l;
 }
 
@@ -277,12 +277,12 @@ emit_area(struct pgen *g, uint32_t f, unsigned a, unsigned l,
 		ja(g, f, no);
 		return;
 	}
-	asm_ld(&g->a, f, OFF_ARG_LO(l) + 4);
+	sp_asm_ld(&g->a, f, OFF_ARG_LO(l) + 4);
 	jeq(g, f, 0, NEXT, no);
-	if (segs_build(&s, br, 2, area_label, &c) == -1 ||
-	    classify64_at(&g->a, f, &s, OFF_ARG_LO(a)) == -1)
+	if (sp_segs_build(&s, br, 2, area_label, &c) == -1 ||
+	    sp_classify64_at(&g->a, f, &s, OFF_ARG_LO(a)) == -1)
 		g->a.oom = true;
-	segs_free(&s);
+	sp_segs_free(&s);
 }
 
 /* The band, less the room a mapping placed at its end may take. */
@@ -302,12 +302,13 @@ static void
 emit_exec_area(struct pgen *g, uint32_t f, enum site_class cls,
     uint32_t allow)
 {
-	uint32_t next = cls == CLS_LOADER ? asm_label(&g->a) : g->ret[RET_REFUSE];
+	uint32_t next = cls == CLS_LOADER ? sp_asm_label(&g->a) :
+	    g->ret[RET_REFUSE];
 
 	emit_area(g, f, 0, 1, band_room(g), allow, next);
 	if (cls != CLS_LOADER)
 		return;
-	asm_bind(&g->a, next, f);
+	sp_asm_bind(&g->a, next, f);
 	emit_area(g, f, 0, 1, g->in->slots, allow, g->ret[RET_REFUSE]);
 }
 
@@ -315,15 +316,15 @@ static void
 emit_mmap(struct pgen *g, uint32_t f, enum site_class cls, uint32_t allow)
 {
 	unsigned flags = g->in->flags;
-	uint32_t x = asm_label(&g->a), nx = asm_label(&g->a);
+	uint32_t x = sp_asm_label(&g->a), nx = sp_asm_label(&g->a);
 	uint32_t refuse = g->ret[RET_REFUSE], place = g->ret[RET_PLACE];
-	uint32_t fixed = asm_label(&g->a), anon;
+	uint32_t fixed = sp_asm_label(&g->a), anon;
 
 	ld(g, f, 3);
 	jset(g, f, MAP_GROWSDOWN_, refuse, NEXT);
 	ld(g, f, 2);
 	jset(g, f, PROT_EXEC_, x, nx);
-	asm_bind(&g->a, x, f);
+	sp_asm_bind(&g->a, x, f);
 	if (!(flags & SP_BPF_ALLOW_JIT) || (flags & SP_BPF_STRICT)) {
 		jset(g, f, PROT_WRITE_, refuse, NEXT);
 		ld(g, f, 3);
@@ -331,7 +332,7 @@ emit_mmap(struct pgen *g, uint32_t f, enum site_class cls, uint32_t allow)
 	}
 	ld(g, f, 3);
 	jset(g, f, MAP_FIXED_ | MAP_NOREPLACE_, fixed, place);
-	asm_bind(&g->a, fixed, f);
+	sp_asm_bind(&g->a, fixed, f);
 	if (flags & SP_BPF_STRICT) {	/* only the start-up objects' code */
 		if (cls == CLS_LOADER)
 			emit_area(g, f, 0, 1, g->in->slots, allow, refuse);
@@ -339,7 +340,7 @@ emit_mmap(struct pgen *g, uint32_t f, enum site_class cls, uint32_t allow)
 			ja(g, f, refuse);
 	} else
 		emit_exec_area(g, f, cls, allow);
-	asm_bind(&g->a, nx, f);
+	sp_asm_bind(&g->a, nx, f);
 	if (cls != CLS_LOADER && !(flags & SP_BPF_ALLOW_JIT)) {
 		ja(g, f, allow);
 		return;
@@ -351,11 +352,11 @@ emit_mmap(struct pgen *g, uint32_t f, enum site_class cls, uint32_t allow)
 	 * executable in place (LLVM's section memory manager), must be in
 	 * the band before it can be executable.
 	 */
-	anon = asm_label(&g->a);
+	anon = sp_asm_label(&g->a);
 	ld(g, f, 3);
 	jset(g, f, MAP_FIXED_ | MAP_NOREPLACE_, allow, NEXT);
 	jset(g, f, MAP_ANON_, anon, cls == CLS_LOADER ? place : allow);
-	asm_bind(&g->a, anon, f);
+	sp_asm_bind(&g->a, anon, f);
 	if (flags & SP_BPF_ALLOW_JIT) {
 		ja(g, f, place);
 		return;
@@ -388,7 +389,7 @@ mremap_label(void *ctx, uint64_t old)
 {
 	const struct mremap_ctx *c = ctx;
 
-	if (norm_in_ranges(c->in, old))
+	if (sp_norm_in_ranges(c->in, old))
 		return c->refuse;
 	if (old >= c->in->band.start && old < c->in->band.end)
 		return c->band;
@@ -403,27 +404,27 @@ static void
 emit_mremap(struct pgen *g, uint32_t f, uint32_t allow)
 {
 	const struct norm *in = g->in;
-	struct mremap_ctx c = { in, g->ret[RET_REFUSE], asm_label(&g->a),
+	struct mremap_ctx c = { in, g->ret[RET_REFUSE], sp_asm_label(&g->a),
 	    allow };
 	struct segs s = { NULL, 0 };
 	uint64_t *br;
-	uint32_t mv = asm_label(&g->a);
+	uint32_t mv = sp_asm_label(&g->a);
 	size_t n = 0;
 
-	if ((br = norm_breaks(in, &n)) == NULL) {
+	if ((br = sp_norm_breaks(in, &n)) == NULL) {
 		g->a.oom = true;
 		return;
 	}
-	if (segs_build(&s, br, n, mremap_label, &c) == -1 ||
-	    classify64_at(&g->a, f, &s, OFF_ARG_LO(0)) == -1)
+	if (sp_segs_build(&s, br, n, mremap_label, &c) == -1 ||
+	    sp_classify64_at(&g->a, f, &s, OFF_ARG_LO(0)) == -1)
 		g->a.oom = true;
-	segs_free(&s);
+	sp_segs_free(&s);
 	free(br);
-	asm_bind(&g->a, c.band, f);
+	sp_asm_bind(&g->a, c.band, f);
 	ld(g, f, 3);
 	jset(g, f, MREMAP_MAYMOVE_, mv, NEXT);
 	emit_area(g, f, 0, 2, band_room(g), allow, c.refuse);
-	asm_bind(&g->a, mv, f);
+	sp_asm_bind(&g->a, mv, f);
 	jset(g, f, MREMAP_FIXED_, NEXT, c.refuse);
 	emit_area(g, f, 4, 2, band_room(g), allow, c.refuse);
 }
@@ -474,7 +475,7 @@ emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
  * check, a return label when the rule decides alone).
  */
 uint32_t
-emit_cont(struct pgen *g, uint32_t frag, struct cont c, uint32_t allow)
+sp_emit_cont(struct pgen *g, uint32_t frag, struct cont c, uint32_t allow)
 {
 	uint32_t start, l;
 	size_t mark;
@@ -484,9 +485,9 @@ emit_cont(struct pgen *g, uint32_t frag, struct cont c, uint32_t allow)
 		c.narrow = false;
 		ld(g, frag, 0);
 		jeq(g, frag, c.keep0, NEXT, g->ret[RET_NARROW]);
-		mark = asm_frag_len(&g->a, frag);
-		l = emit_cont(g, frag, c, allow);
-		if (asm_frag_len(&g->a, frag) == mark)
+		mark = sp_asm_frag_len(&g->a, frag);
+		l = sp_emit_cont(g, frag, c, allow);
+		if (sp_asm_frag_len(&g->a, frag) == mark)
 			ja(g, frag, l);
 		return start;
 	}

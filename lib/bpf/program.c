@@ -46,7 +46,7 @@ narrowed_whole(const struct pgen *g, uint64_t nr)
 {
 	uint32_t keep0;
 
-	return nr < SP_BPF_X32_BIT && norm_narrowed(g->in, (uint32_t)nr) &&
+	return nr < SP_BPF_X32_BIT && sp_norm_narrowed(g->in, (uint32_t)nr) &&
 	    sp_bpf_narrow_exempt((uint32_t)nr, &keep0) == 0;
 }
 
@@ -85,7 +85,7 @@ nr_label(void *ctx, uint64_t nr)
 		return u->label;
 	if (g->kbase == 0 || nr & SP_BPF_X32_BIT)
 		return g->ret[RET_VIOL];	/* i386 or x32, not pinned */
-	return notpin(g, SP_ABI_X86_64, (uint32_t)nr);
+	return sp_notpin(g, SP_ABI_X86_64, (uint32_t)nr);
 }
 
 /* Places the blocks of segments [i, j) not placed yet, adding their jumps
@@ -101,12 +101,13 @@ place_blocks(struct pgen *g, size_t i, size_t j, struct exits *x)
 		u = &g->u[g->seg_unit[i]];
 		if (u->placed)
 			continue;
-		asm_place(&g->a, u->bf);
-		asm_place(&g->a, u->cf);
+		sp_asm_place(&g->a, u->bf);
+		sp_asm_place(&g->a, u->cf);
 		for (int c = CLS_OWN; c <= CLS_LOADER; c++)
 			if (u->pass_far[c])
-				exit_add(g, x, u->pass[c], u->pass_target[c]);
-		exit_add(g, x, u->miss_exit, u->miss_target);
+				sp_exit_add(g, x, u->pass[c],
+				    u->pass_target[c]);
+		sp_exit_add(g, x, u->miss_exit, u->miss_target);
 		u->placed = true;
 	}
 }
@@ -114,7 +115,7 @@ place_blocks(struct pgen *g, size_t i, size_t j, struct exits *x)
 static size_t
 region_size(const struct pgen *g, size_t i, size_t j)
 {
-	return tree_nodes(g->segs + i, j - i) + g->usz[j] - g->usz[i];
+	return sp_tree_nodes(g->segs + i, j - i) + g->usz[j] - g->usz[i];
 }
 
 /*
@@ -136,14 +137,14 @@ emit_chunk(struct pgen *g, uint32_t frag, size_t i, size_t j)
 	for (k = i; k < j; k++) {
 		v[k - i] = g->segs[k];
 		if (g->seg_unit[k] < 0)
-			v[k - i].label = exit_label(g, &x, g->segs[k].label);
+			v[k - i].label = sp_exit_label(g, &x, g->segs[k].label);
 	}
-	tree_emit(&g->a, frag, v, j - i, NULL, NULL);
+	sp_tree_emit(&g->a, frag, v, j - i, NULL, NULL);
 	free(v);
 	place_blocks(g, i, j, &x);
-	ef = asm_frag(&g->a);
-	exits_emit(g, &x, ef);
-	asm_place(&g->a, ef);
+	ef = sp_asm_frag(&g->a);
+	sp_exits_emit(g, &x, ef);
+	sp_asm_place(&g->a, ef);
 }
 
 /* A subtree small enough for one chunk. */
@@ -155,10 +156,10 @@ cut(void *ctx, size_t i, size_t j, uint32_t *label)
 
 	if (region_size(g, i, j) > CHUNK)
 		return false;
-	f = asm_frag(&g->a);
-	*label = asm_label(&g->a);
-	asm_bind(&g->a, *label, f);
-	asm_place(&g->a, f);
+	f = sp_asm_frag(&g->a);
+	*label = sp_asm_label(&g->a);
+	sp_asm_bind(&g->a, *label, f);
+	sp_asm_place(&g->a, f);
 	emit_chunk(g, f, i, j);
 	return true;
 }
@@ -185,7 +186,7 @@ collect_units(struct pgen *g)
 		    g->kbase), .p = &in->pins[i], .np = j - i };
 	}
 	for (i = 0; i < g->nu; i++)
-		if (make_block(g, &g->u[i]) == -1)
+		if (sp_make_block(g, &g->u[i]) == -1)
 			return -1;
 	return 0;
 }
@@ -200,7 +201,7 @@ add_break(uint64_t *br, size_t *n, uint64_t v)
 static size_t
 npolicy(const struct pgen *g)
 {
-	const uint32_t *pol = policy_numbers(g->kbase ? SP_ABI_X86_64 :
+	const uint32_t *pol = sp_policy_numbers(g->kbase ? SP_ABI_X86_64 :
 	    SP_ABI_I386);
 	size_t n = 0;
 
@@ -222,7 +223,7 @@ nr_breaks(const struct pgen *g, uint64_t *br)
 		add_break(br, &n, g->u[i].nr);
 		add_break(br, &n, (uint64_t)g->u[i].nr + 1);
 	}
-	pol = policy_numbers(g->kbase ? SP_ABI_X86_64 : SP_ABI_I386);
+	pol = sp_policy_numbers(g->kbase ? SP_ABI_X86_64 : SP_ABI_I386);
 	for (i = 0; pol[i] != UINT32_MAX; i++) {
 		add_break(br, &n, pol[i]);
 		add_break(br, &n, (uint64_t)pol[i] + 1);
@@ -304,34 +305,34 @@ dispatch(struct pgen *g, uint64_t kbase)
 	    NULL)
 		goto oom;
 	n = nr_breaks(g, br);
-	if (segs_build(&s, br, n, nr_label, g) == -1 ||
+	if (sp_segs_build(&s, br, n, nr_label, g) == -1 ||
 	    index_segments(g, &s) == -1)
 		goto oom;
 	if (s.n == 1) {		/* the number does not matter */
 		entry = s.v[0].label;
 		goto out;
 	}
-	f = asm_frag(&g->a);
-	entry = asm_label(&g->a);
-	asm_bind(&g->a, entry, f);
-	asm_ld(&g->a, f, OFF_NR);
-	asm_place(&g->a, f);
+	f = sp_asm_frag(&g->a);
+	entry = sp_asm_label(&g->a);
+	sp_asm_bind(&g->a, entry, f);
+	sp_asm_ld(&g->a, f, OFF_NR);
+	sp_asm_place(&g->a, f);
 	if (region_size(g, 0, s.n) <= CHUNK)
 		emit_chunk(g, f, 0, s.n);
 	else {
-		tree_emit(&g->a, f, s.v, s.n, cut, g);
+		sp_tree_emit(&g->a, f, s.v, s.n, cut, g);
 		/* blocks too big for a chunk, each with its exits */
 		for (i = 0; i < s.n; i++)
 			if (g->seg_unit[i] >= 0 && !g->u[g->seg_unit[i]].placed)
-				emit_chunk(g, asm_frag(&g->a), i, i + 1);
+				emit_chunk(g, sp_asm_frag(&g->a), i, i + 1);
 	}
 out:
-	segs_free(&s);
+	sp_segs_free(&s);
 	free(br);
 	dispatch_free(g);
 	return entry;
 oom:
-	segs_free(&s);
+	sp_segs_free(&s);
 	free(br);
 	dispatch_free(g);
 	g->a.oom = true;
@@ -342,9 +343,9 @@ oom:
 static uint32_t
 here(struct pgen *g, uint32_t frag)
 {
-	uint32_t l = asm_label(&g->a);
+	uint32_t l = sp_asm_label(&g->a);
 
-	asm_bind(&g->a, l, frag);
+	sp_asm_bind(&g->a, l, frag);
 	return l;
 }
 
@@ -358,7 +359,7 @@ pre_label(void *ctx, uint64_t ip)
 {
 	const struct pre_ctx *c = ctx;
 
-	if (norm_in_ranges(c->in, ip) || (ip >= c->in->band.start &&
+	if (sp_norm_in_ranges(c->in, ip) || (ip >= c->in->band.start &&
 	    ip < c->in->band.end))
 		return c->inside;
 	return c->outside;
@@ -384,35 +385,35 @@ prefilter(struct pgen *g, uint32_t frag, uint32_t dispatch_entry)
 	uint32_t next;
 
 	if (in->flags & SP_BPF_GUARD && owned(g, KEY_X86 + SP_GUARD_KILL_NR)) {
-		next = asm_label(&g->a);
-		asm_ld(&g->a, frag, OFF_NR);
-		asm_emit(&g->a, frag, BPF_JMP | BPF_JEQ | BPF_K,
+		next = sp_asm_label(&g->a);
+		sp_asm_ld(&g->a, frag, OFF_NR);
+		sp_asm_emit(&g->a, frag, BPF_JMP | BPF_JEQ | BPF_K,
 		    SP_GUARD_KILL_NR, g->ret[RET_KILL], next);
-		asm_bind(&g->a, next, frag);
+		sp_asm_bind(&g->a, next, frag);
 	}
-	if ((br = norm_breaks(in, &n)) == NULL) {
+	if ((br = sp_norm_breaks(in, &n)) == NULL) {
 		g->a.oom = true;
 		return;
 	}
-	if (segs_build(&s, br, n, pre_label, &c) == -1 ||
-	    classify64(&g->a, frag, &s) == -1)
+	if (sp_segs_build(&s, br, n, pre_label, &c) == -1 ||
+	    sp_classify64(&g->a, frag, &s) == -1)
 		g->a.oom = true;
-	segs_free(&s);
+	sp_segs_free(&s);
 	free(br);
 }
 
 static uint32_t
 ret_frag(struct pgen *g, uint32_t k)
 {
-	uint32_t f = asm_frag(&g->a), l = asm_label(&g->a);
+	uint32_t f = sp_asm_frag(&g->a), l = sp_asm_label(&g->a);
 
-	asm_bind(&g->a, l, f);
-	asm_ret(&g->a, f, k);
+	sp_asm_bind(&g->a, l, f);
+	sp_asm_ret(&g->a, f, k);
 	return l;
 }
 
 int
-build_program(const struct norm *in, uint64_t klo, uint64_t khi,
+sp_build_program(const struct norm *in, uint64_t klo, uint64_t khi,
     struct sp_bpf_prog *prog, struct sp_error *err)
 {
 	struct pgen g;
@@ -427,34 +428,34 @@ build_program(const struct norm *in, uint64_t klo, uint64_t khi,
 	g.in = in;
 	g.klo = klo;
 	g.khi = khi;
-	asm_init(&g.a);
-	head = asm_frag(&g.a);
-	not64 = asm_frag(&g.a);
+	sp_asm_init(&g.a);
+	head = sp_asm_frag(&g.a);
+	not64 = sp_asm_frag(&g.a);
 	first_ret = (uint32_t)g.a.nfrags;
 	for (i = 0; i < NRET; i++) {
 		g.retval[i] = vals[i];
 		g.ret[i] = ret_frag(&g, vals[i]);
 	}
 
-	asm_place(&g.a, head);
-	asm_ld(&g.a, head, OFF_ARCH);
-	pre = asm_frag(&g.a);
-	asm_place(&g.a, pre);
+	sp_asm_place(&g.a, head);
+	sp_asm_ld(&g.a, head, OFF_ARCH);
+	pre = sp_asm_frag(&g.a);
+	sp_asm_place(&g.a, pre);
 	x86 = dispatch(&g, KEY_X86);
-	l64 = asm_label(&g.a);
-	asm_emit(&g.a, head, BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64,
+	l64 = sp_asm_label(&g.a);
+	sp_asm_emit(&g.a, head, BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64,
 	    here(&g, pre), l64);
 	prefilter(&g, pre, x86);
-	asm_bind(&g.a, l64, not64);
-	asm_place(&g.a, not64);
+	sp_asm_bind(&g.a, l64, not64);
+	sp_asm_place(&g.a, not64);
 	i386 = dispatch(&g, 0);
-	asm_emit(&g.a, not64, BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386,
+	sp_asm_emit(&g.a, not64, BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386,
 	    i386, g.ret[RET_VIOL]);
 	for (i = 0; i < g.ntail; i++)
-		asm_place(&g.a, g.tail[i]);
+		sp_asm_place(&g.a, g.tail[i]);
 	for (i = 0; i < NRET; i++)
-		asm_place(&g.a, first_ret + (uint32_t)i);
-	rc = asm_link(&g.a, prog, err);
-	asm_fini(&g.a);
+		sp_asm_place(&g.a, first_ret + (uint32_t)i);
+	rc = sp_asm_link(&g.a, prog, err);
+	sp_asm_fini(&g.a);
 	return rc;
 }

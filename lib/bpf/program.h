@@ -51,11 +51,11 @@ struct cont {
 	uint32_t keep0;
 };
 
-struct cont policy_cont(const struct norm *in, int abi, uint32_t nr,
+struct cont sp_policy_cont(const struct norm *in, int abi, uint32_t nr,
     enum site_class cls);
-bool cont_equal(struct cont a, struct cont b);
+bool sp_cont_equal(struct cont a, struct cont b);
 /* Numbers with a rule for abi, ending with UINT32_MAX. */
-const uint32_t *policy_numbers(int abi);
+const uint32_t *sp_policy_numbers(int abi);
 
 /* The returns every program has. */
 enum ret { RET_VIOL, RET_ALLOW, RET_REFUSE, RET_DENY, RET_PLACE, RET_KILL,
@@ -77,7 +77,7 @@ struct unit {
 };
 
 /* The shared "not pinned" block of a number's rule. */
-struct notpin {
+struct sp_notpin {
 	struct cont c;
 	uint32_t label;
 };
@@ -88,7 +88,7 @@ struct pgen {
 	uint64_t klo, khi;
 	uint32_t ret[NRET];	/* labels of the returns */
 	uint32_t retval[NRET];
-	struct notpin np[32];
+	struct sp_notpin np[32];
 	size_t nnp;
 	uint32_t tail[64];	/* notpin fragments, placed at the end */
 	size_t ntail;
@@ -102,15 +102,15 @@ struct pgen {
 };
 
 /* policy.c: the checks of c, then allow. */
-uint32_t emit_cont(struct pgen *, uint32_t frag, struct cont c,
+uint32_t sp_emit_cont(struct pgen *, uint32_t frag, struct cont c,
     uint32_t allow);
 
 /* blocks.c */
-uint32_t notpin(struct pgen *, int abi, uint32_t nr);
-int make_block(struct pgen *, struct unit *);
-uint32_t exit_label(struct pgen *, struct exits *, uint32_t target);
-void exit_add(struct pgen *, struct exits *, uint32_t label,
+uint32_t sp_notpin(struct pgen *, int abi, uint32_t nr);
+int sp_make_block(struct pgen *, struct unit *);
+uint32_t sp_exit_label(struct pgen *, struct exits *, uint32_t target);
+void sp_exit_add(struct pgen *, struct exits *, uint32_t label,
     uint32_t target);
-void exits_emit(struct pgen *, struct exits *, uint32_t frag);
+void sp_exits_emit(struct pgen *, struct exits *, uint32_t frag);
 
 #endif

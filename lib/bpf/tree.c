@@ -24,7 +24,7 @@ cmp64(const void *a, const void *b)
 
 /* Sorts breaks (which it may modify) and labels the segments they start. */
 int
-segs_build(struct segs *s, uint64_t *breaks, size_t n, label_fn *fn,
+sp_segs_build(struct segs *s, uint64_t *breaks, size_t n, label_fn *fn,
     void *ctx)
 {
 	size_t i;
@@ -46,7 +46,7 @@ segs_build(struct segs *s, uint64_t *breaks, size_t n, label_fn *fn,
 }
 
 void
-segs_free(struct segs *s)
+sp_segs_free(struct segs *s)
 {
 	free(s->v);
 	s->v = NULL;
@@ -62,13 +62,14 @@ is_point(const struct seg *s, size_t i, size_t j)
 }
 
 size_t
-tree_nodes(const struct seg *s, size_t n)
+sp_tree_nodes(const struct seg *s, size_t n)
 {
 	if (n <= 1)
 		return 0;
 	if (is_point(s, 0, n))
 		return 1;
-	return 1 + tree_nodes(s, n / 2) + tree_nodes(s + n / 2, n - n / 2);
+	return 1 + sp_tree_nodes(s, n / 2) +
+	    sp_tree_nodes(s + n / 2, n - n / 2);
 }
 
 struct tree {
@@ -92,7 +93,7 @@ sub_label(struct tree *t, size_t i, size_t j, bool *fresh)
 	if (t->cut != NULL && t->cut(t->ctx, i, j, &l))
 		return l;
 	*fresh = true;
-	return asm_label(t->a);
+	return sp_asm_label(t->a);
 }
 
 static void
@@ -102,9 +103,9 @@ emit_sub(struct tree *t, size_t i, size_t j, uint32_t self)
 	bool ft, ff;
 	size_t mid;
 
-	asm_bind(t->a, self, t->frag);
+	sp_asm_bind(t->a, self, t->frag);
 	if (is_point(t->s, i, j)) {
-		asm_emit(t->a, t->frag, BPF_JMP | BPF_JEQ | BPF_K,
+		sp_asm_emit(t->a, t->frag, BPF_JMP | BPF_JEQ | BPF_K,
 		    (uint32_t)t->s[i + 1].start, t->s[i + 1].label,
 		    t->s[i].label);
 		return;
@@ -112,7 +113,7 @@ emit_sub(struct tree *t, size_t i, size_t j, uint32_t self)
 	mid = i + (j - i) / 2;
 	lf = sub_label(t, i, mid, &ff);
 	lt = sub_label(t, mid, j, &ft);
-	asm_emit(t->a, t->frag, BPF_JMP | BPF_JGE | BPF_K,
+	sp_asm_emit(t->a, t->frag, BPF_JMP | BPF_JGE | BPF_K,
 	    (uint32_t)t->s[mid].start, lt, lf);
 	/* the "less" side right behind, so that side needs no offset */
 	if (ff)
@@ -127,7 +128,7 @@ emit_sub(struct tree *t, size_t i, size_t j, uint32_t self)
  * emits a plain jump.
  */
 void
-tree_emit(struct asm_ctx *a, uint32_t frag, const struct seg *s, size_t n,
+sp_tree_emit(struct asm_ctx *a, uint32_t frag, const struct seg *s, size_t n,
     cut_fn *cut, void *ctx)
 {
 	struct tree t = { a, frag, s, cut, ctx };
@@ -138,7 +139,7 @@ tree_emit(struct asm_ctx *a, uint32_t frag, const struct seg *s, size_t n,
 	if (fresh)
 		emit_sub(&t, 0, n, l);
 	else
-		asm_emit(a, frag, BPF_JMP | BPF_JA, 0, l, l);
+		sp_asm_emit(a, frag, BPF_JMP | BPF_JA, 0, l, l);
 }
 
 /* ---- 64-bit keys ---- */
@@ -191,9 +192,9 @@ emit_lo(struct asm_ctx *a, uint32_t frag, const struct segs *s, uint32_t h,
 	for (i = first + 1; i < s->n && s->v[i].start >> 32 == h; i++)
 		v[n++] = (struct seg){ s->v[i].start & 0xffffffff,
 		    s->v[i].label };
-	asm_bind(a, label, frag);
-	asm_ld(a, frag, off);
-	tree_emit(a, frag, v, n, NULL, NULL);
+	sp_asm_bind(a, label, frag);
+	sp_asm_ld(a, frag, off);
+	sp_tree_emit(a, frag, v, n, NULL, NULL);
 	free(v);
 	return 0;
 }
@@ -203,13 +204,13 @@ emit_lo(struct asm_ctx *a, uint32_t frag, const struct segs *s, uint32_t h,
  * its segment.  Fails only when out of memory.
  */
 int
-classify64(struct asm_ctx *a, uint32_t frag, const struct segs *s)
+sp_classify64(struct asm_ctx *a, uint32_t frag, const struct segs *s)
 {
-	return classify64_at(a, frag, s, OFF_IP_LO);
+	return sp_classify64_at(a, frag, s, OFF_IP_LO);
 }
 
 int
-classify64_at(struct asm_ctx *a, uint32_t frag, const struct segs *s,
+sp_classify64_at(struct asm_ctx *a, uint32_t frag, const struct segs *s,
     uint32_t off)
 {
 	struct hi_ctx c = { s, NULL, NULL, 0 };
@@ -220,7 +221,7 @@ classify64_at(struct asm_ctx *a, uint32_t frag, const struct segs *s,
 	int rc = -1;
 
 	if (s->n == 1) {	/* constant: no need to look */
-		asm_emit(a, frag, BPF_JMP | BPF_JA, 0, s->v[0].label,
+		sp_asm_emit(a, frag, BPF_JMP | BPF_JA, 0, s->v[0].label,
 		    s->v[0].label);
 		return 0;
 	}
@@ -236,23 +237,23 @@ classify64_at(struct asm_ctx *a, uint32_t frag, const struct segs *s,
 			continue;
 		if (c.nsplit == 0 || split[c.nsplit - 1] != h) {
 			split[c.nsplit] = h;
-			lo_label[c.nsplit++] = asm_label(a);
+			lo_label[c.nsplit++] = sp_asm_label(a);
 		}
 		if (h != UINT32_MAX)
 			breaks[nb++] = (uint64_t)h + 1;
 	}
 	c.split = split;
 	c.lo_label = lo_label;
-	if (segs_build(&hs, breaks, nb, hi_label, &c) == -1)
+	if (sp_segs_build(&hs, breaks, nb, hi_label, &c) == -1)
 		goto out;
-	asm_ld(a, frag, off + 4);
-	tree_emit(a, frag, hs.v, hs.n, NULL, NULL);
+	sp_asm_ld(a, frag, off + 4);
+	sp_tree_emit(a, frag, hs.v, hs.n, NULL, NULL);
 	for (i = 0; i < c.nsplit; i++)
 		if (emit_lo(a, frag, s, split[i], lo_label[i], off) == -1)
 			goto out;
 	rc = 0;
 out:
-	segs_free(&hs);
+	sp_segs_free(&hs);
 	free(split);
 	free(lo_label);
 	free(breaks);

@@ -163,7 +163,7 @@ untrusted(struct sup *s, pid_t pid, const struct seccomp_data *d,
 		    (int)d->args[4]);
 		return true;
 	}
-	bad = !sup_trusted_fd(s, fd, why, size);
+	bad = !sp_sup_trusted_fd(s, fd, why, size);
 	close(fd);
 	return bad;
 }
@@ -174,17 +174,17 @@ refused(struct sup *s, pid_t pid, const char *why)
 	char comm[64], key[64];
 
 	snprintf(key, sizeof(key), "untrusted %ld", (long)pid);
-	if (!sup_first_time(s, key))
+	if (!sp_sup_first_time(s, key))
 		return;
-	sup_comm(pid, comm, sizeof(comm));
+	sp_sup_comm(pid, comm, sizeof(comm));
 	fprintf(stderr, "syspin: %s[%ld]: mmap refused: --exec=trusted: %s\n",
 	    comm, (long)pid, why);
 }
 
 int
-sup_place(struct sup *s, pid_t pid, const struct seccomp_data *d)
+sp_sup_place(struct sup *s, pid_t pid, const struct seccomp_data *d)
 {
-	struct proc *p = sup_proc(s, pid, false);
+	struct proc *p = sp_sup_proc(s, pid, false);
 	struct user_regs_struct r;
 	char why[256];
 	uint64_t at = 0;
@@ -192,25 +192,25 @@ sup_place(struct sup *s, pid_t pid, const struct seccomp_data *d)
 	long k = -1;
 
 	if (p == NULL || p->img == NULL || p->sp == NULL)
-		return sup_fail_call(pid, EACCES);
+		return sp_sup_fail_call(pid, EACCES);
 	if (untrusted(s, pid, d, why, sizeof(why))) {
 		refused(s, pid, why);
-		return sup_fail_call(pid, EACCES);
+		return sp_sup_fail_call(pid, EACCES);
 	}
 	if (p->sp->startup && (k = slot_for(pid, p, d)) >= 0) {
 		at = p->img->pin.slots[k].base;
 		p->sp->placed[k] = true;
 	} else if (s->o->pin.flags & SP_BPF_STRICT)
-		return sup_fail_call(pid, EACCES);	/* no new code */
+		return sp_sup_fail_call(pid, EACCES);	/* no new code */
 	else if ((at = band_take(pid, p->sp, d->args[1], &reserved)) == 0)
-		return sup_fail_call(pid, ENOMEM);
+		return sp_sup_fail_call(pid, ENOMEM);
 	if (ptrace(PTRACE_GETREGS, pid, 0, &r) == -1)
-		return sup_doom(s, pid);
+		return sp_sup_doom(s, pid);
 	r.rdi = at;
 	r.r10 = (r.r10 & ~(uint64_t)(MAP_FIXED | MAP_FIXED_NOREPLACE)) |
 	    (reserved ? MAP_FIXED : MAP_FIXED_NOREPLACE);
 	if (ptrace(PTRACE_SETREGS, pid, 0, &r) == -1)
-		return sup_doom(s, pid);
+		return sp_sup_doom(s, pid);
 	if (s->o->pin.verbose)
 		fprintf(stderr, "syspin: [%ld]: mmap of %llu bytes placed at "
 		    "0x%llx (%s)\n", (long)pid,

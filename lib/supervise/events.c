@@ -28,7 +28,7 @@
 #include "supervise_int.h"
 
 void
-sup_comm(pid_t pid, char *buf, size_t size)
+sp_sup_comm(pid_t pid, char *buf, size_t size)
 {
 	char path[64];
 	ssize_t n;
@@ -44,11 +44,11 @@ sup_comm(pid_t pid, char *buf, size_t size)
 }
 
 int
-sup_refuse(pid_t pid, const char *why)
+sp_sup_refuse(pid_t pid, const char *why)
 {
 	char comm[64];
 
-	sup_comm(pid, comm, sizeof(comm));
+	sp_sup_comm(pid, comm, sizeof(comm));
 	fprintf(stderr, "syspin: %s[%ld]: cannot pin: %s\n", comm, (long)pid,
 	    why);
 	kill(pid, SIGKILL);
@@ -66,28 +66,28 @@ check_exec(struct sup *s, pid_t pid)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return sup_refuse(pid, "--exec=trusted: the program cannot "
+		return sp_sup_refuse(pid, "--exec=trusted: the program cannot "
 		    "be checked");
-	if (!sup_trusted_fd(s, fd, why, sizeof(why))) {
+	if (!sp_sup_trusted_fd(s, fd, why, sizeof(why))) {
 		close(fd);
 		snprintf(msg, sizeof(msg), "--exec=trusted: %s", why);
-		return sup_refuse(pid, msg);
+		return sp_sup_refuse(pid, msg);
 	}
 	close(fd);
 	return 0;
 }
 
 int
-sup_on_exec(struct sup *s, pid_t pid)
+sp_sup_on_exec(struct sup *s, pid_t pid)
 {
-	struct proc *p = sup_proc(s, pid, true);
+	struct proc *p = sp_sup_proc(s, pid, true);
 
 	if (p == NULL)
-		return sup_refuse(pid, "out of memory");
+		return sp_sup_refuse(pid, "out of memory");
 	p->inherited = true;
 	/* The old image and its address space are gone. */
-	image_drop(p->img);
-	space_drop(p->sp);
+	sp_image_drop(p->img);
+	sp_space_drop(p->sp);
 	p->img = NULL;
 	p->sp = NULL;
 	p->bp = 0;
@@ -167,19 +167,19 @@ pin(struct sup *s, struct proc *p, struct chain **chain, struct sp_error *err)
 	img->exe = exe_of(p->pid);
 	if (sp_pin_process(p->pid, &s->o->pin, how, pins, n, &img->pin,
 	    err) == -1) {
-		image_drop(img);
+		sp_image_drop(img);
 		return NULL;
 	}
 	if (img->pin.reused >= 0) {
-		struct image *same = image_ref(imgs[img->pin.reused]);
+		struct image *same = sp_image_ref(imgs[img->pin.reused]);
 		p->pending_sig = img->pin.sig;
-		image_drop(img);
-		*chain = chain_ref(p->chain);
+		sp_image_drop(img);
+		*chain = sp_chain_ref(p->chain);
 		return same;
 	}
 	p->pending_sig = img->pin.sig;
-	if ((*chain = chain_push(p->chain, img)) == NULL) {
-		image_drop(img);
+	if ((*chain = sp_chain_push(p->chain, img)) == NULL) {
+		sp_image_drop(img);
 		sp_error_set(err, "out of memory");
 		return NULL;
 	}
@@ -187,9 +187,9 @@ pin(struct sup *s, struct proc *p, struct chain **chain, struct sp_error *err)
 }
 
 int
-sup_on_exec_done(struct sup *s, pid_t pid)
+sp_sup_on_exec_done(struct sup *s, pid_t pid)
 {
-	struct proc *p = sup_proc(s, pid, false);
+	struct proc *p = sp_sup_proc(s, pid, false);
 	struct chain *chain;
 	struct image *img;
 	struct space *sp;
@@ -200,30 +200,30 @@ sup_on_exec_done(struct sup *s, pid_t pid)
 		return 0;
 	p->exec_pending = false;
 	if ((img = pin(s, p, &chain, &err)) == NULL)
-		return sup_refuse(pid, err.msg);
+		return sp_sup_refuse(pid, err.msg);
 	s->main_pinned = s->main_pinned || pid == s->main;
 	sig = p->pending_sig;
-	if ((sp = space_new(img->pin.nslots)) == NULL) {
-		image_drop(img);
-		chain_drop(chain);
-		return sup_refuse(pid, "out of memory");
+	if ((sp = sp_space_new(img->pin.nslots)) == NULL) {
+		sp_image_drop(img);
+		sp_chain_drop(chain);
+		return sp_sup_refuse(pid, "out of memory");
 	}
 	sp->startup = img->pin.nslots > 0;
 	if (sp->startup && plant(pid, p, img->pin.entry, &err) == -1) {
-		image_drop(img);
-		space_drop(sp);
-		chain_drop(chain);
-		return sup_refuse(pid, err.msg);
+		sp_image_drop(img);
+		sp_space_drop(sp);
+		sp_chain_drop(chain);
+		return sp_sup_refuse(pid, err.msg);
 	}
-	sup_pinned(s, pid, img, sp, chain, img->pin.stops_all ||
+	sp_sup_pinned(s, pid, img, sp, chain, img->pin.stops_all ||
 	    p->stops_all);
 	return sig;
 }
 
 int
-sup_on_trap(struct sup *s, pid_t pid)
+sp_sup_on_trap(struct sup *s, pid_t pid)
 {
-	struct proc *p = sup_proc(s, pid, false);
+	struct proc *p = sp_sup_proc(s, pid, false);
 	struct user_regs_struct r;
 	struct sp_error err;
 
@@ -232,14 +232,14 @@ sup_on_trap(struct sup *s, pid_t pid)
 		return SIGTRAP;		/* not ours: the program's own */
 	r.rip = p->bp;
 	if (sp_mem_write(pid, p->bp, &p->bp_byte, 1, &err) == -1)
-		return sup_refuse(pid, err.msg);
+		return sp_sup_refuse(pid, err.msg);
 	p->bp = 0;
 	if (ptrace(PTRACE_SETREGS, pid, 0, &r) == -1)
-		return sup_refuse(pid, strerror(errno));
+		return sp_sup_refuse(pid, strerror(errno));
 	if (p->img == NULL || p->sp == NULL)
 		return 0;
 	p->sp->startup = false;
 	if (sp_pin_seal_slots(pid, &p->img->pin, p->sp->placed, &err) == -1)
-		return sup_refuse(pid, err.msg);
+		return sp_sup_refuse(pid, err.msg);
 	return 0;
 }

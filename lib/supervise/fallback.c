@@ -68,7 +68,7 @@ generate_kept(struct job *j, size_t nkeep, struct sp_bpf_prog **progs,
 
 	sp_placement_bpf_input(&j->pl, j->o->flags | SP_BPF_OUTSIDE,
 	    SP_ANSWER_SUPERVISOR, &in);
-	pin_narrow(j, &in);
+	sp_pin_narrow(j, &in);
 	if ((pins = calloc(in.npins + 1, sizeof(*pins))) == NULL)
 		return sp_error_set(err, "out of memory");
 	for (i = 0; i < in.npins; i++)
@@ -84,13 +84,13 @@ generate_kept(struct job *j, size_t nkeep, struct sp_bpf_prog **progs,
 
 /* One instruction: every call stops. */
 int
-pin_trace_all(struct job *j, struct sp_error *err)
+sp_pin_trace_all(struct job *j, struct sp_error *err)
 {
 	struct sock_filter insn = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
 	struct sp_bpf_prog all = { &insn, 1 };
 	long kret;
 
-	if (pin_install_progs(j, &all, 1, &kret, err) == -1)
+	if (sp_pin_install_progs(j, &all, 1, &kret, err) == -1)
 		return -1;
 	if (kret != 0)
 		return sp_error_sys(err, (int)-kret, "too many nested pinned "
@@ -100,7 +100,7 @@ pin_trace_all(struct job *j, struct sp_error *err)
 }
 
 int
-pin_fallback(struct job *j, struct sp_pin_result *res, struct sp_error *err)
+sp_pin_fallback(struct job *j, struct sp_pin_result *res, struct sp_error *err)
 {
 	struct sp_bpf_prog *progs;
 	size_t nprogs, nkeep = NHOT;
@@ -109,7 +109,7 @@ pin_fallback(struct job *j, struct sp_pin_result *res, struct sp_error *err)
 	for (;;) {
 		if (generate_kept(j, nkeep, &progs, &nprogs, err) == -1)
 			return -1;
-		if (pin_install_progs(j, progs, nprogs, &kret, err) == -1) {
+		if (sp_pin_install_progs(j, progs, nprogs, &kret, err) == -1) {
 			sp_bpf_free(progs, nprogs);
 			return -1;
 		}
@@ -129,7 +129,7 @@ pin_fallback(struct job *j, struct sp_pin_result *res, struct sp_error *err)
 			break;
 		nkeep /= 2;
 	}
-	if (pin_trace_all(j, err) == -1)
+	if (sp_pin_trace_all(j, err) == -1)
 		return -1;
 	res->stops_all = true;
 	return 0;

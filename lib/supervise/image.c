@@ -14,7 +14,7 @@
 #include "supervise_int.h"
 
 struct image *
-image_ref(struct image *img)
+sp_image_ref(struct image *img)
 {
 	if (img != NULL)
 		img->refs++;
@@ -22,7 +22,7 @@ image_ref(struct image *img)
 }
 
 void
-image_drop(struct image *img)
+sp_image_drop(struct image *img)
 {
 	if (img == NULL || --img->refs > 0)
 		return;
@@ -32,7 +32,7 @@ image_drop(struct image *img)
 }
 
 struct space *
-space_new(size_t nslots)
+sp_space_new(size_t nslots)
 {
 	struct space *sp = calloc(1, sizeof(*sp));
 
@@ -48,7 +48,7 @@ space_new(size_t nslots)
 }
 
 struct space *
-space_ref(struct space *sp)
+sp_space_ref(struct space *sp)
 {
 	if (sp != NULL)
 		sp->refs++;
@@ -56,11 +56,11 @@ space_ref(struct space *sp)
 }
 
 struct space *
-space_copy(const struct space *sp)
+sp_space_copy(const struct space *sp)
 {
 	struct space *c;
 
-	if (sp == NULL || (c = space_new(sp->nplaced)) == NULL)
+	if (sp == NULL || (c = sp_space_new(sp->nplaced)) == NULL)
 		return NULL;
 	c->band_next = sp->band_next;
 	c->band_wrapped = sp->band_wrapped;
@@ -70,7 +70,7 @@ space_copy(const struct space *sp)
 }
 
 void
-space_drop(struct space *sp)
+sp_space_drop(struct space *sp)
 {
 	if (sp == NULL || --sp->refs > 0)
 		return;
@@ -79,7 +79,7 @@ space_drop(struct space *sp)
 }
 
 struct chain *
-chain_ref(struct chain *c)
+sp_chain_ref(struct chain *c)
 {
 	if (c != NULL)
 		c->refs++;
@@ -87,38 +87,38 @@ chain_ref(struct chain *c)
 }
 
 void
-chain_drop(struct chain *c)
+sp_chain_drop(struct chain *c)
 {
 	while (c != NULL && --c->refs == 0) {
 		struct chain *up = c->up;
-		image_drop(c->img);
+		sp_image_drop(c->img);
 		free(c);
 		c = up;
 	}
 }
 
 struct chain *
-chain_push(struct chain *c, struct image *img)
+sp_chain_push(struct chain *c, struct image *img)
 {
 	struct chain *n = calloc(1, sizeof(*n));
 
 	if (n == NULL)
 		return NULL;
 	n->refs = 1;
-	n->img = image_ref(img);
-	n->up = chain_ref(c);
+	n->img = sp_image_ref(img);
+	n->up = sp_chain_ref(c);
 	return n;
 }
 
 void
-sup_inherit(struct proc *c, const struct proc *parent, bool vm)
+sp_sup_inherit(struct proc *c, const struct proc *parent, bool vm)
 {
-	image_drop(c->img);
-	space_drop(c->sp);
-	chain_drop(c->chain);
-	c->img = image_ref(parent->img);
-	c->sp = vm ? space_ref(parent->sp) : space_copy(parent->sp);
-	c->chain = chain_ref(parent->chain);
+	sp_image_drop(c->img);
+	sp_space_drop(c->sp);
+	sp_chain_drop(c->chain);
+	c->img = sp_image_ref(parent->img);
+	c->sp = vm ? sp_space_ref(parent->sp) : sp_space_copy(parent->sp);
+	c->chain = sp_chain_ref(parent->chain);
 	c->bp = parent->bp;
 	c->bp_byte = parent->bp_byte;
 	c->stops_all = parent->stops_all;
@@ -129,12 +129,12 @@ static void
 mark(struct proc *p, struct image *img, struct space *sp,
     struct chain *chain, bool stops_all)
 {
-	image_drop(p->img);
-	space_drop(p->sp);
-	chain_drop(p->chain);
-	p->img = image_ref(img);
-	p->sp = space_ref(sp);
-	p->chain = chain_ref(chain);
+	sp_image_drop(p->img);
+	sp_space_drop(p->sp);
+	sp_chain_drop(p->chain);
+	p->img = sp_image_ref(img);
+	p->sp = sp_space_ref(sp);
+	p->chain = sp_chain_ref(chain);
 	p->stops_all = stops_all;
 }
 
@@ -144,7 +144,7 @@ mark(struct proc *p, struct image *img, struct space *sp,
  * caller's references to img, sp and chain.
  */
 void
-sup_pinned(struct sup *s, pid_t pid, struct image *img, struct space *sp,
+sp_sup_pinned(struct sup *s, pid_t pid, struct image *img, struct space *sp,
     struct chain *chain, bool stops_all)
 {
 	struct dirent *e;
@@ -152,19 +152,19 @@ sup_pinned(struct sup *s, pid_t pid, struct image *img, struct space *sp,
 	char path[64];
 	DIR *d;
 
-	if ((p = sup_proc(s, pid, true)) != NULL)
+	if ((p = sp_sup_proc(s, pid, true)) != NULL)
 		mark(p, img, sp, chain, stops_all);
 	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
 	if ((d = opendir(path)) != NULL) {
 		while ((e = readdir(d)) != NULL) {
 			pid_t tid = (pid_t)atol(e->d_name);
 			if (tid > 0 && tid != pid &&
-			    (p = sup_proc(s, tid, false)) != NULL)
+			    (p = sp_sup_proc(s, tid, false)) != NULL)
 				mark(p, img, sp, chain, stops_all);
 		}
 		closedir(d);
 	}
-	image_drop(img);
-	space_drop(sp);
-	chain_drop(chain);
+	sp_image_drop(img);
+	sp_space_drop(sp);
+	sp_chain_drop(chain);
 }

@@ -31,7 +31,7 @@
 #include <syspin/procfs.h>
 
 bool
-sup_late_key(const struct sup *s, const char *path, char *key, size_t size)
+sp_sup_late_key(const struct sup *s, const char *path, char *key, size_t size)
 {
 	char why[256];
 	struct sp_file_id id;
@@ -43,7 +43,7 @@ sup_late_key(const struct sup *s, const char *path, char *key, size_t size)
 	    (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return false;
 	ok = fstat(fd, &st) == 0 && (s->o->pin.exec != SP_EXEC_TRUSTED ||
-	    sup_trusted_fd(s, fd, why, sizeof(why)));
+	    sp_sup_trusted_fd(s, fd, why, sizeof(why)));
 	close(fd);
 	if (!ok)
 		return false;
@@ -60,7 +60,7 @@ table_of(const struct sup *s, const char *path, struct sp_pintab *tab)
 	char key[SP_CACHE_KEY_MAX];
 	struct sp_error err;
 
-	if (!sup_late_key(s, path, key, sizeof(key)))
+	if (!sp_sup_late_key(s, path, key, sizeof(key)))
 		return false;
 	if (sp_cache_load(s->o->pin.cache, key, tab, &err) == 1)
 		return true;
@@ -136,7 +136,7 @@ passes(const struct sp_pintab *tab, const char *fn, uint32_t nr)
 }
 
 int
-sup_later_import(struct sup *s, pid_t pid, const struct sp_violation *v,
+sp_sup_later_import(struct sup *s, pid_t pid, const struct sp_violation *v,
     const struct sp_layout *lo)
 {
 	char path[4200], *fn;

@@ -74,7 +74,7 @@ tables(struct job *j, struct sp_error *err)
 	free(missing);
 	if (j->o->verbose && warn.msg[0] != '\0')
 		fprintf(stderr, "syspin: %s\n", warn.msg);
-	return j->o->reach ? pin_reach(j, err) : 0;
+	return j->o->reach ? sp_pin_reach(j, err) : 0;
 }
 
 /* A `syscall` instruction (0f 05) in the range, or 0. */
@@ -117,7 +117,7 @@ find_trap(struct job *j, struct sp_error *err)
 }
 
 int
-pin_call(struct job *j, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
+sp_pin_call(struct job *j, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
     uint64_t a3, long *ret, struct sp_error *err)
 {
 	uint64_t args[6] = { a0, a1, a2, a3, 0, 0 };
@@ -127,7 +127,7 @@ pin_call(struct job *j, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
 
 /* Anonymous memory (fd -1) in the tracee. */
 int
-pin_mmap(struct job *j, uint64_t addr, uint64_t len, uint64_t prot,
+sp_pin_mmap(struct job *j, uint64_t addr, uint64_t len, uint64_t prot,
     uint64_t flags, long *ret, struct sp_error *err)
 {
 	uint64_t args[6] = { addr, len, prot, flags | MAP_ANONYMOUS,
@@ -163,7 +163,7 @@ make_area(struct job *j, struct sp_error *err)
 		return 0;
 	free(j->saved);
 	j->saved = NULL;
-	if (pin_mmap(j, 0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, &ret,
+	if (sp_pin_mmap(j, 0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, &ret,
 	    err) == -1)
 		return -1;
 	if (ret < 0 && ret > -4096)
@@ -236,7 +236,7 @@ install_order(struct job *j, const struct sp_bpf_prog *progs, size_t nprogs,
  * it stay installed); -1 when the injection itself failed.
  */
 int
-pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
+sp_pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
     size_t nprogs, long *kret, struct sp_error *err)
 {
 	uint64_t fprog[64];
@@ -250,7 +250,7 @@ pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
 	    install_order(j, progs, nprogs, order, err) == -1)
 		return -1;
 	for (i = 0; i < nprogs; i++) {
-		if (pin_call(j, SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		if (sp_pin_call(j, SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 		    SECCOMP_FILTER_FLAG_TSYNC, fprog[order[i]], 0, &ret,
 		    err) == -1)
 			return -1;
@@ -277,7 +277,7 @@ reserve_arena(struct job *j)
 	long ret;
 	struct sp_error err;
 
-	(void)pin_mmap(j, SP_BAND_START, SP_BAND_ARENA, PROT_NONE,
+	(void)sp_pin_mmap(j, SP_BAND_START, SP_BAND_ARENA, PROT_NONE,
 	    MAP_PRIVATE | MAP_NORESERVE | MAP_FIXED_NOREPLACE, &ret, &err);
 }
 
@@ -295,7 +295,7 @@ seal_mapped(struct job *j, struct sp_error *err)
 		    (o->kind == SP_OBJ_FILE && r->start >= j->slot_lo &&
 		    r->start < j->slot_hi))
 			continue;
-		if (pin_call(j, SP_NR_MSEAL, r->start, r->end - r->start, 0,
+		if (sp_pin_call(j, SP_NR_MSEAL, r->start, r->end - r->start, 0,
 		    0, &ret, err) == -1)
 			return -1;
 	}
@@ -309,11 +309,11 @@ install(struct job *j, unsigned how, struct sp_pin_result *res,
 	long ret;
 
 	reserve_arena(j);
-	if (j->nslots > 0 && startup_reserve(j, err) == -1)
+	if (j->nslots > 0 && sp_startup_reserve(j, err) == -1)
 		return -1;
 	if (!(how & SP_PIN_STOPS_ALL) && make_area(j, err) == -1)
 		return -1;
-	if (!has_sys_admin(j->pid) && (pin_call(j, SYS_prctl,
+	if (!has_sys_admin(j->pid) && (sp_pin_call(j, SYS_prctl,
 	    PR_SET_NO_NEW_PRIVS, 1, 0, 0, &ret, err) == -1 || ret != 0))
 		return ret != 0 ? sp_error_sys(err, (int)-ret,
 		    "no_new_privs") : -1;
@@ -325,14 +325,14 @@ install(struct job *j, unsigned how, struct sp_pin_result *res,
 	}
 	if (how & SP_PIN_TRACE_ALL) {	/* syspin trace: every call stops */
 		res->stops_all = true;
-		return pin_trace_all(j, err);
+		return sp_pin_trace_all(j, err);
 	}
-	if (pin_install_progs(j, j->progs, j->nprogs, &ret, err) == -1)
+	if (sp_pin_install_progs(j, j->progs, j->nprogs, &ret, err) == -1)
 		return -1;
 	/* Programs installed before the refusal pin a part of the same
 	 * pins exactly: harmless under what the fallback installs. */
 	if (ret == -ENOMEM)
-		return pin_fallback(j, res, err);
+		return sp_pin_fallback(j, res, err);
 	if (ret != 0)
 		return sp_error_sys(err, (int)-ret, "seccomp in the process");
 	return 0;
@@ -370,7 +370,7 @@ mark_loader(struct job *j)
 
 /* --deny / --allow: the supervisor answers (verdict.c). */
 void
-pin_narrow(const struct job *j, struct sp_bpf_input *in)
+sp_pin_narrow(const struct job *j, struct sp_bpf_input *in)
 {
 	in->narrow = j->o->narrow;
 	in->narrowed = SECCOMP_RET_TRACE | SP_BPF_NARROW_DATA;
@@ -388,7 +388,7 @@ generate(struct job *j, struct sp_error *err)
 	    j->slot_lo + j->slot_used };
 	sp_placement_bpf_input(&j->pl, j->o->flags, SP_ANSWER_SUPERVISOR,
 	    &in);
-	pin_narrow(j, &in);
+	sp_pin_narrow(j, &in);
 	return sp_bpf_generate(&in, &j->progs, &j->nprogs, err);
 }
 
@@ -426,16 +426,16 @@ prepare(struct job *j, const struct sp_pin_result *const *prior,
 	    sp_layout_pid(j->pid, &j->lo, err) == -1)
 		return -1;
 	mark_loader(j);
-	if ((j->aux.base != 0 && startup_predict(j, err) == -1) ||
+	if ((j->aux.base != 0 && sp_startup_predict(j, err) == -1) ||
 	    find_trap(j, err) == -1)
 		return -1;
 	for (size_t i = 0; i < nprior; i++)
-		if ((r = pin_reuse(j, prior[i], err)) != 0) {
+		if ((r = sp_pin_reuse(j, prior[i], err)) != 0) {
 			*reused = (long)i;
 			return r == -1 ? -1 : j->aux.base != 0 ?
-			    startup_place_at(j, prior[i]->slot_lo, err) : 0;
+			    sp_startup_place_at(j, prior[i]->slot_lo, err) : 0;
 		}
-	if (j->aux.base != 0 && startup_place(j, err) == -1)
+	if (j->aux.base != 0 && sp_startup_place(j, err) == -1)
 		return -1;
 	if (sp_layout_add_stack(&j->lo, j->pid, err) == -1 ||
 	    add_later(j, err) == -1 || tables(j, err) == -1 ||
@@ -454,7 +454,7 @@ install_reused(struct job *j, const struct sp_pin_result *a,
 	size_t i;
 
 	reserve_arena(j);
-	if (j->nslots > 0 && startup_reserve(j, err) == -1)
+	if (j->nslots > 0 && sp_startup_reserve(j, err) == -1)
 		return -1;
 	for (i = 0; i < a->lo.nranges; i++) {
 		const struct sp_layout_range *r = &a->lo.ranges[i];
@@ -462,7 +462,7 @@ install_reused(struct job *j, const struct sp_pin_result *a,
 		if ((k != SP_OBJ_FILE && k != SP_OBJ_VDSO) ||
 		    (r->start >= a->slot_lo && r->start < a->slot_hi))
 			continue;
-		if (pin_call(j, SP_NR_MSEAL, r->start, r->end - r->start, 0,
+		if (sp_pin_call(j, SP_NR_MSEAL, r->start, r->end - r->start, 0,
 		    0, &ret, err) == -1)
 			return -1;
 	}
@@ -543,7 +543,7 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 	sp_bpf_free(j.progs, j.nprogs);
 	sp_placement_free(&j.pl);
 	sp_layout_free(&j.lo);
-	startup_free(j.slots, j.nslots);
+	sp_startup_free(j.slots, j.nslots);
 	return r;
 }
 
@@ -596,6 +596,6 @@ sp_pin_result_free(struct sp_pin_result *res)
 	sp_bpf_free(res->progs, res->nprogs);
 	sp_layout_free(&res->lo);
 	sp_placement_free(&res->pl);
-	startup_free(res->slots, res->nslots);
+	sp_startup_free(res->slots, res->nslots);
 	memset(res, 0, sizeof(*res));
 }

@@ -31,35 +31,35 @@ struct job {
 
 /* reach.c: drops the sites the image's code cannot reach from its
  * tables (lib/layout/reach.c); -v says how many pins are left. */
-int pin_reach(struct job *j, struct sp_error *err);
+int sp_pin_reach(struct job *j, struct sp_error *err);
 
 /* Runs nr(a0..a5) in the tracee at its trap. */
-int pin_call(struct job *j, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
+int sp_pin_call(struct job *j, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
     uint64_t a3, long *ret, struct sp_error *err);
-int pin_mmap(struct job *j, uint64_t addr, uint64_t len, uint64_t prot,
+int sp_pin_mmap(struct job *j, uint64_t addr, uint64_t len, uint64_t prot,
     uint64_t flags, long *ret, struct sp_error *err);
-int pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
+int sp_pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
     size_t nprogs, long *kret, struct sp_error *err);
 /* The narrowing of the run into in (--deny, --allow). */
-void pin_narrow(const struct job *j, struct sp_bpf_input *in);
+void sp_pin_narrow(const struct job *j, struct sp_bpf_input *in);
 /* reuse.c: moves the image to the addresses a (the same program) has,
  * whose filter then judges it.  1 moved, 0 not the same or no room (pin
  * it afresh), -1 with err (half moved: it must not run). */
-int pin_reuse(struct job *j, const struct sp_pin_result *a,
+int sp_pin_reuse(struct job *j, const struct sp_pin_result *a,
     struct sp_error *err);
 /* fallback.c: one instruction that stops every call; what is installed
  * when the whole filter did not fit. */
-int pin_trace_all(struct job *j, struct sp_error *err);
-int pin_fallback(struct job *j, struct sp_pin_result *res,
+int sp_pin_trace_all(struct job *j, struct sp_error *err);
+int sp_pin_fallback(struct job *j, struct sp_pin_result *res,
     struct sp_error *err);
 
 /* startup.c: the slots of a dynamic image's start-up objects (predicted,
  * laid out from 0), then placed (at a random distance below ld.so, or at
  * x) and added to its layout; and their reservation in the tracee. */
-int startup_predict(struct job *j, struct sp_error *err);
-int startup_place(struct job *j, struct sp_error *err);
-int startup_place_at(struct job *j, uint64_t x, struct sp_error *err);
-int startup_reserve(struct job *j, struct sp_error *err);
-void startup_free(struct sp_slot *slots, size_t n);
+int sp_startup_predict(struct job *j, struct sp_error *err);
+int sp_startup_place(struct job *j, struct sp_error *err);
+int sp_startup_place_at(struct job *j, uint64_t x, struct sp_error *err);
+int sp_startup_reserve(struct job *j, struct sp_error *err);
+void sp_startup_free(struct sp_slot *slots, size_t n);
 
 #endif

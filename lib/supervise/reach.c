@@ -5,7 +5,7 @@
  * reach (lib/layout/reach.c); the facts come from the cache, made there
  * from outside the tree when missing.  An object dlopen'ed later may call
  * what the start-up objects never do: such a call stops as a violation,
- * and sup_reach_late() allows it when the site was pinned before pruning
+ * and sp_sup_reach_late() allows it when the site was pinned before pruning
  * and the closure with the late objects' imports reaches it.  Each such
  * call costs a stop; a forged call gains only what some object loaded in
  * the process really imports.
@@ -19,7 +19,7 @@
 #include "pin_int.h"
 
 int
-pin_reach(struct job *j, struct sp_error *err)
+sp_pin_reach(struct job *j, struct sp_error *err)
 {
 	struct sp_reach_report rep;
 

@@ -125,7 +125,7 @@ late_imports(const struct sup *s, const char *path, struct names *nm)
 	struct sp_error err;
 	int rc = 0;
 
-	if (!sup_late_key(s, path, key, sizeof(key)))
+	if (!sp_sup_late_key(s, path, key, sizeof(key)))
 		return 0;
 	if (sp_reach_load(s->o->pin.cache, key, &f, &err) != 1 &&
 	    (sp_reach_fill(s->o->pin.cache, path, key, &err) == -1 ||
@@ -160,7 +160,7 @@ late_names(const struct sup *s, pid_t pid, const struct sp_layout *lo,
 }
 
 int
-sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
+sp_sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
     const struct sp_layout *lo)
 {
 	struct names nm = { 0 };

@@ -266,7 +266,7 @@ map_end(const struct sp_map *m, size_t n, uint64_t addr)
 }
 
 int
-pin_reuse(struct job *j, const struct sp_pin_result *a, struct sp_error *err)
+sp_pin_reuse(struct job *j, const struct sp_pin_result *a, struct sp_error *err)
 {
 	struct plan p;
 	struct sp_map *m;

@@ -247,7 +247,7 @@ add_to_layout(struct job *j, struct sp_error *err)
 }
 
 int
-startup_predict(struct job *j, struct sp_error *err)
+sp_startup_predict(struct job *j, struct sp_error *err)
 {
 	struct sp_needed n;
 	int r;
@@ -260,7 +260,7 @@ startup_predict(struct job *j, struct sp_error *err)
 }
 
 int
-startup_place_at(struct job *j, uint64_t x, struct sp_error *err)
+sp_startup_place_at(struct job *j, uint64_t x, struct sp_error *err)
 {
 	for (size_t i = 0; i < j->nslots; i++)
 		j->slots[i].base += x;
@@ -271,7 +271,7 @@ startup_place_at(struct job *j, uint64_t x, struct sp_error *err)
 
 /* Below ld.so, at a random distance, aligned for the largest object. */
 int
-startup_place(struct job *j, struct sp_error *err)
+sp_startup_place(struct job *j, struct sp_error *err)
 {
 	uint64_t top = lowest_kernel_mapping(j), used = j->slot_used, x;
 
@@ -281,15 +281,15 @@ startup_place(struct job *j, struct sp_error *err)
 	    x < SP_BAND_END)
 		return sp_error_set(err, "no room for the start-up objects "
 		    "below ld.so");
-	return startup_place_at(j, x, err);
+	return sp_startup_place_at(j, x, err);
 }
 
 int
-startup_reserve(struct job *j, struct sp_error *err)
+sp_startup_reserve(struct job *j, struct sp_error *err)
 {
 	long ret;
 
-	if (pin_mmap(j, j->slot_lo, j->slot_hi - j->slot_lo, PROT_NONE,
+	if (sp_pin_mmap(j, j->slot_lo, j->slot_hi - j->slot_lo, PROT_NONE,
 	    MAP_PRIVATE | MAP_NORESERVE | MAP_FIXED_NOREPLACE, &ret,
 	    err) == -1)
 		return -1;
@@ -304,7 +304,7 @@ startup_reserve(struct job *j, struct sp_error *err)
 }
 
 void
-startup_free(struct sp_slot *slots, size_t n)
+sp_startup_free(struct sp_slot *slots, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(slots[i].path);

@@ -85,65 +85,65 @@ struct sup {
 	pid_t last_pid;
 };
 
-struct proc *sup_proc(struct sup *s, pid_t pid, bool create);
-void sup_forget(struct sup *s, pid_t pid);
+struct proc *sp_sup_proc(struct sup *s, pid_t pid, bool create);
+void sp_sup_forget(struct sup *s, pid_t pid);
 
 /* image.c: sharing images and spaces. */
-struct image *image_ref(struct image *img);
-void image_drop(struct image *img);
-struct space *space_new(size_t nslots);
-struct space *space_ref(struct space *sp);
-struct space *space_copy(const struct space *sp);
-void space_drop(struct space *sp);
-struct chain *chain_ref(struct chain *c);
-void chain_drop(struct chain *c);
+struct image *sp_image_ref(struct image *img);
+void sp_image_drop(struct image *img);
+struct space *sp_space_new(size_t nslots);
+struct space *sp_space_ref(struct space *sp);
+struct space *sp_space_copy(const struct space *sp);
+void sp_space_drop(struct space *sp);
+struct chain *sp_chain_ref(struct chain *c);
+void sp_chain_drop(struct chain *c);
 /* c with img on top (takes a reference to img); NULL out of memory. */
-struct chain *chain_push(struct chain *c, struct image *img);
+struct chain *sp_chain_push(struct chain *c, struct image *img);
 /* Copies what a new thread (shares: vm) or process inherits. */
-void sup_inherit(struct proc *c, const struct proc *parent, bool vm);
+void sp_sup_inherit(struct proc *c, const struct proc *parent, bool vm);
 /* Every thread of pid's process now runs img (TSYNC). */
-void sup_pinned(struct sup *s, pid_t pid, struct image *img,
+void sp_sup_pinned(struct sup *s, pid_t pid, struct image *img,
     struct space *sp, struct chain *chain, bool stops_all);
 
 /* The thread's command name, "?" when unknown (events.c). */
-void sup_comm(pid_t pid, char *buf, size_t size);
+void sp_sup_comm(pid_t pid, char *buf, size_t size);
 /* Kills pid after saying why ("cannot pin: why"); returns -1. */
-int sup_refuse(pid_t pid, const char *why);
+int sp_sup_refuse(pid_t pid, const char *why);
 
 /* events.c: each returns the signal to resume the tracee with, or -1 when
  * the tracee was killed (do not resume it). */
-int sup_on_exec(struct sup *s, pid_t pid);
-int sup_on_exec_done(struct sup *s, pid_t pid);
-int sup_on_trap(struct sup *s, pid_t pid);
-int sup_on_seccomp(struct sup *s, pid_t pid);
+int sp_sup_on_exec(struct sup *s, pid_t pid);
+int sp_sup_on_exec_done(struct sup *s, pid_t pid);
+int sp_sup_on_trap(struct sup *s, pid_t pid);
+int sp_sup_on_seccomp(struct sup *s, pid_t pid);
 
 /* verdict.c: true the first time key is seen (a line said once). */
-bool sup_first_time(struct sup *s, const char *key);
+bool sp_sup_first_time(struct sup *s, const char *key);
 /* Fails the stopped call with -e (it does not run). */
-int sup_fail_call(pid_t pid, int e);
+int sp_sup_fail_call(pid_t pid, int e);
 /* Kills the process at its stop, as SECCOMP_RET_KILL_PROCESS would. */
-int sup_doom(struct sup *s, pid_t pid);
+int sp_sup_doom(struct sup *s, pid_t pid);
 
 /* band.c: the placement of a mapping the filter stopped (data
  * SP_BPF_PLACE_DATA): into its start-up slot or the late-code band. */
-int sup_place(struct sup *s, pid_t pid, const struct seccomp_data *d);
+int sp_sup_place(struct sup *s, pid_t pid, const struct seccomp_data *d);
 uint64_t sp_slot_maplen(uint64_t span, uint64_t align);
 
 /* later.c: 1 when v is a number that an object mapped after the image
  * was pinned passes to the exported function whose site v is at; -1: the
  * thread was killed meanwhile. */
-int sup_later_import(struct sup *s, pid_t pid, const struct sp_violation *v,
+int sp_sup_later_import(struct sup *s, pid_t pid, const struct sp_violation *v,
     const struct sp_layout *lo);
 
 /* trust.c: a file the tree may run (SP_EXEC_TRUSTED): owned by root,
  * writable by nobody else, linked, changed before the run started. */
 /* later.c: the cache key of a late object's file, when its table may be
  * believed (with --exec=trusted, a trusted file's only). */
-bool sup_late_key(const struct sup *s, const char *path, char *key,
+bool sp_sup_late_key(const struct sup *s, const char *path, char *key,
     size_t size);
 /* reach_late.c: a pruned site that objects dlopen'ed since reach: 1. */
-int sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
+int sp_sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
     const struct sp_layout *lo);
-bool sup_trusted_fd(const struct sup *s, int fd, char *why, size_t size);
+bool sp_sup_trusted_fd(const struct sup *s, int fd, char *why, size_t size);
 
 #endif

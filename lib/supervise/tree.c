@@ -33,7 +33,7 @@
 static volatile pid_t main_pid;
 
 struct proc *
-sup_proc(struct sup *s, pid_t pid, bool create)
+sp_sup_proc(struct sup *s, pid_t pid, bool create)
 {
 	struct proc *nv;
 	size_t i;
@@ -55,15 +55,15 @@ sup_proc(struct sup *s, pid_t pid, bool create)
 }
 
 void
-sup_forget(struct sup *s, pid_t pid)
+sp_sup_forget(struct sup *s, pid_t pid)
 {
 	size_t i;
 
 	for (i = 0; i < s->nprocs; i++)
 		if (s->procs[i].pid == pid) {
-			image_drop(s->procs[i].img);
-			space_drop(s->procs[i].sp);
-			chain_drop(s->procs[i].chain);
+			sp_image_drop(s->procs[i].img);
+			sp_space_drop(s->procs[i].sp);
+			sp_chain_drop(s->procs[i].chain);
 			s->procs[i] = s->procs[--s->nprocs];
 			return;
 		}
@@ -145,15 +145,15 @@ on_child(struct sup *s, pid_t parent, int event)
 	if (ptrace(PTRACE_GETEVENTMSG, parent, 0, &msg) == -1)
 		return;
 	pid = (pid_t)msg;
-	if ((c = sup_proc(s, pid, true)) == NULL)
+	if ((c = sp_sup_proc(s, pid, true)) == NULL)
 		return;
 	/* A thread (clone with CLONE_VM) shares the address space. */
 	vm = event == PTRACE_EVENT_VFORK || (event == PTRACE_EVENT_CLONE &&
 	    ptrace(PTRACE_GETREGS, parent, 0, &r) == 0 &&
 	    (r.rdi & CLONE_VM));
-	pp = sup_proc(s, parent, false);
+	pp = sp_sup_proc(s, parent, false);
 	if (pp != NULL && !c->inherited)
-		sup_inherit(c, pp, vm);
+		sp_sup_inherit(c, pp, vm);
 	if (s->o->observe != NULL && !c->inherited)
 		s->o->observe(s->o->observe_ctx, &(struct sp_observed){
 		    .kind = event == PTRACE_EVENT_CLONE ? SP_OBS_THREAD :
@@ -169,7 +169,7 @@ on_child(struct sup *s, pid_t parent, int event)
 static int
 on_new(struct sup *s, pid_t pid)
 {
-	struct proc *p = sup_proc(s, pid, true);
+	struct proc *p = sp_sup_proc(s, pid, true);
 
 	if (p == NULL || p->inherited)
 		return 0;
@@ -186,17 +186,17 @@ on_stop(struct sup *s, pid_t pid, int st)
 
 	switch (st >> 16) {
 	case PTRACE_EVENT_EXEC:
-		return sup_on_exec(s, pid);
+		return sp_sup_on_exec(s, pid);
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
 	case PTRACE_EVENT_CLONE:
 		on_child(s, pid, st >> 16);
 		return 0;
 	case PTRACE_EVENT_SECCOMP:
-		return sup_on_seccomp(s, pid);
+		return sp_sup_on_seccomp(s, pid);
 	case PTRACE_EVENT_STOP:
-		if (sup_proc(s, pid, false) == NULL ||
-		    !sup_proc(s, pid, false)->inherited)
+		if (sp_sup_proc(s, pid, false) == NULL ||
+		    !sp_sup_proc(s, pid, false)->inherited)
 			return on_new(s, pid);
 		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
 		    sig == SIGTTOU) {
@@ -205,13 +205,13 @@ on_stop(struct sup *s, pid_t pid, int st)
 		}
 		return 0;
 	case 0:
-		if ((p = sup_proc(s, pid, false)) != NULL && p->doomed) {
+		if ((p = sp_sup_proc(s, pid, false)) != NULL && p->doomed) {
 			kill(pid, SIGKILL);
 			return -1;
 		}
 		if (sig == (SIGTRAP | 0x80))	/* the end of an execve */
-			return sup_on_exec_done(s, pid);
-		return sig == SIGTRAP ? sup_on_trap(s, pid) : sig;
+			return sp_sup_on_exec_done(s, pid);
+		return sig == SIGTRAP ? sp_sup_on_trap(s, pid) : sig;
 	default:
 		return 0;
 	}
@@ -231,7 +231,7 @@ loop(struct sup *s)
 			break;	/* ECHILD: every traced process is gone */
 		}
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			sup_forget(s, pid);
+			sp_sup_forget(s, pid);
 			if (pid == s->main)
 				status = WIFEXITED(st) ? WEXITSTATUS(st) :
 				    128 + WTERMSIG(st);
@@ -243,7 +243,7 @@ loop(struct sup *s)
 		}
 		if (!WIFSTOPPED(st) || (sig = on_stop(s, pid, st)) < 0)
 			continue;
-		p = sup_proc(s, pid, false);
+		p = sp_sup_proc(s, pid, false);
 		/* after an exec: on to the end of the execve */
 		ptrace(p != NULL && p->exec_pending ? PTRACE_SYSCALL :
 		    PTRACE_CONT, pid, 0, sig);
@@ -297,15 +297,15 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 	 * would have inherited it, and been out of our reach too. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	s.main = main_pid;
-	if (sup_proc(&s, s.main, true) != NULL)
-		sup_proc(&s, s.main, false)->inherited = true;
+	if (sp_sup_proc(&s, s.main, true) != NULL)
+		sp_sup_proc(&s, s.main, false)->inherited = true;
 	status = loop(&s);
 	for (i = 0; i < s.nseen; i++)
 		free(s.seen[i].key);
 	for (i = 0; i < s.nprocs; i++) {
-		image_drop(s.procs[i].img);
-		space_drop(s.procs[i].sp);
-		chain_drop(s.procs[i].chain);
+		sp_image_drop(s.procs[i].img);
+		sp_space_drop(s.procs[i].sp);
+		sp_chain_drop(s.procs[i].chain);
 	}
 	free(s.seen);
 	free(s.procs);

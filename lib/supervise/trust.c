@@ -16,7 +16,7 @@
 #include "supervise_int.h"
 
 bool
-sup_trusted_fd(const struct sup *s, int fd, char *why, size_t size)
+sp_sup_trusted_fd(const struct sup *s, int fd, char *why, size_t size)
 {
 	struct stat st;
 

@@ -68,7 +68,7 @@ get_info(pid_t pid, struct __ptrace_syscall_info *si, struct sp_violation *v)
 
 /* Skips the stopped call: it returns -e. */
 int
-sup_fail_call(pid_t pid, int e)
+sp_sup_fail_call(pid_t pid, int e)
 {
 	struct user_regs_struct r;
 
@@ -80,7 +80,7 @@ sup_fail_call(pid_t pid, int e)
 }
 
 bool
-sup_first_time(struct sup *s, const char *key)
+sp_sup_first_time(struct sup *s, const char *key)
 {
 	struct seen *nv;
 	size_t i;
@@ -101,10 +101,10 @@ sup_first_time(struct sup *s, const char *key)
 
 /* The kernel re-runs the filters on the new number: they kill. */
 int
-sup_doom(struct sup *s, pid_t pid)
+sp_sup_doom(struct sup *s, pid_t pid)
 {
 	struct user_regs_struct r;
-	struct proc *p = sup_proc(s, pid, true);
+	struct proc *p = sp_sup_proc(s, pid, true);
 
 	if (p != NULL)
 		p->doomed = true;
@@ -133,7 +133,7 @@ record(struct sup *s, pid_t tid, const struct sp_violation *v,
 		return;
 	if (sp_proc_status(tid, "Tgid", 10, &tgid) == -1)
 		tgid = (unsigned long long)tid;
-	sup_comm(tid, comm, sizeof(comm));
+	sp_sup_comm(tid, comm, sizeof(comm));
 	memset(&ev, 0, sizeof(ev));
 	clock_gettime(CLOCK_REALTIME, &ev.time);
 	ev.pid = (long)tgid;
@@ -198,7 +198,7 @@ explain(struct sup *s, pid_t pid, const struct sp_violation *v,
 	const struct sp_layout *lo = img != NULL ? &img->pin.lo : NULL;
 	const struct sp_placement *pl = img != NULL ? &img->pin.pl : NULL;
 
-	sup_comm(pid, comm, sizeof(comm));
+	sp_sup_comm(pid, comm, sizeof(comm));
 	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
 	sp_diag_format(line, sizeof(line), comm, pid, v, lo, pl, name);
 	if (s->o->observe != NULL) {
@@ -217,7 +217,7 @@ explain(struct sup *s, pid_t pid, const struct sp_violation *v,
 	snprintf(key, sizeof(key), "%s %" PRIu32 " %s %s", img != NULL ?
 	    img->exe : "?", v->nr, v->arch == SP_AUDIT_ARCH_I386 ? "i386" : "",
 	    site);
-	if (sup_first_time(s, key)) {
+	if (sp_sup_first_time(s, key)) {
 		fprintf(stderr, "syspin: audit: %s (program %s)\n", line,
 		    img != NULL ? img->exe : "?");
 		record(s, pid, v, img, SP_VERDICT_AUDITED, "pin", 0, line);
@@ -289,19 +289,19 @@ refuse(struct sup *s, pid_t pid, const struct sp_violation *v,
 		tgid = (unsigned long long)pid;
 	snprintf(key, sizeof(key), "refused %llu %u", tgid, data);
 	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
-	sup_comm(pid, comm, sizeof(comm));
+	sp_sup_comm(pid, comm, sizeof(comm));
 	snprintf(line, sizeof(line), "%s[%llu]: %s%s refused: %s", comm, tgid,
 	    name, asked(name, data), because(s, name, d, data));
 	observed(s, pid, v, img, data == SP_BPF_DENY_DATA ? SP_OBS_DENIED :
 	    SP_OBS_REFUSED, line);
-	if (s->o->observe == NULL && sup_first_time(s, key)) {
+	if (s->o->observe == NULL && sp_sup_first_time(s, key)) {
 		fprintf(stderr, "syspin: %s\n", line);
 		record(s, pid, v, img, data == SP_BPF_DENY_DATA ?
 		    SP_VERDICT_DENIED : SP_VERDICT_REFUSED,
 		    data == SP_BPF_DENY_DATA ? "every-call" :
 		    strstr(name, "exec") ? "exec" : "memory", e, line);
 	}
-	return sup_fail_call(pid, e) == -1 ? sup_doom(s, pid) : 0;
+	return sp_sup_fail_call(pid, e) == -1 ? sp_sup_doom(s, pid) : 0;
 }
 
 /*
@@ -322,13 +322,13 @@ narrowed(struct sup *s, pid_t pid, const struct sp_violation *v,
 	if (sp_proc_status(pid, "Tgid", 10, &tgid) == -1)
 		tgid = (unsigned long long)pid;
 	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
-	sup_comm(pid, comm, sizeof(comm));
+	sp_sup_comm(pid, comm, sizeof(comm));
 	if (o->narrow_kill && !s->o->audit) {
 		snprintf(line, sizeof(line), "%s[%llu]: %s (code %" PRIu32 ") "
 		    "denied by %s: killed", comm, tgid, name, v->nr, opt);
 		fprintf(stderr, "syspin: %s\n", line);
 		record(s, pid, v, img, SP_VERDICT_KILLED, "deny-list", 0, line);
-		return sup_doom(s, pid);
+		return sp_sup_doom(s, pid);
 	}
 	snprintf(key, sizeof(key), "narrowed %llu %" PRIu32, tgid, v->nr);
 	if (s->o->observe != NULL) {
@@ -336,7 +336,7 @@ narrowed(struct sup *s, pid_t pid, const struct sp_violation *v,
 		    ") denied by %s", comm, tgid, name, v->nr, opt);
 		observed(s, pid, v, img, o->narrow_kill ? SP_OBS_VIOLATION :
 		    SP_OBS_DENIED, line);
-	} else if (sup_first_time(s, key)) {
+	} else if (sp_sup_first_time(s, key)) {
 		if (o->narrow_kill)
 			snprintf(line, sizeof(line), "%s[%llu]: %s (code %"
 			    PRIu32 ") denied by %s", comm, tgid, name, v->nr,
@@ -354,7 +354,7 @@ narrowed(struct sup *s, pid_t pid, const struct sp_violation *v,
 	}
 	if (o->narrow_kill)	/* --audit */
 		return 0;
-	return sup_fail_call(pid, e) == -1 ? sup_doom(s, pid) : 0;
+	return sp_sup_fail_call(pid, e) == -1 ? sp_sup_doom(s, pid) : 0;
 }
 
 static int
@@ -373,14 +373,14 @@ violation(struct sup *s, pid_t pid, const struct sp_violation *v,
 	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) == -1 && errno == ESRCH)
 		return -1;
 	/* A number an object dlopen'ed later passes to syscall(). */
-	later = p->img != NULL ? sup_later_import(s, pid, v,
+	later = p->img != NULL ? sp_sup_later_import(s, pid, v,
 	    &p->img->pin.lo) : 0;
 	if (later == 1)
 		observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
 	if (later != 0)
 		return later == 1 ? 0 : -1;
 	/* A site pruned as unreachable that a late object reaches. */
-	if (p->img != NULL && sup_reach_late(s, pid, v, &p->img->pin.lo)) {
+	if (p->img != NULL && sp_sup_reach_late(s, pid, v, &p->img->pin.lo)) {
 		observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
 		return 0;
 	}
@@ -388,14 +388,14 @@ violation(struct sup *s, pid_t pid, const struct sp_violation *v,
 	s->last_ip = v->ip;
 	s->last_nr = v->nr;
 	s->last_pid = pid;
-	return s->o->audit ? 0 : sup_doom(s, pid);
+	return s->o->audit ? 0 : sp_sup_doom(s, pid);
 }
 
 int
-sup_on_seccomp(struct sup *s, pid_t pid)
+sp_sup_on_seccomp(struct sup *s, pid_t pid)
 {
 	struct __ptrace_syscall_info si;
-	struct proc *p = sup_proc(s, pid, false);
+	struct proc *p = sp_sup_proc(s, pid, false);
 	struct sp_violation v;
 	struct seccomp_data d;
 	uint32_t action;
@@ -405,7 +405,7 @@ sup_on_seccomp(struct sup *s, pid_t pid)
 		return -1;
 	}
 	if (get_info(pid, &si, &v) == -1)
-		return s->o->audit ? 0 : sup_doom(s, pid);
+		return s->o->audit ? 0 : sp_sup_doom(s, pid);
 	/* No image of ours: a filter of the process's own asked. */
 	if (p == NULL || p->img == NULL)
 		return 0;
@@ -423,19 +423,20 @@ sup_on_seccomp(struct sup *s, pid_t pid)
 		return 0;
 	case SECCOMP_RET_ERRNO:
 		observed(s, pid, &v, p->img, SP_OBS_ERRNO, NULL);
-		return sup_fail_call(pid, (int)(action & SECCOMP_RET_DATA)) ==
-		    -1 ? sup_doom(s, pid) : 0;
+		return sp_sup_fail_call(pid,
+		    (int)(action & SECCOMP_RET_DATA)) == -1 ?
+		    sp_sup_doom(s, pid) : 0;
 	case SECCOMP_RET_TRACE:
 		break;
 	default:			/* KILL_PROCESS (the guard), TRAP */
 		observed(s, pid, &v, p->img, SP_OBS_VIOLATION,
 		    "killed by the rules of every call (the guard)");
-		return sup_doom(s, pid);
+		return sp_sup_doom(s, pid);
 	}
 	switch (action & SECCOMP_RET_DATA) {
 	case SP_BPF_PLACE_DATA:
 		observed(s, pid, &v, p->img, SP_OBS_PLACED, NULL);
-		return sup_place(s, pid, &d);
+		return sp_sup_place(s, pid, &d);
 	case SP_BPF_REFUSE_DATA:
 	case SP_BPF_DENY_DATA:
 		return refuse(s, pid, &v, &d, action & SECCOMP_RET_DATA,
