@@ -142,11 +142,34 @@ inspect_table(const struct sp_cache *c, struct cache_entry *e)
 	}
 }
 
+/*
+ * Reads cache file e into buf, believed (MAC, owner and mode): its size,
+ * or <= 0 with e's state and why set (what names the kind of file).
+ */
+static ssize_t
+get_believed(const struct sp_cache *c, struct cache_entry *e, void *buf,
+    size_t max, const char *what)
+{
+	struct sp_error err;
+	ssize_t n;
+
+	err.msg[0] = '\0';
+	n = sp_cache_get(c, e->name, buf, max, &err);
+	if (n > 0)
+		return n;
+	e->state = n == -1 ? (strstr(err.msg, "untrusted") ? CS_UNTRUSTED :
+	    CS_BAD) : err.msg[0] ? CS_BAD_MAC : CS_BAD;
+	if (err.msg[0] != '\0')
+		reason(e, c, err.msg);
+	else
+		snprintf(e->why, sizeof(e->why), "empty %s", what);
+	return n;
+}
+
 /* A record lists a program's objects, one path a line (run_warm.c). */
 static void
 inspect_record(const struct sp_cache *c, struct cache_entry *e)
 {
-	struct sp_error err;
 	char *buf, *p, *nl;
 	struct stat st;
 	ssize_t n;
@@ -156,15 +179,7 @@ inspect_record(const struct sp_cache *c, struct cache_entry *e)
 		snprintf(e->why, sizeof(e->why), "out of memory");
 		return;
 	}
-	err.msg[0] = '\0';
-	n = sp_cache_get(c, e->name, buf, RECORD_READ_MAX, &err);
-	if (n <= 0) {
-		e->state = n == -1 ? (strstr(err.msg, "untrusted") ?
-		    CS_UNTRUSTED : CS_BAD) : err.msg[0] ? CS_BAD_MAC : CS_BAD;
-		if (err.msg[0] != '\0')
-			reason(e, c, err.msg);
-		else
-			snprintf(e->why, sizeof(e->why), "empty record");
+	if ((n = get_believed(c, e, buf, RECORD_READ_MAX, "record")) <= 0) {
 		free(buf);
 		return;
 	}
@@ -223,7 +238,6 @@ static void
 inspect_pruning(const struct sp_cache *c, struct cache_entry *e)
 {
 	char head[sizeof(PRUNING_MAGIC) - 1];
-	struct sp_error err;
 	ssize_t n;
 	char *buf;
 
@@ -233,20 +247,12 @@ inspect_pruning(const struct sp_cache *c, struct cache_entry *e)
 		snprintf(e->why, sizeof(e->why), "not a pruning");
 		return;
 	}
-	err.msg[0] = '\0';
-	n = sp_cache_get(c, e->name, buf, e->bytes, &err);
+	n = get_believed(c, e, buf, e->bytes, "pruning");
 	if (n > 0 && (size_t)n >= sizeof(head))
 		memcpy(head, buf, sizeof(head));
 	free(buf);
-	if (n <= 0) {
-		e->state = n == -1 ? (strstr(err.msg, "untrusted") ?
-		    CS_UNTRUSTED : CS_BAD) : err.msg[0] ? CS_BAD_MAC : CS_BAD;
-		if (err.msg[0] != '\0')
-			reason(e, c, err.msg);
-		else
-			snprintf(e->why, sizeof(e->why), "empty pruning");
-	} else if ((size_t)n < sizeof(head) ||
-	    memcmp(head, PRUNING_MAGIC, sizeof(head)) != 0) {
+	if (n > 0 && ((size_t)n < sizeof(head) ||
+	    memcmp(head, PRUNING_MAGIC, sizeof(head)) != 0)) {
 		e->state = CS_OLD;
 		snprintf(e->why, sizeof(e->why), "made by another version "
 		    "of syspin");
