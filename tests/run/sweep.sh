@@ -194,11 +194,12 @@ same "xargs -P4" sh -c 'seq 1 40 | xargs -P4 -n3 sh -c "echo \$((\$0 + \$1 +
     sort -n | tr "\n" " "'
 
 # --- compression -------------------------------------------------------
+head -c 1500000 "$T/big" >"$T/mid"	# lzip -9 and xz are slow
 for z in "gzip -9" "xz -T2" "bzip2" "zstd -q -T2" "lz4 -q" "lzip"; do
 	set -- $z
 	have "$1" && same "$1 round trip" sh -c 'cp "$1" f; '"$z"' -c f >f.z &&
 	    '"$z"' -d -c f.z | cmp - f && '"$z"' -t f.z 2>/dev/null; echo $?' \
-	    - "$T/big"
+	    - "$T/mid"
 done
 have gzip && same "zcat, gunzip -r" sh -c 'mkdir d; seq 1000 >d/a; seq 5 >d/b;
     gzip -r d; ls d; zcat d/a.gz | tail -1; gunzip -r d; ls d'
