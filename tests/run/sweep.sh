@@ -21,6 +21,9 @@ CACHE=$T/cache
 server=
 trap '[ -n "$server" ] && kill $server 2>/dev/null; rm -rf "$T"' EXIT
 fail=0 ran=0 skipped=0
+# rustup finds its toolchains under the real home.
+[ -d "${RUSTUP_HOME:-$HOME/.rustup}" ] &&
+    export RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
 export LC_ALL=C HOME=$T/home TZ=UTC
 mkdir "$HOME"
 PY=$(python3 -c 'import sys; print(sys.executable)')
@@ -354,6 +357,23 @@ EOF
 		echo "skip go: the toolchain cannot build here"
 		skipped=$((skipped + 1))
 	fi
+fi
+
+# Rust's std waits on futexes through libc's syscall(), from many calls;
+# rustc (rustup's proxy, when installed so) is itself such a program.
+if have rustc; then
+	cat >"$T/r.rs" <<'EOF'
+use std::sync::{Arc, Mutex};
+fn main() {
+    let m = Arc::new(Mutex::new(0));
+    let ts: Vec<_> = (0..4).map(|i| { let m = m.clone();
+        std::thread::spawn(move || { *m.lock().unwrap() += i; }) }).collect();
+    for t in ts { t.join().unwrap(); }
+    let o = std::process::Command::new("echo").arg("child").output().unwrap();
+    println!("{} {}", *m.lock().unwrap(), String::from_utf8_lossy(&o.stdout));
+}
+EOF
+	same "rustc, a Rust program" sh -c 'rustc -O -o r "$0" && ./r' "$T/r.rs"
 fi
 
 # --- python -----------------------------------------------------------
