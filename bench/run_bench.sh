@@ -149,7 +149,8 @@ true_us=$1
 floor=
 if command -v strace >/dev/null 2>&1; then
 	floor=$("$B/bench/spawn_bench" "$SPAWNS" /usr/bin/env /bin/true \
-	    -- strace -f -qq -e trace=none -o /dev/null /bin/true)
+	    -- "$(command -v strace)" -f -qq -e trace=none -o /dev/null \
+	    /bin/true)
 fi
 echo
 echo "syspin run: start-up, warm cache (median of $SPAWNS spawns, interleaved)"
