@@ -160,8 +160,11 @@ same "findutils" sh -c 'mkdir -p a/b/c && touch a/1 a/b/2 a/b/c/3 &&
     wc -w; find a -name 3 -delete; find a | sort | xargs -n2 echo;
     printf "%s\0" 1 2 3 4 5 6 7 8 | xargs -0 -P4 -n1 sh -c "echo \$0" |
     sort; locate -V >/dev/null 2>&1; true'
-same "find / -xdev" sh -c 'find / -xdev -name x -path "/tmp/*" -prune -o \
-    -name x -print 2>/dev/null | sort | head -50; echo "status $?"'
+# The whole file system is walked; only what lies under /usr and /etc is
+# compared, not find's status (elsewhere others may make and remove files
+# meanwhile: a directory gone during the walk is an error).
+same "find / -xdev" sh -c 'find / -xdev -name x 2>/dev/null >all
+    grep -E "^/(usr|etc)/" all | sort | head -50'
 same "diffutils" sh -c 'printf "a\nb\nc\n" >1; printf "a\nB\nc\nd\n" >2;
     diff 1 2; diff -u 1 2 | tail -n +3; cmp 1 2; diff3 1 2 1; sdiff -w40 1 2;
     diff -r . . ; echo $?'
