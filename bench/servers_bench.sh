@@ -37,8 +37,13 @@ R="$SYSPIN run --cache-dir $T/cache"
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 pids=""
+# Each server leads a process group of its own (up): an unpinned
+# master killed alone would leave its workers running.
 cleanup() {
-	for p in $pids; do kill -KILL "$p" 2>/dev/null; done
+	for p in $pids; do
+		kill -KILL "-$p" 2>/dev/null
+		kill -KILL "$p" 2>/dev/null
+	done
 	wait 2>/dev/null
 	rm -rf "$T"
 }
@@ -47,13 +52,14 @@ trap 'exit 1' INT TERM HUP
 cd "$T" || exit 1
 
 port() { "$PY" "$TS/net.py" port; }
-# up NAME PORT CMD...: CMD in the background (output in $T/NAME.log, its
-# pid in $last), listening on PORT within 30 s.
+# up NAME PORT CMD...: CMD in the background, in a session of its own
+# (output in $T/NAME.log, its pid in $last: setsid does not fork in a
+# process that is not a group leader), listening on PORT within 30 s.
 up() {
 	n=$1
 	p=$2
 	shift 2
-	"$@" >"$T/$n.log" 2>&1 &
+	setsid "$@" >"$T/$n.log" 2>&1 &
 	pids="$pids $!"
 	last=$!
 	"$PY" "$TS/net.py" wait "$p" 30 && return 0
