@@ -144,6 +144,17 @@ const struct sp_symbol *sp_elf_symbol_named(const struct sp_elf *elf,
  * name). */
 const char *sp_elf_dynsym(const struct sp_elf *elf, uint64_t i,
     Elf64_Sym *sym);
+/* Whether a dynamic symbol may name a function: any import but a TLS
+ * one (an importer's type is a guess), a definition that is not data. */
+bool sp_elf_may_be_code(const Elf64_Sym *sym);
+
+/*
+ * Whether the file open at fd is a dynamic loader run as a program
+ * (`ld.so PROG`): a shared object without an interpreter (ET_DYN, a
+ * PT_DYNAMIC, no PT_INTERP, no DF_1_PIE).  It maps the objects it loads
+ * as the interpreter of a program would.  1 yes, 0 no, -1 with err.
+ */
+int sp_elf_fd_is_loader(int fd, struct sp_error *err);
 
 /* Opens and validates PATH.  Returns 0, or -1 with err set. */
 int sp_elf_open(struct sp_elf *elf, const char *path, struct sp_error *err);

@@ -60,7 +60,7 @@ struct sp_reach_edge {
 
 /* The facts' format, in their files and in the keys of what derives
  * from them: changed whenever an analysis makes other facts. */
-#define SP_REACH_FORMAT "SPREACH3"
+#define SP_REACH_FORMAT "SPREACH4"
 
 /* Objects with more executable bytes are not decoded (libLLVM's 60 MB
  * would cost seconds at an exec): reachable whole, their imports all

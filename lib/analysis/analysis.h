@@ -112,6 +112,10 @@ int sp_xrefs_find(struct analysis *a, const uint64_t *targets, size_t n,
 /* Resolves the numbers passed in parameter `param` to function `func`. */
 const struct presult *sp_resolve_param(struct analysis *a, uint64_t func,
     int param);
+/* Each caller of func apart: the numbers of those that can be read, and
+ * whether one cannot.  Whether anything calls func. */
+bool sp_resolve_each_caller(struct analysis *a, uint64_t func, int param,
+    struct nrset *known, bool *unresolved);
 /* Resolves the numbers callers store at *(param + off) (width bytes). */
 const struct presult *sp_resolve_deref(struct analysis *a, uint64_t func,
     int param, int64_t off, unsigned width);

@@ -17,21 +17,26 @@ struct import_acc {
 	bool unresolved, called;
 };
 
+/*
+ * The numbers the calls through target (a PLT stub or a GOT slot) pass,
+ * caller by caller: the loader adds nothing for an unresolved call, so
+ * the others' numbers must survive it.
+ */
 static void
 fold(struct analysis *a, uint64_t target, int param, struct import_acc *acc)
 {
-	const struct presult *p = sp_resolve_param(a, target, param);
+	struct nrset known;
+	bool unresolved;
 
-	if (p->no_callers && !p->nrs.top)
+	if (!sp_resolve_each_caller(a, target, param, &known, &unresolved))
 		return;		/* imported but never called directly */
 	acc->called = true;
-	if (p->nrs.top) {
+	acc->unresolved |= unresolved;
+	sp_nrset_union(&acc->nrs, &known);
+	if (acc->nrs.top) {
+		sp_nrset_clear(&acc->nrs);
 		acc->unresolved = true;
-		return;
 	}
-	sp_nrset_union(&acc->nrs, &p->nrs);
-	if (acc->nrs.top)
-		acc->unresolved = true;
 }
 
 static int

@@ -43,8 +43,7 @@ sym_reloc(struct rf_build *b, const Elf64_Rela *r)
 		return sp_rf_root(b, (uint64_t)r->r_addend);
 	if ((name = sp_elf_dynsym(e, si, &s)) == NULL)
 		return 0;
-	if (ELF64_ST_TYPE(s.st_info) == STT_OBJECT ||
-	    ELF64_ST_TYPE(s.st_info) == STT_TLS)
+	if (!sp_elf_may_be_code(&s))
 		return 0;
 	if (s.st_shndx != SHN_UNDEF && sp_rf_root(b, s.st_value +
 	    (uint64_t)r->r_addend) != 0)

@@ -282,6 +282,46 @@ resolve_into(struct analysis *a, struct presult *r)
 	r->no_callers = !r->nrs.top && r->nrs.count == 0 && r->nvia == 0;
 }
 
+/*
+ * Each caller of func on its own: the union of the numbers those that can
+ * be read pass (*known), and whether any cannot (*unresolved).  For an
+ * import, whose unreadable calls add nothing at load time: one such call
+ * must not take the others' numbers with it (rustup: a hundred calls of
+ * syscall(SYS_futex, ...) and one passing a variable).  Returns whether
+ * anything calls func.
+ */
+bool
+sp_resolve_each_caller(struct analysis *a, uint64_t func, int param,
+    struct nrset *known, bool *unresolved)
+{
+	struct xref *xs;
+	size_t nx;
+	uint64_t t = func;
+	bool called = false;
+
+	sp_nrset_clear(known);
+	*unresolved = false;
+	if (sp_xrefs_find(a, &t, 1, false, &xs, &nx) != 0) {
+		*unresolved = true;
+		return true;
+	}
+	for (size_t i = 0; i < nx; i++) {
+		struct presult r = { .func = func, .param = param };
+		one_caller(a, &r, &xs[i]);
+		if (r.nrs.top)
+			*unresolved = true;
+		else
+			sp_nrset_union(known, &r.nrs);
+		called |= r.nrs.top || r.nrs.count > 0;
+	}
+	free(xs);
+	if (known->top) {	/* too many numbers to keep */
+		sp_nrset_clear(known);
+		*unresolved = true;
+	}
+	return called;
+}
+
 static long
 memo_find(const struct analysis *a, const struct presult *q)
 {

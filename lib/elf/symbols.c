@@ -241,6 +241,23 @@ collect_objects(const struct sp_elf *elf, const struct symtab *t,
 	return 0;
 }
 
+/*
+ * Whether a dynamic symbol may name a function.  A defined symbol says
+ * what it is; an undefined one only guesses, and the definition decides:
+ * Go's internal linker types every import STT_OBJECT, pthread_create
+ * included, so its type must not hide a call.  A data import taken as a
+ * name matches no function export: it only costs a lookup.
+ */
+bool
+sp_elf_may_be_code(const Elf64_Sym *s)
+{
+	int type = ELF64_ST_TYPE(s->st_info);
+
+	if (s->st_shndx == SHN_UNDEF)
+		return type != STT_TLS;
+	return type != STT_OBJECT && type != STT_TLS;
+}
+
 /* GOT slot -> symbol name, from JUMP_SLOT and GLOB_DAT relocations. */
 static int
 collect_got(struct sp_elf *elf, const struct symtab *dyn, uint64_t rel,
@@ -268,7 +285,7 @@ collect_got(struct sp_elf *elf, const struct symtab *dyn, uint64_t rel,
 			continue;
 		Elf64_Sym s = sym_at(dyn, si);
 		const char *name = sym_name(dyn, s.st_name);
-		if (name == NULL || ELF64_ST_TYPE(s.st_info) == STT_OBJECT)
+		if (name == NULL || !sp_elf_may_be_code(&s))
 			continue;
 		if (elf->ngot == *cap) {
 			*cap = *cap ? *cap * 2 : 64;

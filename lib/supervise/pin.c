@@ -356,18 +356,6 @@ restore(struct job *j, struct sp_error *err)
 	return r;
 }
 
-/* The interpreter (AT_BASE) is the loader: its mmap places objects. */
-static void
-mark_loader(struct job *j)
-{
-	size_t i;
-
-	for (i = 0; j->aux.base != 0 && i < j->lo.nobjs; i++)
-		if (j->lo.objs[i].kind == SP_OBJ_FILE &&
-		    j->lo.objs[i].base == j->aux.base)
-			j->lo.objs[i].loader = true;
-}
-
 /* --deny / --allow: the supervisor answers (verdict.c). */
 void
 sp_pin_narrow(const struct job *j, struct sp_bpf_input *in)
@@ -425,7 +413,7 @@ prepare(struct job *j, const struct sp_pin_result *const *prior,
 	if (sp_auxv_pid(j->pid, &j->aux, err) == -1 ||
 	    sp_layout_pid(j->pid, &j->lo, err) == -1)
 		return -1;
-	mark_loader(j);
+	sp_startup_mark_loader(j);
 	if ((j->aux.base != 0 && sp_startup_predict(j, err) == -1) ||
 	    find_trap(j, err) == -1)
 		return -1;
@@ -575,7 +563,7 @@ sp_pin_rebuild(pid_t pid, const struct sp_pin_opts *o,
 	if (sp_auxv_pid(pid, &j.aux, err) == 0 &&
 	    sp_layout_pid(pid, &j.lo, err) == 0) {
 		drop_band(&j.lo);
-		mark_loader(&j);
+		sp_startup_mark_loader(&j);
 		if (sp_layout_add_stack(&j.lo, pid, err) == 0 &&
 		    add_later(&j, err) == 0 && tables(&j, err) == 0 &&
 		    sp_layout_place(&j.lo, &j.pl, err) == 0 &&

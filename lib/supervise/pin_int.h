@@ -57,6 +57,9 @@ int sp_pin_fallback(struct job *j, struct sp_pin_result *res,
  * laid out from 0), then placed (at a random distance below ld.so, or at
  * x) and added to its layout; and their reservation in the tracee. */
 int sp_startup_predict(struct job *j, struct sp_error *err);
+/* Marks the object whose mmap places objects: the interpreter, or the
+ * program when it is a loader run by name (`ld.so PROG`). */
+void sp_startup_mark_loader(struct job *j);
 int sp_startup_place(struct job *j, struct sp_error *err);
 int sp_startup_place_at(struct job *j, uint64_t x, struct sp_error *err);
 int sp_startup_reserve(struct job *j, struct sp_error *err);

@@ -28,6 +28,7 @@
 #include <sys/user.h>
 #include <unistd.h>
 
+#include <syspin/elf.h>
 #include <syspin/needed.h>
 #include <syspin/procfs.h>
 
@@ -185,6 +186,40 @@ lowest_kernel_mapping(const struct job *j)
 			lo = j->lo.ranges[i].start;
 	}
 	return lo;
+}
+
+/*
+ * The loader places the objects it maps (band.c): the interpreter
+ * (AT_BASE); without one, the program itself when it is a dynamic loader
+ * run by name (`ld.so PROG`, ldd): it then maps PROG, whose reservation,
+ * placed in the late-code band, is where PROG's code may go.  Without the
+ * mark, PROG's code (mapped MAP_FIXED over a reservation ld.so made where
+ * it liked) is refused, and ldd fails ("not a dynamic executable").
+ */
+void
+sp_startup_mark_loader(struct job *j)
+{
+	struct sp_error err;
+	char path[64];
+	int fd, r;
+
+	for (size_t i = 0; j->aux.base != 0 && i < j->lo.nobjs; i++)
+		if (j->lo.objs[i].kind == SP_OBJ_FILE &&
+		    j->lo.objs[i].base == j->aux.base)
+			j->lo.objs[i].loader = true;
+	if (j->aux.base != 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)j->pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return;
+	r = sp_elf_fd_is_loader(fd, &err);
+	close(fd);
+	for (size_t i = 0; r == 1 && i < j->lo.nranges; i++) {
+		struct sp_object *o = &j->lo.objs[j->lo.ranges[i].obj];
+		if (o->kind == SP_OBJ_FILE && j->aux.entry >=
+		    j->lo.ranges[i].start && j->aux.entry < j->lo.ranges[i].end)
+			o->loader = true;
+	}
 }
 
 static bool

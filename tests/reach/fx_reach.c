@@ -2,7 +2,8 @@
 /*
  * What reaches a system call: 500 nothing (pruned), 501 a function
  * pointer, 502 a constructor (.init_array), 503 a tail jump, 504 a case
- * of a jump table, 505 a call through the PLT into another object.
+ * of a jump table, 505 and 508 a call through the PLT into another
+ * object.
  * DLSYM_CONST looks lib_named up by a constant name, DLSYM_ANY looks up
  * whatever argv[1] names (every export reachable).
  */
@@ -58,6 +59,7 @@ main(int argc, char **argv)
 	fp();
 	tail_caller();
 	lib_used();
+	lib_typed();
 #if defined(DLSYM_CONST)
 	((void (*)(void))dlsym(RTLD_DEFAULT, "lib_named"))();
 #elif defined(DLSYM_ANY)

@@ -10,5 +10,6 @@
 void lib_used(void);		/* 505: called through the PLT */
 void lib_unused(void);		/* 506: exported, called by nobody */
 void lib_named(void);		/* 507: dlsym("lib_named") */
+void lib_typed(void);		/* 508: the PLT, its import retyped */
 
 #endif

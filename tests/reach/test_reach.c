@@ -6,12 +6,16 @@
  *
  * usage: test_reach FX_REACH FX_REACH_CONST FX_REACH_ANY LIBFX_REACH
  */
+#include <fcntl.h>
+#include <gelf.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -46,6 +50,56 @@ load(struct img *m, size_t i, const char *path)
 	assert_int_equal(sp_reach_facts_build(&m->elf[i], &m->facts[i],
 	    &err), 0);
 	assert_int_equal(m->facts[i].whole, SP_REACH_PARTIAL);
+}
+
+/*
+ * A copy of prog whose import `name` is typed STT_OBJECT in .dynsym, as
+ * Go's internal linker types every import (pthread_create included); the
+ * path, to be removed by the caller.
+ */
+static char *
+retyped(const char *prog, const char *name)
+{
+	char *path = strdup("/tmp/syspin-reach-retyped.XXXXXX");
+	char cmd[512];
+	Elf_Scn *scn = NULL;
+	int fd, done = 0;
+	Elf *e;
+
+	assert_non_null(path);
+	assert_true((fd = mkstemp(path)) >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", prog, path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_not_equal(elf_version(EV_CURRENT), EV_NONE);
+	assert_true((fd = open(path, O_RDWR)) >= 0);
+	assert_non_null(e = elf_begin(fd, ELF_C_RDWR, NULL));
+	/* Keep the file's layout: only one byte of one symbol changes. */
+	elf_flagelf(e, ELF_C_SET, ELF_F_LAYOUT);
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		gelf_getshdr(scn, &sh);
+		if (sh.sh_type != SHT_DYNSYM || (d = elf_getdata(scn, NULL)) ==
+		    NULL)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			gelf_getsym(d, (int)i, &sym);
+			if (sym.st_shndx != SHN_UNDEF || strcmp(elf_strptr(e,
+			    sh.sh_link, sym.st_name), name) != 0)
+				continue;
+			sym.st_info = GELF_ST_INFO(STB_GLOBAL, STT_OBJECT);
+			gelf_update_sym(d, (int)i, &sym);
+			elf_flagdata(d, ELF_C_SET, ELF_F_DIRTY);
+			done = 1;
+		}
+	}
+	assert_true(done);
+	assert_true(elf_update(e, ELF_C_WRITE) >= 0);
+	elf_end(e);
+	close(fd);
+	return path;
 }
 
 /* The program prog with the fixture library, pruned. */
@@ -87,6 +141,7 @@ test_paths(void **state)
 	assert_true(m.left.nr[503]);	/* a tail jump */
 	assert_true(m.left.nr[504]);	/* a jump table's case */
 	assert_true(m.left.nr[505]);	/* the PLT, into the library */
+	assert_true(m.left.nr[508]);
 	assert_false(m.left.nr[506]);	/* exported, never called */
 	assert_false(m.left.nr[507]);
 	assert_false(m.rep.dlsym);
@@ -119,6 +174,23 @@ test_dlsym_any(void **state)
 	assert_true(m.left.nr[507]);
 	assert_false(m.left.nr[500]);	/* static: no name to look up */
 	img_free(&m);
+}
+
+/* An import's type in the importer is a guess: one typed STT_OBJECT
+ * (Go's linker) is still called through the PLT. */
+static void
+test_import_typed_object(void **state)
+{
+	char *path = retyped(files[0], "lib_typed");
+	struct img m;
+
+	(void)state;
+	prune(&m, path);
+	assert_true(m.left.nr[508]);	/* the PLT, into the library */
+	assert_false(m.left.nr[506]);
+	img_free(&m);
+	unlink(path);
+	free(path);
 }
 
 /* Names code outside the image calls (an object dlopen'ed later). */
@@ -185,6 +257,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_dlsym_constant),
 		cmocka_unit_test(test_dlsym_any),
+		cmocka_unit_test(test_import_typed_object),
 		cmocka_unit_test(test_late_names),
 		cmocka_unit_test(test_encoding),
 	};
