@@ -14,7 +14,10 @@
 # 20 reloads of each.  Needs root (the servers drop to their users); a
 # server that is not installed is left out.
 # usage: bench/servers_bench.sh BUILD    (PAIRS=5 DUR=5 by default;
-#        SERVERS="nginx haproxy redis memcached postgresql": which ones)
+#        SERVERS="nginx haproxy redis memcached postgresql": which ones;
+#        PINNED=minip: the "pinned" side under the smallest filter that
+#        reads the instruction pointer instead (bench/min_ip_exec.c), the
+#        floor of any such filter, to set syspin's ratios against)
 set -u
 B=$(cd "${1:-build}" && pwd)
 SYSPIN=$B/cli/syspin
@@ -34,6 +37,7 @@ fi
 T=$(mktemp -d /tmp/syspin-bench-servers.XXXXXX)
 chmod 755 "$T"
 R="$SYSPIN run --cache-dir $T/cache"
+[ "${PINNED:-}" = minip ] && R=$B/bench/min_ip_exec
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 pids=""
@@ -146,7 +150,8 @@ pairs() {
 		done
 		i=$((i + 1))
 	done
-	awk -v label="$2" -v lat="${6:-p99}" -v hz="$HZ" -v s=$((PAIRS * DUR)) '
+	awk -v label="$2" -v lat="${6:-p99}" -v hz="$HZ" -v s=$((PAIRS * DUR)) \
+	    -v minip="${PINNED:-}" '
 	function med(a, n,   i, j, t) {
 		for (i = 2; i <= n; i++)
 			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
@@ -177,12 +182,18 @@ pairs() {
 		    label, med(tu, n), med(tp, n), med(st, n), lo_t, hi_t
 		printf "  %7.3f %7.3f ms  %5.3fx [%5.3f-%5.3f] %-12s",
 		    med(lu, n), med(lp, n), med(sl, n), lo_l, hi_l, lat
-		printf " %4.1f%%%s\n",
-		    100 * sup / hz / s, bad ? "  (ERRORS: a run failed)" : ""
+		# under min_ip_exec there is no supervisor: $sup is the server
+		if (minip == "minip")
+			printf "    -%s\n", bad ? "  (ERRORS: a run failed)" : ""
+		else
+			printf " %4.1f%%%s\n",
+			    100 * sup / hz / s, bad ? "  (ERRORS: a run failed)" : ""
 	}' "$T/$1.res"
 }
 
 echo
+[ "${PINNED:-}" = minip ] &&
+    echo "(PINNED=minip: \"pinned\" is the smallest instruction-pointer filter)"
 echo "servers: pinned / unpinned, $PAIRS interleaved pairs of ${DUR} s" \
     "(median ratio [lowest-highest])"
 printf "  %-29s %17s  %-20s  %18s  %-33s %s\n" "" "throughput (/s)" \
