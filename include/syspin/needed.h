@@ -74,6 +74,14 @@ struct sp_needed_in {
 	bool secure;		/* AT_SECURE */
 	const char *preload_file;	/* "/etc/ld.so.preload", or NULL */
 	const char *ldcache_file;	/* "/etc/ld.so.cache", or NULL */
+	/* A chroot'ed process: its absolute paths (exe, cwd, every name
+	 * searched) are opened below root ("/proc/PID/root"), and the real
+	 * paths found, as we see them, lose root_view (that directory's
+	 * path for us) where they are the process's $ORIGIN.  The objects'
+	 * paths returned are ours.  NULL, NULL: the process shares our
+	 * root. */
+	const char *root;
+	const char *root_view;
 };
 
 #define SP_NEEDED_PROGRAM 0x1u	/* from the program or ld.so.preload */

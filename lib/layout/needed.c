@@ -122,7 +122,7 @@ add_origin(struct ctx *c, size_t i, const char *path)
 	char *dir;
 
 	if (o->origins.n >= SP_ND_MAX_ORIGINS ||
-	    (dir = sp_nd_dirname(path)) == NULL)
+	    (dir = sp_nd_dirname(sp_nd_unrooted(&c->s, path))) == NULL)
 		return;
 	if (!sp_nd_strv_has(&o->origins, dir))
 		(void)sp_nd_strv_add(&o->origins, dir);
@@ -200,9 +200,10 @@ open_candidate(struct ctx *c, const char *path, unsigned flags)
 	int fd;
 
 	/* stat first: opening a device may do things, a FIFO may block. */
-	if (stat(path, &st) == -1 || !S_ISREG(st.st_mode))
+	if (sp_nd_stat(&c->s, path, &st) == -1 || !S_ISREG(st.st_mode))
 		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = sp_nd_open(&c->s, path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+	    O_NONBLOCK);
 	if (fd == -1)
 		return -1;
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
@@ -423,18 +424,19 @@ static int
 load_program(struct ctx *c, struct sp_error *err)
 {
 	const char *exe = c->in->exe;
+	char *abs, *real;
 	struct sp_error e;
 	struct stat st;
 	struct obj *o;
-	char *abs, *real;
-	int fd;
+	int fd = -1;
 
 	if (grow_objs(c) == -1 || (abs = sp_nd_absolute(&c->s, exe)) == NULL)
 		return sp_error_set(err, "%s: out of memory", exe);
 	o = &c->objs[0];
 	memset(o, 0, sizeof(*o));
 	c->nobjs = 1;
-	if ((fd = open(abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1 ||
+	if ((fd = sp_nd_open(&c->s, abs, O_RDONLY | O_CLOEXEC |
+	    O_NONBLOCK)) == -1 ||
 	    fstat(fd, &st) == -1) {
 		sp_error_sys(err, errno, "%s", exe);
 		goto fail;
@@ -473,7 +475,7 @@ find_interp(struct ctx *c)
 	if (c->objs[0].dyn.interp == NULL ||
 	    (abs = sp_nd_absolute(&c->s, c->objs[0].dyn.interp)) == NULL)
 		return;
-	if (stat(abs, &st) == 0) {
+	if (sp_nd_stat(&c->s, abs, &st) == 0) {
 		sp_file_id_from_stat(&c->interp_id, &st);
 		c->have_interp = true;
 	}
@@ -569,6 +571,12 @@ sp_needed_resolve(const struct sp_needed_in *in, struct sp_needed *out,
 		return sp_error_set(err, "no program");
 	if (sp_nd_init(&c.s, in->cwd, in->exe, err) == -1)
 		goto out;
+	c.s.root_view = in->root_view;
+	if (in->root != NULL && (c.s.rootfd = open(in->root, O_PATH |
+	    O_DIRECTORY | O_CLOEXEC)) == -1) {
+		sp_error_sys(err, errno, "%s", in->root);
+		goto out;
+	}
 	if ((c.queue = calloc(QUEUE_CAP, sizeof(*c.queue))) == NULL) {
 		sp_error_set(err, "%s: out of memory", in->exe);
 		goto out;

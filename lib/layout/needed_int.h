@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include <syspin/error.h>
 
@@ -60,6 +61,8 @@ struct sp_nd_search {
 	struct sp_nd_map dirmap;	/* directory -> index into dirs */
 	struct sp_nd_strv **dirs;	/* its existing search directories */
 	size_t ndirs, capdirs;
+	int rootfd;		/* sp_needed_in's root, or -1 */
+	const char *root_view;	/* sp_needed_in's */
 };
 
 int sp_nd_init(struct sp_nd_search *s, const char *cwd, const char *exe,
@@ -99,6 +102,17 @@ extern const char *const sp_nd_system_dirs[];
 
 /* Is path in (or below) one of them? */
 bool sp_nd_in_system_dir(const char *path);
+
+/*
+ * open(2) and stat(2) of path as the process names it: below s->rootfd
+ * when there is one, its symbolic links resolved there too.
+ */
+int sp_nd_open(const struct sp_nd_search *s, const char *path, int flags);
+int sp_nd_stat(const struct sp_nd_search *s, const char *path,
+    struct stat *st);
+
+/* A path of ours as the process sees it (without s->root_view). */
+const char *sp_nd_unrooted(const struct sp_nd_search *s, const char *path);
 
 /* The real path of an open file (its /proc/self/fd link), else path's. */
 char *sp_nd_fd_path(int fd, const char *path);

@@ -15,13 +15,17 @@
  * of them left out.  Only existing directories are descended into, so
  * the legacy tree costs a handful of stats per directory.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/openat2.h>
 
 #include <syspin/needed.h>
 
@@ -52,6 +56,7 @@ sp_nd_init(struct sp_nd_search *s, const char *cwd, const char *exe,
     struct sp_error *err)
 {
 	memset(s, 0, sizeof(*s));
+	s->rootfd = -1;
 	s->exe = exe;
 	s->err = err;
 	s->cwd = cwd != NULL ? strdup(cwd) : getcwd(NULL, 0);
@@ -72,7 +77,10 @@ sp_nd_free(struct sp_nd_search *s)
 	free(s->dirs);
 	sp_nd_map_free(&s->dirmap);
 	free(s->cwd);
+	if (s->rootfd >= 0)
+		close(s->rootfd);
 	memset(s, 0, sizeof(*s));
+	s->rootfd = -1;
 }
 
 int
@@ -114,6 +122,42 @@ sp_nd_join(char *buf, size_t size, const char *dir, const char *name)
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
+int
+sp_nd_open(const struct sp_nd_search *s, const char *path, int flags)
+{
+	struct open_how how = { .flags = (uint64_t)flags,
+	    .resolve = RESOLVE_IN_ROOT };
+
+	if (s->rootfd < 0)
+		return open(path, flags);
+	return (int)syscall(SYS_openat2, s->rootfd, path, &how, sizeof(how));
+}
+
+int
+sp_nd_stat(const struct sp_nd_search *s, const char *path, struct stat *st)
+{
+	int fd, r;
+
+	if (s->rootfd < 0)
+		return stat(path, st);
+	if ((fd = sp_nd_open(s, path, O_PATH | O_CLOEXEC)) == -1)
+		return -1;
+	r = fstat(fd, st);
+	close(fd);
+	return r;
+}
+
+const char *
+sp_nd_unrooted(const struct sp_nd_search *s, const char *path)
+{
+	size_t l;
+
+	if (s->root_view == NULL || (l = strlen(s->root_view)) <= 1 ||
+	    strncmp(path, s->root_view, l) != 0 || path[l] != '/')
+		return path;
+	return path + l;
+}
+
 static bool
 is_dir(struct sp_nd_search *s, const char *path)
 {
@@ -121,7 +165,7 @@ is_dir(struct sp_nd_search *s, const char *path)
 
 	if (sp_nd_spend(s) == -1)
 		return false;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	return sp_nd_stat(s, path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* Was legacy[i] tried already at this level ("x86_64" is there twice)? */

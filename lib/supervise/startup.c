@@ -133,32 +133,59 @@ env_free(struct env *e)
 	free(e->preload);
 }
 
+/* path (ours) as the chroot'ed process sees it, or path. */
+static const char *
+unrooted(const char *root, const char *path)
+{
+	size_t l = root != NULL ? strlen(root) : 0;
+
+	if (path == NULL || l <= 1 || strncmp(path, root, l) != 0 ||
+	    path[l] != '/')
+		return path;
+	return path + l;
+}
+
 static int
 predict(struct job *j, struct sp_needed *n, struct sp_error *err)
 {
+	char rootdir[64], preload[96], ldcache[96];
 	struct sp_needed_in in;
+	char *exe, *cwd, *root;
 	struct env e;
-	char *exe, *cwd;
 	int r = -1;
 
 	if (read_env(j->pid, &e, err) == -1)
 		return -1;
 	exe = proc_link(j->pid, "exe");
 	cwd = proc_link(j->pid, "cwd");
+	root = proc_link(j->pid, "root");
+	memset(&in, 0, sizeof(in));
+	in.preload_file = "/etc/ld.so.preload";
+	in.ldcache_file = "/etc/ld.so.cache";
+	/* chroot: its files, found below its root, as it names them. */
+	if (root != NULL && strcmp(root, "/") != 0) {
+		snprintf(rootdir, sizeof(rootdir), "/proc/%ld/root",
+		    (long)j->pid);
+		snprintf(preload, sizeof(preload), "%s%s", rootdir,
+		    in.preload_file);
+		snprintf(ldcache, sizeof(ldcache), "%s%s", rootdir,
+		    in.ldcache_file);
+		in.root = rootdir;
+		in.root_view = root;
+		in.preload_file = preload;
+		in.ldcache_file = ldcache;
+	}
 	if (e.audit)
 		sp_error_set(err, "LD_AUDIT is set: its modules would run "
 		    "while ld.so loads, before any pin (not supported)");
 	else if (exe == NULL)
 		sp_error_set(err, "cannot read /proc/%ld/exe", (long)j->pid);
 	else {
-		memset(&in, 0, sizeof(in));
-		in.exe = exe;
-		in.cwd = cwd;
+		in.exe = unrooted(in.root_view, exe);
+		in.cwd = unrooted(in.root_view, cwd);
 		in.ld_library_path = e.library_path;
 		in.ld_preload = e.preload;
 		in.secure = j->aux.secure;
-		in.preload_file = "/etc/ld.so.preload";
-		in.ldcache_file = "/etc/ld.so.cache";
 		r = sp_needed_resolve(&in, n, err);
 		if (r == 0 && n->audit) {
 			sp_needed_free(n);
@@ -168,6 +195,7 @@ predict(struct job *j, struct sp_needed *n, struct sp_error *err)
 	}
 	free(exe);
 	free(cwd);
+	free(root);
 	env_free(&e);
 	return r;
 }
