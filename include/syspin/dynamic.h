@@ -29,6 +29,7 @@
 
 struct sp_dyn {
 	uint16_t type;		/* e_type: ET_EXEC or ET_DYN */
+	uint64_t entry;		/* e_entry */
 	bool dynamic;		/* has PT_DYNAMIC */
 	char *interp;		/* PT_INTERP, or NULL */
 	uint64_t lo;		/* lowest PT_LOAD vaddr, page-aligned down */

@@ -82,6 +82,9 @@ struct sp_needed_in {
 	 * root. */
 	const char *root;
 	const char *root_view;
+	/* ld.so run by name (`ld.so PROG`): it maps exe itself, so exe is
+	 * one of the objects returned (the first). */
+	bool map_exe;
 };
 
 #define SP_NEEDED_PROGRAM 0x1u	/* from the program or ld.so.preload */
@@ -93,6 +96,7 @@ struct sp_needed_obj {
 	unsigned flags;		/* SP_NEEDED_* */
 	uint64_t span;		/* page-aligned PT_LOAD extent */
 	uint64_t align;		/* largest p_align, >= 4096 */
+	uint64_t entry;		/* e_entry from the first PT_LOAD's page */
 };
 
 struct sp_needed {

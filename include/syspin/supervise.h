@@ -165,7 +165,10 @@ struct sp_pin_result {
 	struct sp_slot *slots;	/* dynamic: the start-up objects' slots */
 	size_t nslots;
 	uint64_t slot_lo, slot_hi;	/* the reserved region */
-	uint64_t entry;		/* AT_ENTRY */
+	uint64_t entry;		/* AT_ENTRY; with entry_hw, PROG's entry
+				   (ld.so PROG): not mapped yet, a hardware
+				   breakpoint stops it there */
+	bool entry_hw;
 	uint64_t trap;		/* where our calls are made (the vDSO's) */
 	long reused;		/* >= 0: moved to prior[reused]'s addresses,
 				   judged by its filter; nothing else here

@@ -411,6 +411,7 @@ read_src(const struct src *s, struct sp_dyn *d, struct sp_error *err)
 	if (read_phdrs(s, &eh, &ph, &nph, err) == -1)
 		return -1;
 	d->type = eh.e_type;
+	d->entry = eh.e_entry;
 	for (i = 0; i < nph; i++) {
 		if (ph[i].p_type == PT_DYNAMIC)
 			dyn = &ph[i];

@@ -445,8 +445,9 @@ load_program(struct ctx *c, struct sp_error *err)
 		sp_error_set(err, "%s: %s", exe, e.msg);
 		goto fail;
 	}
-	if (!o->dyn.dynamic) {
-		sp_error_set(err, "%s: not dynamically linked", exe);
+	if (!o->dyn.dynamic || (c->in->map_exe && o->dyn.type != ET_DYN)) {
+		sp_error_set(err, "%s: %s", exe, !o->dyn.dynamic ? "not "
+		    "dynamically linked" : "linked at a fixed address");
 		goto fail;
 	}
 	sp_file_id_from_stat(&o->id, &st);
@@ -455,7 +456,7 @@ load_program(struct ctx *c, struct sp_error *err)
 	add_origin(c, 0, abs);
 	if ((real = sp_nd_fd_path(fd, abs)) != NULL)
 		add_origin(c, 0, real);
-	free(real);
+	o->path = real;
 	close(fd);
 	free(abs);
 	return 0;
@@ -517,11 +518,11 @@ output(struct ctx *c, struct sp_needed *out)
 	if (c->objs[0].dyn.interp != NULL &&
 	    (out->interp = strdup(c->objs[0].dyn.interp)) == NULL)
 		return sp_nd_fail(&c->s, "out of memory");
-	if (c->nobjs > 1 &&
-	    (out->objs = calloc(c->nobjs - 1, sizeof(*out->objs))) == NULL)
+	if ((out->objs = calloc(c->nobjs, sizeof(*out->objs))) == NULL)
 		return sp_nd_fail(&c->s, "out of memory");
-	for (i = 1; i < c->nobjs; i++) {
-		o = &c->objs[i];
+	for (i = c->in->map_exe ? 0 : 1; i < c->nobjs; i++) {
+		if ((o = &c->objs[i])->path == NULL)
+			return sp_nd_fail(&c->s, "out of memory");
 		r = &out->objs[out->nobjs++];
 		r->path = o->path;
 		o->path = NULL;
@@ -529,6 +530,7 @@ output(struct ctx *c, struct sp_needed *out)
 		r->flags = o->flags;
 		r->span = o->dyn.span;
 		r->align = o->dyn.align;
+		r->entry = o->dyn.entry - o->dyn.lo;
 		out->audit |= o->dyn.audit;
 	}
 	return 0;

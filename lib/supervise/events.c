@@ -17,6 +17,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -111,16 +112,63 @@ exe_of(pid_t pid)
 	return strdup(buf);
 }
 
-/* A dynamic image stops at its entry point: ld.so has mapped it all. */
+#define DR(n) offsetof(struct user, u_debugreg[n])
+#define DR7_L0 0x1ul		/* DR0 on, an instruction breakpoint */
+
+/*
+ * A dynamic image stops at its entry point: ld.so has mapped it all.  An
+ * int3 there; for `ld.so PROG` (hw), whose PROG is not mapped yet, the
+ * CPU's debug register 0 instead.
+ */
 static int
-plant(pid_t pid, struct proc *p, uint64_t entry, struct sp_error *err)
+plant(pid_t pid, struct proc *p, uint64_t entry, bool hw,
+    struct sp_error *err)
 {
 	uint8_t cc = 0xcc;
 
-	if (sp_mem_read(pid, entry, &p->bp_byte, 1, err) == -1 ||
+	if (hw) {
+		if (ptrace(PTRACE_POKEUSER, pid, DR(0), entry) == -1 ||
+		    ptrace(PTRACE_POKEUSER, pid, DR(7), DR7_L0) == -1)
+			return sp_error_sys(err, errno, "a breakpoint at "
+			    "0x%llx", (unsigned long long)entry);
+	} else if (sp_mem_read(pid, entry, &p->bp_byte, 1, err) == -1 ||
 	    sp_mem_write(pid, entry, &cc, 1, err) == -1)
 		return -1;
 	p->bp = entry;
+	p->bp_hw = hw;
+	return 0;
+}
+
+/* Ours: rip after our int3, or at our debug register's address. */
+static bool
+at_breakpoint(pid_t pid, const struct proc *p, struct user_regs_struct *r)
+{
+	if (p == NULL || p->bp == 0 ||
+	    ptrace(PTRACE_GETREGS, pid, 0, r) == -1)
+		return false;
+	if (!p->bp_hw)
+		return r->rip == p->bp + 1;
+	return r->rip == p->bp &&
+	    (ptrace(PTRACE_PEEKUSER, pid, DR(6), 0) & 0x1) != 0;
+}
+
+static int
+unplant(pid_t pid, struct proc *p, struct user_regs_struct *r,
+    struct sp_error *err)
+{
+	if (p->bp_hw) {
+		if (ptrace(PTRACE_POKEUSER, pid, DR(7), 0) == -1 ||
+		    ptrace(PTRACE_POKEUSER, pid, DR(6), 0) == -1)
+			return sp_error_sys(err, errno, "debug registers");
+		p->bp = 0;
+		return 0;
+	}
+	r->rip = p->bp;
+	if (sp_mem_write(pid, p->bp, &p->bp_byte, 1, err) == -1)
+		return -1;
+	p->bp = 0;
+	if (ptrace(PTRACE_SETREGS, pid, 0, r) == -1)
+		return sp_error_sys(err, errno, "ptrace setregs");
 	return 0;
 }
 
@@ -262,7 +310,8 @@ sp_sup_on_exec_done(struct sup *s, pid_t pid)
 		return sp_sup_refuse(pid, "out of memory");
 	}
 	sp->startup = img->pin.nslots > 0;
-	if (sp->startup && plant(pid, p, img->pin.entry, &err) == -1) {
+	if (sp->startup && plant(pid, p, img->pin.entry, img->pin.entry_hw,
+	    &err) == -1) {
 		sp_image_drop(img);
 		sp_space_drop(sp);
 		sp_chain_drop(chain);
@@ -280,15 +329,10 @@ sp_sup_on_trap(struct sup *s, pid_t pid)
 	struct user_regs_struct r;
 	struct sp_error err;
 
-	if (p == NULL || p->bp == 0 ||
-	    ptrace(PTRACE_GETREGS, pid, 0, &r) == -1 || r.rip != p->bp + 1)
+	if (!at_breakpoint(pid, p, &r))
 		return SIGTRAP;		/* not ours: the program's own */
-	r.rip = p->bp;
-	if (sp_mem_write(pid, p->bp, &p->bp_byte, 1, &err) == -1)
+	if (unplant(pid, p, &r, &err) == -1)
 		return sp_sup_refuse(pid, err.msg);
-	p->bp = 0;
-	if (ptrace(PTRACE_SETREGS, pid, 0, &r) == -1)
-		return sp_sup_refuse(pid, strerror(errno));
 	if (p->img == NULL || p->sp == NULL)
 		return 0;
 	p->sp->startup = false;

@@ -119,7 +119,10 @@ sp_sup_inherit(struct proc *c, const struct proc *parent, bool vm)
 	c->img = sp_image_ref(parent->img);
 	c->sp = vm ? sp_space_ref(parent->sp) : sp_space_copy(parent->sp);
 	c->chain = sp_chain_ref(parent->chain);
-	c->bp = parent->bp;
+	/* The int3 is in the memory it copies; debug registers are not
+	 * inherited (its start-up slots stay unsealed, as a thread's). */
+	c->bp = parent->bp_hw ? 0 : parent->bp;
+	c->bp_hw = false;
 	c->bp_byte = parent->bp_byte;
 	c->stops_all = parent->stops_all;
 	c->exec_pending = false;

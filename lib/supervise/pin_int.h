@@ -9,6 +9,18 @@
 #include <syspin/placement.h>
 #include "../util/raw.h"
 
+/* ldso_run.c: what ld.so run by name was told (`ld.so [OPT]... PROG`). */
+struct sp_ldso_run {
+	char *prog;		/* PROG when it runs it, else NULL */
+	char *library_path;	/* --library-path, or NULL */
+	char *preload;		/* --preload, or NULL */
+	bool inhibit_cache;	/* --inhibit-cache */
+	bool audit;		/* --audit */
+};
+
+int sp_ldso_run_read(pid_t pid, struct sp_ldso_run *r);
+void sp_ldso_run_free(struct sp_ldso_run *r);
+
 struct job {
 	pid_t pid;
 	const struct sp_pin_opts *o;
@@ -27,7 +39,15 @@ struct job {
 	struct sp_slot *slots;
 	size_t nslots;
 	uint64_t slot_lo, slot_used, slot_hi;
+	/* ld.so run by name: it is the program (SP_OBJ_FILE, loader) */
+	bool ldso_exe;
+	/* ... and runs PROG, slots[0]; PROG's entry once placed, else 0 */
+	bool ldso_runs;
+	uint64_t prog_entry, prog_entry_off;
 };
+
+/* Does the image get start-up slots (a dynamic one, or ld.so PROG)? */
+bool sp_startup_slots(const struct job *j);
 
 /* reach.c: drops the sites the image's code cannot reach from its
  * tables (lib/layout/reach.c); -v says how many pins are left. */

@@ -81,6 +81,7 @@ struct env {
 	char *library_path;	/* every LD_LIBRARY_PATH, joined */
 	char *preload;		/* every LD_PRELOAD, joined */
 	bool audit;		/* LD_AUDIT, not empty */
+	bool trace;		/* LD_TRACE_LOADED_OBJECTS: ldd's listing */
 };
 
 static int
@@ -121,6 +122,8 @@ read_env(pid_t pid, struct env *e, struct sp_error *err)
 			r = append(&e->preload, p + 11);
 		else if (strncmp(p, "LD_AUDIT=", 9) == 0 && p[9] != '\0')
 			e->audit = true;
+		else if (strncmp(p, "LD_TRACE_LOADED_OBJECTS=", 24) == 0)
+			e->trace = true;
 	}
 	free(buf);
 	return r == 0 ? 0 : sp_error_set(err, "out of memory");
@@ -145,15 +148,45 @@ unrooted(const char *root, const char *path)
 	return path + l;
 }
 
+/*
+ * ld.so run by name to run PROG: PROG and what it needs, as ld.so will
+ * look for them (its --library-path, --preload, --inhibit-cache).  1 when
+ * it runs one (in is set), 0 when not: PROG, if any, is then late code
+ * (ld.so --list, ldd).
+ */
+static int
+ldso_runs(struct job *j, const struct env *e, struct sp_ldso_run *run,
+    struct sp_needed_in *in, struct sp_error *err)
+{
+	if (!j->ldso_exe || e->trace)
+		return 0;
+	if (sp_ldso_run_read(j->pid, run) == -1)
+		return sp_error_set(err, "out of memory");
+	if (run->audit)
+		return sp_error_set(err, "ld.so --audit: its modules would "
+		    "run while ld.so loads, before any pin (not supported)");
+	if (run->prog == NULL)
+		return 0;
+	in->exe = run->prog;
+	in->map_exe = true;
+	if (run->library_path != NULL)
+		in->ld_library_path = run->library_path;
+	if (run->inhibit_cache)
+		in->ldcache_file = NULL;
+	return 1;
+}
+
 static int
 predict(struct job *j, struct sp_needed *n, struct sp_error *err)
 {
-	char rootdir[64], preload[96], ldcache[96];
+	char rootdir[64], preload[96], ldcache[96], *exe, *cwd, *root;
+	struct sp_ldso_run run;
 	struct sp_needed_in in;
-	char *exe, *cwd, *root;
 	struct env e;
-	int r = -1;
+	int r = -1, runs = 0;
 
+	memset(n, 0, sizeof(*n));
+	memset(&run, 0, sizeof(run));
 	if (read_env(j->pid, &e, err) == -1)
 		return -1;
 	exe = proc_link(j->pid, "exe");
@@ -175,27 +208,47 @@ predict(struct job *j, struct sp_needed *n, struct sp_error *err)
 		in.preload_file = preload;
 		in.ldcache_file = ldcache;
 	}
+	in.exe = unrooted(in.root_view, exe);
+	in.cwd = unrooted(in.root_view, cwd);
+	in.ld_library_path = e.library_path;
+	in.secure = j->aux.secure;
 	if (e.audit)
 		sp_error_set(err, "LD_AUDIT is set: its modules would run "
 		    "while ld.so loads, before any pin (not supported)");
 	else if (exe == NULL)
 		sp_error_set(err, "cannot read /proc/%ld/exe", (long)j->pid);
+	else if ((runs = ldso_runs(j, &e, &run, &in, err)) == -1)
+		;
+	else if (j->ldso_exe && runs == 0)
+		r = 0;		/* no start-up objects of its own */
 	else {
-		in.exe = unrooted(in.root_view, exe);
-		in.cwd = unrooted(in.root_view, cwd);
-		in.ld_library_path = e.library_path;
+		if (run.preload != NULL &&
+		    append(&e.preload, run.preload) == -1) {
+			sp_error_set(err, "out of memory");
+			goto out;
+		}
 		in.ld_preload = e.preload;
-		in.secure = j->aux.secure;
 		r = sp_needed_resolve(&in, n, err);
 		if (r == 0 && n->audit) {
 			sp_needed_free(n);
 			r = sp_error_set(err, "%s: DT_AUDIT: its modules would "
-			    "run before any pin (not supported)", exe);
+			    "run before any pin (not supported)", in.exe);
 		}
+		/* Late code, PROG could not make one call: say why now
+		 * (a fixed-address PROG cannot go into a slot). */
+		if (r == -1 && runs == 1) {
+			struct sp_error why = *err;
+			sp_error_set(err, "ld.so runs %s", why.msg);
+		}
+		j->ldso_runs = r == 0 && runs == 1;
+		if (j->ldso_runs)
+			j->prog_entry_off = n->objs[0].entry;
 	}
+out:
 	free(exe);
 	free(cwd);
 	free(root);
+	sp_ldso_run_free(&run);
 	env_free(&e);
 	return r;
 }
@@ -242,6 +295,7 @@ sp_startup_mark_loader(struct job *j)
 		return;
 	r = sp_elf_fd_is_loader(fd, &err);
 	close(fd);
+	j->ldso_exe = r == 1;
 	for (size_t i = 0; r == 1 && i < j->lo.nranges; i++) {
 		struct sp_object *o = &j->lo.objs[j->lo.ranges[i].obj];
 		if (o->kind == SP_OBJ_FILE && j->aux.entry >=
@@ -322,11 +376,20 @@ sp_startup_predict(struct job *j, struct sp_error *err)
 	return r;
 }
 
+bool
+sp_startup_slots(const struct job *j)
+{
+	return j->aux.base != 0 || j->ldso_runs;
+}
+
 int
 sp_startup_place_at(struct job *j, uint64_t x, struct sp_error *err)
 {
 	for (size_t i = 0; i < j->nslots; i++)
 		j->slots[i].base += x;
+	/* PROG's reservation goes into slots[0], where its entry follows */
+	if (j->ldso_runs)
+		j->prog_entry = j->slots[0].base + j->prog_entry_off;
 	j->slot_lo = x;
 	j->slot_hi = x + j->slot_used + MARGIN;
 	return add_to_layout(j, err);

@@ -60,6 +60,7 @@ struct proc {
 	bool stops_all;		/* a filter stops each of its calls */
 	uint64_t bp;		/* entry breakpoint, 0 when none */
 	uint8_t bp_byte;	/* the byte the breakpoint replaced */
+	bool bp_hw;		/* bp is debug register 0's, not an int3 */
 	bool doomed;		/* killed at a violation: any stop kills it */
 	bool held;		/* new child stopped before its parent's
 				   fork event told us what it inherits */
