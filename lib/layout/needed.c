@@ -71,19 +71,6 @@ struct ctx {
 #define QUEUE_CAP (SP_NEEDED_MAX_OBJS + 2)
 
 static bool
-same_file(const struct sp_file_id *a, const struct sp_file_id *b)
-{
-	return a->dev == b->dev && a->ino == b->ino;
-}
-
-static void
-id_key(char *buf, size_t size, const struct sp_file_id *id)
-{
-	snprintf(buf, size, "%llx:%llx", (unsigned long long)id->dev,
-	    (unsigned long long)id->ino);
-}
-
-static bool
 dirty(const struct ctx *c, const struct obj *o)
 {
 	if (!o->processed)
@@ -210,10 +197,10 @@ open_candidate(struct ctx *c, const char *path, unsigned flags)
 		goto out;
 	sp_file_id_from_stat(&id, &st);
 	/* The kernel maps these two; ld.so never loads them again. */
-	if (same_file(&id, &c->objs[0].id) ||
-	    (c->have_interp && same_file(&id, &c->interp_id)))
+	if (sp_nd_same_file(&id, &c->objs[0].id) ||
+	    (c->have_interp && sp_nd_same_file(&id, &c->interp_id)))
 		goto out;
-	id_key(key, sizeof(key), &id);
+	sp_nd_id_key(key, sizeof(key), &id);
 	if ((known = sp_nd_map_get(&c->ids, key)) != NULL)
 		touch(c, i = *known, flags, path);
 	else

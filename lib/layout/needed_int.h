@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include <syspin/cache.h>
 #include <syspin/error.h>
 
 #define SP_ND_MAX_ORIGINS 8	/* $ORIGIN values kept per object */
@@ -113,6 +114,10 @@ int sp_nd_stat(const struct sp_nd_search *s, const char *path,
 
 /* A path of ours as the process sees it (without s->root_view). */
 const char *sp_nd_unrooted(const struct sp_nd_search *s, const char *path);
+
+/* Files by identity: the same one?  "dev:ino" into buf. */
+bool sp_nd_same_file(const struct sp_file_id *a, const struct sp_file_id *b);
+void sp_nd_id_key(char *buf, size_t size, const struct sp_file_id *id);
 
 /* The real path of an open file (its /proc/self/fd link), else path's. */
 char *sp_nd_fd_path(int fd, const char *path);

@@ -266,6 +266,19 @@ sp_nd_in_system_dir(const char *path)
 	return false;
 }
 
+bool
+sp_nd_same_file(const struct sp_file_id *a, const struct sp_file_id *b)
+{
+	return a->dev == b->dev && a->ino == b->ino;
+}
+
+void
+sp_nd_id_key(char *buf, size_t size, const struct sp_file_id *id)
+{
+	snprintf(buf, size, "%llx:%llx", (unsigned long long)id->dev,
+	    (unsigned long long)id->ino);
+}
+
 /* The real path of an open file; path itself when /proc is missing. */
 char *
 sp_nd_fd_path(int fd, const char *path)
