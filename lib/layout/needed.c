@@ -186,15 +186,8 @@ open_candidate(struct ctx *c, const char *path, unsigned flags)
 	long i = -1, *known;
 	int fd;
 
-	/* stat first: opening a device may do things, a FIFO may block. */
-	if (sp_nd_stat(&c->s, path, &st) == -1 || !S_ISREG(st.st_mode))
+	if ((fd = sp_nd_open_file(&c->s, path, &st)) < 0)
 		return -1;
-	fd = sp_nd_open(&c->s, path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
-	    O_NONBLOCK);
-	if (fd == -1)
-		return -1;
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
-		goto out;
 	sp_file_id_from_stat(&id, &st);
 	/* The kernel maps these two; ld.so never loads them again. */
 	if (sp_nd_same_file(&id, &c->objs[0].id) ||
@@ -422,10 +415,12 @@ load_program(struct ctx *c, struct sp_error *err)
 	o = &c->objs[0];
 	memset(o, 0, sizeof(*o));
 	c->nobjs = 1;
-	if ((fd = sp_nd_open(&c->s, abs, O_RDONLY | O_CLOEXEC |
-	    O_NONBLOCK)) == -1 ||
-	    fstat(fd, &st) == -1) {
-		sp_error_sys(err, errno, "%s", exe);
+	/* ld.so PROG names any file: a regular one only. */
+	if ((fd = sp_nd_open_file(&c->s, abs, &st)) < 0) {
+		if (fd == -2)
+			sp_error_set(err, "%s: not a regular file", exe);
+		else
+			sp_error_sys(err, errno, "%s", exe);
 		goto fail;
 	}
 	if (sp_dyn_read_fd(fd, &o->dyn, &e) == -1) {
@@ -448,7 +443,7 @@ load_program(struct ctx *c, struct sp_error *err)
 	free(abs);
 	return 0;
 fail:
-	if (fd != -1)
+	if (fd >= 0)
 		close(fd);
 	free(abs);
 	return -1;

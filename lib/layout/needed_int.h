@@ -111,6 +111,14 @@ bool sp_nd_in_system_dir(const char *path);
 int sp_nd_open(const struct sp_nd_search *s, const char *path, int flags);
 int sp_nd_stat(const struct sp_nd_search *s, const char *path,
     struct stat *st);
+/*
+ * A regular file at path, opened to read; -2 for anything else, which is
+ * never opened (a device's open may do things, a FIFO's block; the path
+ * is the tree's to choose and change meanwhile); -1 with errno.  *st is
+ * its stat.
+ */
+int sp_nd_open_file(const struct sp_nd_search *s, const char *path,
+    struct stat *st);
 
 /* A path of ours as the process sees it (without s->root_view). */
 const char *sp_nd_unrooted(const struct sp_nd_search *s, const char *path);

@@ -147,6 +147,29 @@ sp_nd_stat(const struct sp_nd_search *s, const char *path, struct stat *st)
 	return r;
 }
 
+int
+sp_nd_open_file(const struct sp_nd_search *s, const char *path,
+    struct stat *st)
+{
+	char again[64];
+	int fd, f;
+
+	if ((f = sp_nd_open(s, path, O_PATH | O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(f, st) == -1)
+		fd = -1;
+	else if (!S_ISREG(st->st_mode))
+		fd = -2;
+	else {
+		/* The same file, whatever the path names now. */
+		snprintf(again, sizeof(again), "/proc/self/fd/%d", f);
+		fd = open(again, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+		    O_NONBLOCK);
+	}
+	close(f);	/* keeps errno: close of an O_PATH fd cannot fail */
+	return fd;
+}
+
 const char *
 sp_nd_unrooted(const struct sp_nd_search *s, const char *path)
 {

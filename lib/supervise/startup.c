@@ -16,6 +16,7 @@
  * environment is the user's: its preloads get slots.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +150,39 @@ unrooted(const char *root, const char *path)
 }
 
 /*
+ * Will ld.so get as far as running prog?  Not when it is missing or no
+ * x86-64 ELF file: then ld.so says so itself (status 127), as unpinned.
+ * (In a chroot, where prog is not our path, it is left to the search.)
+ */
+static bool
+runnable(const struct sp_needed_in *in, const char *prog)
+{
+	char path[PATH_MAX], again[64];
+	struct sp_error e;
+	struct stat st;
+	bool ok;
+	int f;
+
+	if (in->root != NULL)
+		return true;
+	if (prog[0] != '/' && in->cwd != NULL) {
+		if (snprintf(path, sizeof(path), "%s/%s", in->cwd, prog) >=
+		    (int)sizeof(path))
+			return false;
+		prog = path;
+	}
+	/* Not opened unless it is a regular file (a device's open may do
+	 * things): through an O_PATH descriptor, whatever prog names now. */
+	if ((f = open(prog, O_PATH | O_CLOEXEC)) == -1)
+		return false;
+	snprintf(again, sizeof(again), "/proc/self/fd/%d", f);
+	ok = fstat(f, &st) == 0 && S_ISREG(st.st_mode) &&
+	    sp_elf_check_file(again, &e) == 0;
+	close(f);
+	return ok;
+}
+
+/*
  * ld.so run by name to run PROG: PROG and what it needs, as ld.so will
  * look for them (its --library-path, --preload, --inhibit-cache).  1 when
  * it runs one (in is set), 0 when not: PROG, if any, is then late code
@@ -165,7 +199,7 @@ ldso_runs(struct job *j, const struct env *e, struct sp_ldso_run *run,
 	if (run->audit)
 		return sp_error_set(err, "ld.so --audit: its modules would "
 		    "run while ld.so loads, before any pin (not supported)");
-	if (run->prog == NULL)
+	if (run->prog == NULL || !runnable(in, run->prog))
 		return 0;
 	in->exe = run->prog;
 	in->map_exe = true;

@@ -65,6 +65,11 @@ same "--preload libz" --preload "$(ldd /bin/sh /usr/bin/gzip | grep -o \
 same "--argv0 NAME sh" --argv0 named /bin/sh -c 'echo "$0"; ls / | head -2'
 same "--inhibit-cache" --inhibit-cache /bin/echo nocache
 same "--verify (no run)" --verify /bin/true
+# What ld.so cannot run, it says itself (status 127), pinned as not;
+# a device is never opened by the supervisor.
+same "a missing PROG" "$T/missing"
+same "a PROG that is no ELF file" /etc/hostname
+same "a device as PROG" /dev/null
 "$ATTACK" own-nr >/dev/null 2>&1
 [ $? = 0 ] || { echo "FAIL: the attack does not work unpinned"; fail=1; }
 pat='^syspin: ld-linux[^[]*\[[0-9]+\]: pinsyscalls addr 0x[0-9a-f]+\(attack\+'
