@@ -21,6 +21,8 @@
 
 #include <syspin/elf.h>
 
+#include "../util/file.h"
+
 #include "elf_internal.h"
 
 /* Larger than any real object; keeps arithmetic far from overflow. */
@@ -310,16 +312,14 @@ open_file(struct sp_elf *elf, const char *path, struct sp_error *err)
 	struct stat st;
 	int fd;
 
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+	/* Only a regular file is opened (no device, no FIFO). */
+	if ((fd = sp_open_regular(path, &st)) == -2)
+		return sp_error_set(err, S_ISDIR(st.st_mode) ?
+		    "is a directory" : "not a regular file");
+	if (fd < 0)
 		return sp_error_sys(err, errno, NULL);
-	if (fstat(fd, &st) != 0)
-		sp_error_sys(err, errno, NULL);
-	else if (S_ISDIR(st.st_mode))
-		sp_error_set(err, "is a directory");
-	else if (!S_ISREG(st.st_mode) || st.st_size == 0)
-		sp_error_set(err, st.st_size == 0 && S_ISREG(st.st_mode) ?
-		    "empty file" : "not a regular file");
+	if (st.st_size == 0)
+		sp_error_set(err, "empty file");
 	else {
 		elf->size = (size_t)st.st_size;
 		if (check_headers(elf, fd, err) == 0)

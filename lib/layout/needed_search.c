@@ -15,6 +15,7 @@
  * of them left out.  Only existing directories are descended into, so
  * the legacy tree costs a handful of stats per directory.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -30,6 +31,7 @@
 #include <syspin/needed.h>
 
 #include "needed_int.h"
+#include "../util/file.h"
 
 /* Debian's ld.so (ld.so --help: "system search path"). */
 const char *const sp_nd_system_dirs[] = {
@@ -151,22 +153,14 @@ int
 sp_nd_open_file(const struct sp_nd_search *s, const char *path,
     struct stat *st)
 {
-	char again[64];
-	int fd, f;
+	int fd, f, e;
 
 	if ((f = sp_nd_open(s, path, O_PATH | O_CLOEXEC)) == -1)
 		return -1;
-	if (fstat(f, st) == -1)
-		fd = -1;
-	else if (!S_ISREG(st->st_mode))
-		fd = -2;
-	else {
-		/* The same file, whatever the path names now. */
-		snprintf(again, sizeof(again), "/proc/self/fd/%d", f);
-		fd = open(again, O_RDONLY | O_CLOEXEC | O_NOCTTY |
-		    O_NONBLOCK);
-	}
-	close(f);	/* keeps errno: close of an O_PATH fd cannot fail */
+	fd = sp_reopen_regular(f, st);
+	e = errno;
+	close(f);
+	errno = e;
 	return fd;
 }
 

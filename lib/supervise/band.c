@@ -26,6 +26,7 @@
 #include <sys/user.h>
 #include <unistd.h>
 
+#include "../util/file.h"
 #include "pin_int.h"
 #include "supervise_int.h"
 #include <syspin/procfs.h>
@@ -150,6 +151,7 @@ untrusted(struct sup *s, pid_t pid, const struct seccomp_data *d,
     char *why, size_t size)
 {
 	char path[64];
+	struct stat st;
 	bool bad;
 	int fd;
 
@@ -158,9 +160,9 @@ untrusted(struct sup *s, pid_t pid, const struct seccomp_data *d,
 		return false;
 	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)pid,
 	    (int)d->args[4]);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		snprintf(why, size, "fd %d cannot be checked",
-		    (int)d->args[4]);
+	if ((fd = sp_open_regular(path, &st)) < 0) {
+		snprintf(why, size, "fd %d %s", (int)d->args[4], fd == -2 ?
+		    "is not a regular file" : "cannot be checked");
 		return true;
 	}
 	bad = !sp_sup_trusted_fd(s, fd, why, size);

@@ -27,6 +27,7 @@
 #include <sys/user.h>
 #include <unistd.h>
 
+#include "../util/file.h"
 #include "supervise_int.h"
 #include <syspin/procfs.h>
 
@@ -39,10 +40,9 @@ sp_sup_late_key(const struct sup *s, const char *path, char *key, size_t size)
 	bool ok;
 	int fd;
 
-	if (s->o->pin.cache == NULL ||
-	    (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if (s->o->pin.cache == NULL || (fd = sp_open_regular(path, &st)) < 0)
 		return false;
-	ok = fstat(fd, &st) == 0 && (s->o->pin.exec != SP_EXEC_TRUSTED ||
+	ok = (s->o->pin.exec != SP_EXEC_TRUSTED ||
 	    sp_sup_trusted_fd(s, fd, why, sizeof(why)));
 	close(fd);
 	if (!ok)

@@ -22,6 +22,8 @@
 #include <syspin/supervise.h>
 #include <syspin/procfs.h>
 
+#include "../util/file.h"
+
 #define PAGE_DOWN(a) ((a) & ~(uint64_t)4095)
 #define PAGE_UP(a) (((a) + 4095) & ~(uint64_t)4095)
 #define MAX_PHNUM 256
@@ -108,9 +110,10 @@ file_object(struct sp_layout *lo, const struct sp_map *m)
 	size_t i;
 	int fd;
 
-	if ((fd = open(m->path, O_RDONLY | O_CLOEXEC)) == -1)
+	/* The path is the tree's to rename: a regular file, or nothing. */
+	if ((fd = sp_open_regular(m->path, &st)) < 0)
 		return -2;
-	if ((e = malloc(sizeof(*e))) == NULL || fstat(fd, &st) == -1 ||
+	if ((e = malloc(sizeof(*e))) == NULL ||
 	    st.st_dev != m->dev || st.st_ino != m->inode ||
 	    read_elf(fd, e) == -1 || file_bias(e, m, &bias) == -1)
 		goto out;

@@ -157,11 +157,8 @@ unrooted(const char *root, const char *path)
 static bool
 runnable(const struct sp_needed_in *in, const char *prog)
 {
-	char path[PATH_MAX], again[64];
+	char path[PATH_MAX];
 	struct sp_error e;
-	struct stat st;
-	bool ok;
-	int f;
 
 	if (in->root != NULL)
 		return true;
@@ -171,15 +168,8 @@ runnable(const struct sp_needed_in *in, const char *prog)
 			return false;
 		prog = path;
 	}
-	/* Not opened unless it is a regular file (a device's open may do
-	 * things): through an O_PATH descriptor, whatever prog names now. */
-	if ((f = open(prog, O_PATH | O_CLOEXEC)) == -1)
-		return false;
-	snprintf(again, sizeof(again), "/proc/self/fd/%d", f);
-	ok = fstat(f, &st) == 0 && S_ISREG(st.st_mode) &&
-	    sp_elf_check_file(again, &e) == 0;
-	close(f);
-	return ok;
+	/* Opened only when it is a regular file (lib/util/file.h). */
+	return sp_elf_check_file(prog, &e) == 0;
 }
 
 /*
