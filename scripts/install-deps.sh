@@ -19,13 +19,14 @@ nettle-dev"
 # analysis pins the setxid signal handler's call, else it may issue any.
 # debhelper, lintian: tests/install/deb.sh builds and checks the packages.
 # The servers tests/servers runs pinned, and their load tools (wrk, ab,
-# memcaslap, redis-benchmark, pgbench); their system instances are left
+# memcaslap, redis-benchmark, pgbench; ssh, scp, sftp for sshd); their system instances are left
 # alone (the tests use ports of their own).
 # tests/run/sweep.sh runs each of the small ones below pinned (node and
 # java are too large: skipped when absent).
 TEST="clang musl-tools golang-go sqlite3 git strace elfutils libc6-dbg
 debhelper lintian nginx haproxy redis-server redis-tools memcached
-libmemcached-tools apache2-utils wrk postgresql-15
+libmemcached-tools apache2-utils wrk postgresql-15 openssh-server
+openssh-client openssh-sftp-server
 busybox-static gawk bzip2 xz-utils zstd lz4 lzip bc ed less file man-db
 vim-tiny openssl curl wget gpg gpg-agent"
 FUZZ="clang libclang-rt-14-dev"
