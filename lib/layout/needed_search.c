@@ -15,7 +15,6 @@
  * of them left out.  Only existing directories are descended into, so
  * the legacy tree costs a handful of stats per directory.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -153,15 +152,7 @@ int
 sp_nd_open_file(const struct sp_nd_search *s, const char *path,
     struct stat *st)
 {
-	int fd, f, e;
-
-	if ((f = sp_nd_open(s, path, O_PATH | O_CLOEXEC)) == -1)
-		return -1;
-	fd = sp_reopen_regular(f, st);
-	e = errno;
-	close(f);
-	errno = e;
-	return fd;
+	return sp_reopen_regular(sp_nd_open(s, path, O_PATH | O_CLOEXEC), st);
 }
 
 const char *

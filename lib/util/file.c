@@ -10,25 +10,25 @@ int
 sp_reopen_regular(int pathfd, struct stat *st)
 {
 	char again[64];
+	int fd = -2, e;
 
-	if (fstat(pathfd, st) == -1)
+	if (pathfd == -1)
 		return -1;
-	if (!S_ISREG(st->st_mode))
-		return -2;
-	snprintf(again, sizeof(again), "/proc/self/fd/%d", pathfd);
-	return open(again, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fstat(pathfd, st) == -1)
+		fd = -1;
+	else if (S_ISREG(st->st_mode)) {
+		snprintf(again, sizeof(again), "/proc/self/fd/%d", pathfd);
+		fd = open(again, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+		    O_NONBLOCK);
+	}
+	e = errno;
+	close(pathfd);
+	errno = e;
+	return fd;
 }
 
 int
 sp_open_regular(const char *path, struct stat *st)
 {
-	int f, fd, e;
-
-	if ((f = open(path, O_PATH | O_CLOEXEC)) == -1)
-		return -1;
-	fd = sp_reopen_regular(f, st);
-	e = errno;
-	close(f);
-	errno = e;
-	return fd;
+	return sp_reopen_regular(open(path, O_PATH | O_CLOEXEC), st);
 }

@@ -15,7 +15,8 @@
  * The regular file pathfd (O_PATH) refers to, opened to read (close-on-
  * exec, non-blocking, no controlling terminal).  Returns the descriptor;
  * -2 when it is not a regular file (nothing opened; *st says what it
- * is); -1 with errno.  pathfd stays open.
+ * is); -1 with errno (also when pathfd is -1: open's errno stands).
+ * pathfd is closed.
  */
 int sp_reopen_regular(int pathfd, struct stat *st);
 
