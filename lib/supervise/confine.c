@@ -7,7 +7,12 @@
  * way to CAP_SYS_PTRACE).  The tree still traces its own members.
  *
  * A domain needs a handled access right: we handle one (making block
- * devices) and grant it everywhere, so no file access changes.  With ABI
+ * devices) and grant it everywhere, so no file access changes.  From ABI
+ * 2 a domain that handles any file right also denies linking or renaming
+ * a file into another directory (EXDEV: `ln a dir/b`, apt's partial/ to
+ * archives/, mv's rename, which falls back to a copy) unless a rule
+ * grants LANDLOCK_ACCESS_FS_REFER: we handle it and grant it everywhere
+ * too.  Mounts stay refused in any such domain.  With ABI
  * 6 the caller may also scope signals and abstract unix sockets to the
  * tree (syspin run --scope): off by default, since `kill PID` of a
  * process outside the tree is a legitimate thing for a pinned shell to
@@ -35,6 +40,7 @@ struct ll_attr {
 };
 
 #define LL_MAKE_BLOCK		(1ull << 11)
+#define LL_REFER		(1ull << 13)	/* ABI 2 */
 #define LL_SCOPE_SOCKETS	(1ull << 0)
 #define LL_SCOPE_SIGNALS	(1ull << 1)
 #define LL_RULE_PATH_BENEATH	1
@@ -57,6 +63,10 @@ sp_confine(unsigned scope, struct sp_error *err)
 	    LANDLOCK_CREATE_RULESET_VERSION);
 	if (abi <= 0)
 		return 0;
+	if (abi >= 2) {
+		attr.handled_access_fs |= LL_REFER;
+		root.allowed_access |= LL_REFER;
+	}
 	if (scope != 0) {
 		if (abi < 6)
 			return sp_error_set(err, "--scope needs Landlock ABI 6 "

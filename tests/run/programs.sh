@@ -38,6 +38,13 @@ same() {	# name, command...
 PY=$(python3 -c 'import sys; print(sys.executable)')
 printf 'b\nc\na\n' >"$T/in"
 same "ls" ls -l /etc/passwd /nonexistent
+# Links and renames into another directory: a Landlock domain denies them
+# (EXDEV) unless it grants LANDLOCK_ACCESS_FS_REFER; `ln` and apt (its
+# partial/ to archives/) failed, mv fell back to copying.
+same "ln, rename across directories" sh -c 'mkdir -p a b/c && echo x >a/f &&
+    ln a/f b/g && "$0" -c "import os; os.rename(\"a/f\", \"b/c/f\");
+os.rename(\"b\", \"a/b\"); os.link(\"a/b/g\", \"h\")" &&
+    find . | sort && cat h' "$PY"
 same "cat" cat /etc/os-release "$T/in"
 same "sort" sort -r "$T/in"
 same "cp" sh -c "cp '$T/in' x && cat x"
