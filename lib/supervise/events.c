@@ -266,6 +266,22 @@ foreign_arch(pid_t pid)
 }
 
 /*
+ * An execute-only program (not readable by the user) makes its process
+ * not dumpable: not even its tracer may read its memory or /proc files.
+ */
+static bool
+unreadable(pid_t pid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) != -1)
+		close(fd);
+	return fd == -1 && errno == EACCES;
+}
+
+/*
  * Killed, with one line; under --audit it runs unpinned (its calls are
  * no image's: nothing is reported for them) and the line says so.
  */
@@ -301,7 +317,9 @@ sp_sup_on_exec_done(struct sup *s, pid_t pid)
 	if (*(arch = foreign_arch(pid)) != '\0')
 		return refuse_foreign(s, p, arch);
 	if ((img = pin(s, p, &chain, &err)) == NULL)
-		return sp_sup_refuse(pid, err.msg);
+		return sp_sup_refuse(pid, unreadable(pid) ? "the program is "
+		    "not readable by this user (execute-only): pinning reads "
+		    "it" : err.msg);
 	s->main_pinned = s->main_pinned || pid == s->main;
 	sig = p->pending_sig;
 	if ((sp = sp_space_new(img->pin.nslots)) == NULL) {

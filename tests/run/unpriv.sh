@@ -56,6 +56,15 @@ grep -q '^syspin: attack\[[0-9]*\]: pinsyscalls addr 0x[0-9a-f]*(libc.so.6+0x[0-
 as_nobody "$S" run "$T/b/attack" jit >"$T/out" 2>&1
 check "jit as nobody (refused)" 3 $?
 
+# An execute-only program (root's, mode 711) makes its process one nobody
+# may not read, not even as its tracer: refused with the reason, not
+# with an unreadable /proc file's name.
+cp /bin/echo "$T/b/xo" && chmod 711 "$T/b/xo"
+as_nobody "$S" run sh -c "$T/b/xo hi" >"$T/out" 2>&1
+check "an execute-only program as nobody (refused)" 137 $?
+grep -q '^syspin: xo\[[0-9]*\]: cannot pin: the program is not readable by this user (execute-only)' "$T/out" ||
+    { echo "FAIL no reason for the execute-only program:"; cat "$T/out"; fail=1; }
+
 # A cache directory that others may write is refused, not used.
 mkdir "$T/open" && chmod 777 "$T/open"
 as_nobody "$S" run --cache-dir "$T/open" true >"$T/out" 2>&1
