@@ -17,9 +17,9 @@
  */
 #include <elf.h>
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
