@@ -87,6 +87,10 @@ struct sp_needed_in {
 	bool map_exe;
 };
 
+/* path (ours) as a process whose root we see as root_view names it; path
+ * when root_view is NULL or "/", or path is not below it. */
+const char *sp_needed_unrooted(const char *root_view, const char *path);
+
 #define SP_NEEDED_PROGRAM 0x1u	/* from the program or ld.so.preload */
 #define SP_NEEDED_ENV	  0x2u	/* from LD_PRELOAD */
 

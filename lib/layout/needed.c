@@ -109,7 +109,8 @@ add_origin(struct ctx *c, size_t i, const char *path)
 	char *dir;
 
 	if (o->origins.n >= SP_ND_MAX_ORIGINS ||
-	    (dir = sp_nd_dirname(sp_nd_unrooted(&c->s, path))) == NULL)
+	    (dir = sp_nd_dirname(sp_needed_unrooted(c->s.root_view,
+	    path))) == NULL)
 		return;
 	if (!sp_nd_strv_has(&o->origins, dir))
 		(void)sp_nd_strv_add(&o->origins, dir);

@@ -120,8 +120,6 @@ int sp_nd_stat(const struct sp_nd_search *s, const char *path,
 int sp_nd_open_file(const struct sp_nd_search *s, const char *path,
     struct stat *st);
 
-/* A path of ours as the process sees it (without s->root_view). */
-const char *sp_nd_unrooted(const struct sp_nd_search *s, const char *path);
 
 /* Files by identity: the same one?  "dev:ino" into buf. */
 bool sp_nd_same_file(const struct sp_file_id *a, const struct sp_file_id *b);

@@ -156,12 +156,13 @@ sp_nd_open_file(const struct sp_nd_search *s, const char *path,
 }
 
 const char *
-sp_nd_unrooted(const struct sp_nd_search *s, const char *path)
+sp_needed_unrooted(const char *root_view, const char *path)
 {
 	size_t l;
 
-	if (s->root_view == NULL || (l = strlen(s->root_view)) <= 1 ||
-	    strncmp(path, s->root_view, l) != 0 || path[l] != '/')
+	if (root_view == NULL || path == NULL ||
+	    (l = strlen(root_view)) <= 1 ||
+	    strncmp(path, root_view, l) != 0 || path[l] != '/')
 		return path;
 	return path + l;
 }

@@ -15,7 +15,6 @@
  * before the pins are in force.  A process we cannot pin is killed: it
  * never runs its own code unpinned.
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -235,34 +234,19 @@ pin(struct sup *s, struct proc *p, struct chain **chain, struct sp_error *err)
 	return img;
 }
 
+#define USER32_CS 0x23	/* the kernel's code segment for 32-bit tasks */
+
 /*
- * The program the kernel mapped, when it is not x86-64 code: i386 or x32
- * (ELFCLASS32), which syspin cannot pin.  "" for x86-64.  A 32-bit
- * process can still switch to 64-bit mode and trap from its own memory,
+ * A 32-bit (i386) program, which syspin cannot pin: its registers say
+ * so.  It can still switch to 64-bit mode and trap from its own memory,
  * where no image's filter pins anything: it must not run pinned-as-nothing.
  */
-static const char *
-foreign_arch(pid_t pid)
+static bool
+compat_task(pid_t pid)
 {
-	unsigned char h[EI_NIDENT + 4];
-	char path[64];
-	uint16_t machine;
-	int fd;
-	ssize_t n;
+	struct user_regs_struct r;
 
-	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return "";		/* pin() says why */
-	n = pread(fd, h, sizeof(h), 0);
-	close(fd);
-	if (n != (ssize_t)sizeof(h) || memcmp(h, ELFMAG, SELFMAG) != 0)
-		return "";
-	memcpy(&machine, h + EI_NIDENT + 2, sizeof(machine));
-	if (h[EI_CLASS] == ELFCLASS64 && machine == EM_X86_64)
-		return "";
-	if (h[EI_CLASS] == ELFCLASS32 && machine == EM_X86_64)
-		return "x32";
-	return machine == EM_386 ? "i386" : "foreign";
+	return ptrace(PTRACE_GETREGS, pid, 0, &r) == 0 && r.cs == USER32_CS;
 }
 
 /*
@@ -286,12 +270,12 @@ unreadable(pid_t pid)
  * no image's: nothing is reported for them) and the line says so.
  */
 static int
-refuse_foreign(struct sup *s, struct proc *p, const char *arch)
+refuse_compat(struct sup *s, struct proc *p)
 {
-	char comm[64], why[128];
+	const char *why = "a 32-bit (i386) program: syspin pins x86-64 "
+	    "programs only";
+	char comm[64];
 
-	snprintf(why, sizeof(why), "a 32-bit (%s) program: syspin pins "
-	    "x86-64 programs only", arch);
 	if (!s->o->audit)
 		return sp_sup_refuse(p->pid, why);
 	sp_sup_comm(p->pid, comm, sizeof(comm));
@@ -308,14 +292,13 @@ sp_sup_on_exec_done(struct sup *s, pid_t pid)
 	struct image *img;
 	struct space *sp;
 	struct sp_error err;
-	const char *arch;
 	int sig;
 
 	if (p == NULL || !p->exec_pending)
 		return 0;
 	p->exec_pending = false;
-	if (*(arch = foreign_arch(pid)) != '\0')
-		return refuse_foreign(s, p, arch);
+	if (compat_task(pid))
+		return refuse_compat(s, p);
 	if ((img = pin(s, p, &chain, &err)) == NULL)
 		return sp_sup_refuse(pid, unreadable(pid) ? "the program is "
 		    "not readable by this user (execute-only): pinning reads "

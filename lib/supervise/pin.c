@@ -414,8 +414,7 @@ prepare(struct job *j, const struct sp_pin_result *const *prior,
 	    sp_layout_pid(j->pid, &j->lo, err) == -1)
 		return -1;
 	sp_startup_mark_loader(j);
-	if (((j->aux.base != 0 || j->ldso_exe) &&
-	    sp_startup_predict(j, err) == -1) || find_trap(j, err) == -1)
+	if (sp_startup_predict(j, err) == -1 || find_trap(j, err) == -1)
 		return -1;
 	for (size_t i = 0; i < nprior; i++)
 		if ((r = sp_pin_reuse(j, prior[i], err)) != 0) {
@@ -469,7 +468,7 @@ hand_over(struct job *j, struct sp_pin_result *res)
 	res->nslots = j->nslots;
 	res->slot_lo = j->slot_lo;
 	res->slot_hi = j->slot_hi;
-	res->entry = j->ldso_runs ? j->prog_entry : j->aux.entry;
+	res->entry = sp_startup_entry(j);
 	res->entry_hw = j->ldso_runs;
 	res->trap = j->in.trap;
 	j->progs = NULL;
@@ -525,7 +524,7 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 	else if (r == 0 && o->verbose)
 		say(&j, res);
 	res->sig = j.in.pending_sig;
-	res->entry = j.ldso_runs ? j.prog_entry : j.aux.entry;
+	res->entry = sp_startup_entry(&j);
 	res->entry_hw = j.ldso_runs;
 	if (r == 0 && reused < 0)
 		hand_over(&j, res);

@@ -41,13 +41,15 @@ struct job {
 	uint64_t slot_lo, slot_used, slot_hi;
 	/* ld.so run by name: it is the program (SP_OBJ_FILE, loader) */
 	bool ldso_exe;
-	/* ... and runs PROG, slots[0]; PROG's entry once placed, else 0 */
+	/* ... and runs PROG, slots[0], whose entry is this far into it */
 	bool ldso_runs;
-	uint64_t prog_entry, prog_entry_off;
+	uint64_t prog_entry_off;
 };
 
-/* Does the image get start-up slots (a dynamic one, or ld.so PROG)? */
+/* Does the image get start-up slots (a dynamic one, or ld.so PROG)?
+ * Where it stops to have them sealed: AT_ENTRY, or PROG's entry. */
 bool sp_startup_slots(const struct job *j);
+uint64_t sp_startup_entry(const struct job *j);
 
 /* reach.c: drops the sites the image's code cannot reach from its
  * tables (lib/layout/reach.c); -v says how many pins are left. */

@@ -137,18 +137,6 @@ env_free(struct env *e)
 	free(e->preload);
 }
 
-/* path (ours) as the chroot'ed process sees it, or path. */
-static const char *
-unrooted(const char *root, const char *path)
-{
-	size_t l = root != NULL ? strlen(root) : 0;
-
-	if (path == NULL || l <= 1 || strncmp(path, root, l) != 0 ||
-	    path[l] != '/')
-		return path;
-	return path + l;
-}
-
 /*
  * Will ld.so get as far as running prog?  Not when it is missing or no
  * x86-64 ELF file: then ld.so says so itself (status 127), as unpinned.
@@ -232,8 +220,8 @@ predict(struct job *j, struct sp_needed *n, struct sp_error *err)
 		in.preload_file = preload;
 		in.ldcache_file = ldcache;
 	}
-	in.exe = unrooted(in.root_view, exe);
-	in.cwd = unrooted(in.root_view, cwd);
+	in.exe = sp_needed_unrooted(in.root_view, exe);
+	in.cwd = sp_needed_unrooted(in.root_view, cwd);
 	in.ld_library_path = e.library_path;
 	in.secure = j->aux.secure;
 	if (e.audit)
@@ -393,6 +381,8 @@ sp_startup_predict(struct job *j, struct sp_error *err)
 	struct sp_needed n;
 	int r;
 
+	if (j->aux.base == 0 && !j->ldso_exe)
+		return 0;	/* static: ld.so maps nothing */
 	if (predict(j, &n, err) == -1)
 		return -1;
 	r = lay_out(j, &n, err);
@@ -406,14 +396,19 @@ sp_startup_slots(const struct job *j)
 	return j->aux.base != 0 || j->ldso_runs;
 }
 
+uint64_t
+sp_startup_entry(const struct job *j)
+{
+	/* ld.so PROG: PROG's reservation went into slots[0] */
+	return j->ldso_runs && j->nslots > 0 ? j->slots[0].base +
+	    j->prog_entry_off : j->aux.entry;
+}
+
 int
 sp_startup_place_at(struct job *j, uint64_t x, struct sp_error *err)
 {
 	for (size_t i = 0; i < j->nslots; i++)
 		j->slots[i].base += x;
-	/* PROG's reservation goes into slots[0], where its entry follows */
-	if (j->ldso_runs)
-		j->prog_entry = j->slots[0].base + j->prog_entry_off;
 	j->slot_lo = x;
 	j->slot_hi = x + j->slot_used + MARGIN;
 	return add_to_layout(j, err);
