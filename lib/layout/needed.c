@@ -33,6 +33,7 @@
 #include <syspin/needed.h>
 
 #include "needed_int.h"
+#include "../util/file.h"
 
 struct obj {
 	struct sp_dyn dyn;
@@ -185,10 +186,14 @@ open_candidate(struct ctx *c, const char *path, unsigned flags)
 	char key[64];
 	struct stat st;
 	long i = -1, *known;
-	int fd;
+	int pfd, fd;
 
-	if ((fd = sp_nd_open_file(&c->s, path, &st)) < 0)
+	/* Looked at through O_PATH; opened (lib/util/file.h) only when it
+	 * is a regular file read for the first time. */
+	if ((pfd = sp_nd_open(&c->s, path, O_PATH | O_CLOEXEC)) == -1)
 		return -1;
+	if (fstat(pfd, &st) == -1 || !S_ISREG(st.st_mode))
+		goto out;
 	sp_file_id_from_stat(&id, &st);
 	/* The kernel maps these two; ld.so never loads them again. */
 	if (sp_nd_same_file(&id, &c->objs[0].id) ||
@@ -197,10 +202,12 @@ open_candidate(struct ctx *c, const char *path, unsigned flags)
 	sp_nd_id_key(key, sizeof(key), &id);
 	if ((known = sp_nd_map_get(&c->ids, key)) != NULL)
 		touch(c, i = *known, flags, path);
-	else
+	else if ((fd = sp_open_path_fd(pfd)) != -1) {
 		i = new_obj(c, fd, &id, key, path, flags);
+		close(fd);
+	}
 out:
-	close(fd);
+	close(pfd);
 	return i;
 }
 

@@ -152,7 +152,8 @@ int
 sp_nd_open_file(const struct sp_nd_search *s, const char *path,
     struct stat *st)
 {
-	return sp_reopen_regular(sp_nd_open(s, path, O_PATH | O_CLOEXEC), st);
+	return sp_open_regular_fd(sp_nd_open(s, path, O_PATH | O_CLOEXEC),
+	    st);
 }
 
 const char *

@@ -7,20 +7,25 @@
 #include "file.h"
 
 int
-sp_reopen_regular(int pathfd, struct stat *st)
+sp_open_path_fd(int pathfd)
 {
 	char again[64];
+
+	snprintf(again, sizeof(again), "/proc/self/fd/%d", pathfd);
+	return open(again, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+}
+
+int
+sp_open_regular_fd(int pathfd, struct stat *st)
+{
 	int fd = -2, e;
 
 	if (pathfd == -1)
 		return -1;
 	if (fstat(pathfd, st) == -1)
 		fd = -1;
-	else if (S_ISREG(st->st_mode)) {
-		snprintf(again, sizeof(again), "/proc/self/fd/%d", pathfd);
-		fd = open(again, O_RDONLY | O_CLOEXEC | O_NOCTTY |
-		    O_NONBLOCK);
-	}
+	else if (S_ISREG(st->st_mode))
+		fd = sp_open_path_fd(pathfd);
 	e = errno;
 	close(pathfd);
 	errno = e;
@@ -30,5 +35,5 @@ sp_reopen_regular(int pathfd, struct stat *st)
 int
 sp_open_regular(const char *path, struct stat *st)
 {
-	return sp_reopen_regular(open(path, O_PATH | O_CLOEXEC), st);
+	return sp_open_regular_fd(open(path, O_PATH | O_CLOEXEC), st);
 }

@@ -12,15 +12,19 @@
 #include <sys/stat.h>
 
 /*
- * The regular file pathfd (O_PATH) refers to, opened to read (close-on-
- * exec, non-blocking, no controlling terminal).  Returns the descriptor;
- * -2 when it is not a regular file (nothing opened; *st says what it
- * is); -1 with errno (also when pathfd is -1: open's errno stands).
- * pathfd is closed.
+ * The file pathfd (an O_PATH descriptor the caller has fstat'ed and found
+ * regular) opened to read: close-on-exec, non-blocking, no controlling
+ * terminal.  pathfd stays open.  -1 with errno.
  */
-int sp_reopen_regular(int pathfd, struct stat *st);
+int sp_open_path_fd(int pathfd);
 
-/* The same for a path (relative to the working directory). */
+/*
+ * The regular file at path opened so.  -2 when it is not a regular file
+ * (nothing opened; *st says what it is), -1 with errno.  *st is its
+ * stat.  With pathfd already open (O_PATH, or -1 with errno set by its
+ * open), sp_open_regular_fd does the same and closes it.
+ */
 int sp_open_regular(const char *path, struct stat *st);
+int sp_open_regular_fd(int pathfd, struct stat *st);
 
 #endif
