@@ -47,6 +47,7 @@ exec-tmp:default exec-tmp:jit exec-tmp:runtime exec-tmp:nobody
 exec-memfd:runexec exec-tmp:runexec
 preload-true:runexec preload-self:runexec preload-rt-true:runexec
 preload-rt-self:runexec audit-true:runexec audit-self:runexec
+ldso-preload:runexec ldso-audit:runexec
 env-clear:runexec env-filling:runexec env-flags-a:runexec
 env-flags-j:runexec env-flags-t:runexec env-dlopen:runexec
 env-cachedir:runexec forged-table:runexec"
@@ -59,6 +60,7 @@ mprotect pkey-mprotect mremap-exec personality
 execstack
 dlopen-raw
 preload-true preload-self preload-rt-true preload-rt-self audit-true audit-self
+ldso-preload ldso-audit
 ctypes-python libc-syscall
 exec-memfd exec-tmp
 ptrace-parent mem-parent vmwrite-parent getfd-parent
