@@ -59,7 +59,7 @@ usage(FILE *f)
 	    "                  [-o FILE | --log-fd N] [--deny LIST | --allow "
 	    "LIST]\n"
 	    "                  [--deny-action=errno[:NAME]|kill] [--no-reach]\n"
-	    "                  PROG [ARG...]\n"
+	    "                  [--unsafe-install] PROG [ARG...]\n"
 	    "       syspin run --fill-cache [--cache-dir DIR] FILE...\n\n"
 	    "Runs PROG, and every program it runs, with its system calls "
 	    "pinned: a call\nfrom anywhere but the instruction where its "
@@ -100,6 +100,11 @@ usage(FILE *f)
 	    "      --deny-action=A what a denied call gets: errno (EPERM), "
 	    "errno:NAME,\n"
 	    "                      or kill\n"
+	    "      --unsafe-install  run although syspin, a library it maps or "
+	    "its\n"
+	    "                      runtime is writable by someone but root "
+	    "(the tree\n"
+	    "                      could replace them for the next run)\n"
 	    "  -v, --verbose       say what is analysed and installed\n"
 	    "  -h, --help          this text\n\n"
 	    "Exit status: PROG's, or 128+signal when it was killed (159: a "
@@ -204,6 +209,7 @@ parse(int argc, char **argv, struct run_args *a)
 		case 1001:
 		case 1002:
 		case 1003:
+		case 1004:
 			if (run_extra_opt(&a->x, c, optarg) == -1)
 				return -1;
 			break;
@@ -552,6 +558,9 @@ cmd_run(int argc, char **argv)
 	if (!a.fill && (run_find_prog(a.argv[0], path, sizeof(path)) == -1 ||
 	    run_find_runtime(rt, sizeof(rt)) == -1 ||
 	    run_elf(path, elf, sizeof(elf)) == -1))
+		return EXIT_TROUBLE;
+	/* Nothing that judges the tree may be the tree's to rewrite. */
+	if (!a.fill && !a.x.unsafe_install && run_check_install(rt) == -1)
 		return EXIT_TROUBLE;
 	if (open_cache(&a, &c, dir, sizeof(dir)) == -1)
 		return EXIT_TROUBLE;

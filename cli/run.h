@@ -49,6 +49,7 @@ struct run_extra {
 	struct sp_narrow narrow;	/* --deny, --allow, --deny-action */
 	const char *log_file;		/* -o FILE */
 	int log_fd;			/* --log-fd N, or -o's; -1 none */
+	bool unsafe_install;		/* --unsafe-install */
 };
 
 /* The long options run_extra_opt takes (getopt_long codes 1000+). */
@@ -57,7 +58,13 @@ struct run_extra {
 	{ "log-fd", required_argument, NULL, 1000 }, \
 	{ "deny", required_argument, NULL, 1001 }, \
 	{ "allow", required_argument, NULL, 1002 }, \
-	{ "deny-action", required_argument, NULL, 1003 }
+	{ "deny-action", required_argument, NULL, 1003 }, \
+	{ "unsafe-install", no_argument, NULL, 1004 }
+
+/* run_install.c: 0 when syspin's binary, the libraries it maps and the
+ * runtime rt (NULL: none), and every directory above them, are root's
+ * and writable by nobody else; else -1 after saying which is not. */
+int run_check_install(const char *rt);
 
 /* --exec=POLICY (enum sp_exec_policy), --scope=WHAT (SP_SCOPE_*): 0, or
  * -1 after printing why. */

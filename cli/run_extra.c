@@ -114,6 +114,9 @@ run_extra_opt(struct run_extra *x, int c, const char *arg)
 		if (sp_narrow_action(&x->narrow, arg, &err) == 0)
 			return 0;
 		break;
+	case 1004:
+		x->unsafe_install = true;
+		return 0;
 	default:
 		return -1;
 	}

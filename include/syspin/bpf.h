@@ -34,7 +34,14 @@
  *  The rules of every call of the image: no TIOCSTI/TIOCLINUX (typing
  *     into the terminal), no seccomp listener (a USER_NOTIF filter would
  *     outrank our TRACE), no KEYCTL_GET_PERSISTENT (the cache's key), no
- *     ARCH_MAP_VDSO_* (a new vDSO is new code); with SP_BPF_NO_PTRACE no
+ *     ARCH_MAP_VDSO_* (a new vDSO is new code), no bpf(BPF_PROG_LOAD)
+ *     (a program in the kernel reads and writes any process), no
+ *     perf_event_open of every task (pid -1) or of a cgroup, and one of
+ *     another process is `check` (only a process of the tree may be
+ *     observed: the kernel lets CAP_PERFMON or CAP_SYS_ADMIN read any
+ *     process's memory through its samples); with SP_BPF_NO_CLOCK no
+ *     settimeofday, adjtimex, clock_settime or clock_adjtime of
+ *     CLOCK_REALTIME or CLOCK_TAI; with SP_BPF_NO_PTRACE no
  *     ptrace but TRACEME, no process_vm_readv/writev, no pidfd_getfd
  *     (where no Landlock domain scopes them); with SP_BPF_GUARD clone with
  *     CLONE_UNTRACED is killed and clone3 fails with ENOSYS (its flags are
@@ -44,17 +51,22 @@
  *     anonymous or writable (without SP_BPF_ALLOW_JIT, or with
  *     SP_BPF_STRICT); with MAP_FIXED(_NOREPLACE) allowed only inside the
  *     band (or, from a loader site, inside `slots`, where the start-up
- *     objects go; with SP_BPF_STRICT only that); without, `place` (the
- *     supervisor or the runtime maps it in a slot or the band; with
- *     SP_BPF_STRICT only in a slot).  A loader site's mmap without MAP_FIXED of a file or of
+ *     objects go; with SP_BPF_STRICT only that; with SP_BPF_PLACE_FILES a
+ *     file's mapping into the band is `place`, so that its file is
+ *     checked); without, `place` (the supervisor or the runtime maps it
+ *     in a slot or the band; with SP_BPF_STRICT only in a slot).  A loader site's mmap without MAP_FIXED of a file or of
  *     PROT_NONE memory (ld.so reserving room for an object): `place`.
  *     With SP_BPF_ALLOW_JIT also anyone's anonymous mmap without
  *     MAP_FIXED (a JIT's code space, reserved PROT_NONE or written
  *     read-write and made executable in place): `place`.
  *     MAP_GROWSDOWN: refused.  mprotect/pkey_mprotect with PROT_EXEC:
  *     refused without SP_BPF_ALLOW_JIT, else allowed inside the band (or
- *     from a loader site inside `slots`).  mremap of the image's ranges:
- *     refused; of band memory: only within the band.  shmat with SHM_EXEC
+ *     from a loader site inside `slots`).  mremap: its old range
+ *     [args[0], +args[1]) must end in the segment where it starts (the
+ *     image's ranges, the band, or a stretch between them; addresses
+ *     and lengths of 2^56 or more are refused): of the image's ranges,
+ *     refused; of band memory, only within the band (in place, or with
+ *     MREMAP_FIXED into it).  shmat with SHM_EXEC
  *     and personality(READ_IMPLIES_EXEC): refused.  execve/execveat:
  *     refused with SP_BPF_STRICT or SP_BPF_NO_EXEC.  Refused: `refuse`.
  *     "Inside" an area means addr in [start, end) and len < 4 GiB: the
@@ -142,6 +154,12 @@ struct sp_bpf_range {
 #define SP_BPF_GUARD      0x10u	/* the supervisor's guard rules (2.) */
 #define SP_BPF_NO_PTRACE  0x20u	/* no ptrace & co. (2.): no Landlock */
 #define SP_BPF_NO_EXEC    0x40u	/* execve/execveat refused */
+#define SP_BPF_NO_CLOCK  0x100u	/* the system clock cannot be set (2.):
+				   --exec=trusted's "changed before the
+				   run" rests on it */
+#define SP_BPF_PLACE_FILES 0x80u	/* a file's executable MAP_FIXED mapping
+				   in the band: `place` (the supervisor
+				   checks the file: --exec=trusted) */
 
 /*
  * Narrowing: the x86-64 numbers denied in every image (2a.).  With allow,
@@ -192,6 +210,11 @@ struct sp_bpf_input {
 	/* What a call the rules of 2. refuse gets: 0 means ERRNO | EPERM
 	 * (the supervisor: TRACE | SP_BPF_DENY_DATA, to say why once). */
 	uint32_t deny;
+	/* What a call the rules of 2. leave to whoever knows the tree gets
+	 * (perf_event_open of another process): 0 means the denial's answer
+	 * (nobody can tell); the supervisor asks for TRACE |
+	 * SP_BPF_CHECK_DATA and allows it for a process of the tree. */
+	uint32_t check;
 	/* What a mapping that must go into the band gets: 0 means ERRNO |
 	 * EACCES (nobody can place it); the supervisor asks for TRACE |
 	 * SP_BPF_PLACE_DATA, the runtime alone TRAP | SP_BPF_PLACE_DATA. */
@@ -209,6 +232,7 @@ struct sp_bpf_input {
 #define SP_BPF_DENY_DATA 0xfffeu
 #define SP_BPF_PLACE_DATA 0xfffdu
 #define SP_BPF_NARROW_DATA 0xfffcu
+#define SP_BPF_CHECK_DATA 0xfffbu
 
 /* A program ready for seccomp: at most BPF_MAXINSNS instructions. */
 struct sp_bpf_prog {

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include <elf.h>
 
@@ -60,6 +61,10 @@ struct sp_elf {
 	size_t size;
 	bool mapped;		/* data is an mmap we own */
 	bool owned;		/* data is malloc'ed and we own it */
+	/* sp_elf_open: the file read (fstat of the descriptor mapped), so
+	 * that what is made of it is keyed by what was read, never by a
+	 * path looked at again; zero from memory. */
+	struct stat st;
 
 	enum sp_elf_kind kind;
 	uint16_t machine;	/* e_machine */

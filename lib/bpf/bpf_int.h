@@ -116,6 +116,7 @@ struct norm {
 	uint32_t refuse;		/* the image's own rules' answer */
 	uint32_t deny;			/* the rules of every call's answer */
 	uint32_t place;			/* "map it in the band" */
+	uint32_t check;			/* "only a process of the tree" */
 	uint32_t *narrow;		/* sorted, unique (bpf.h, 2a.) */
 	size_t nnarrow;
 	bool narrow_allow;		/* narrow lists the numbers left */

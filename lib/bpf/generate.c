@@ -228,7 +228,8 @@ normalize(const struct sp_bpf_input *in, struct norm *n, struct sp_error *err)
 	    (in->nranges > 0 && in->ranges == NULL))
 		return sp_error_set(err, "bpf: NULL table with a length");
 	if (in->flags & ~(SP_BPF_STRICT | SP_BPF_ALLOW_JIT | SP_BPF_AUDIT |
-	    SP_BPF_OUTSIDE | SP_BPF_GUARD | SP_BPF_NO_PTRACE | SP_BPF_NO_EXEC))
+	    SP_BPF_OUTSIDE | SP_BPF_GUARD | SP_BPF_NO_PTRACE | SP_BPF_NO_EXEC |
+	    SP_BPF_PLACE_FILES | SP_BPF_NO_CLOCK))
 		return sp_error_set(err, "bpf: unknown flags 0x%x", in->flags);
 	if (in->band.end < in->band.start || in->slots.end < in->slots.start)
 		return sp_error_set(err, "bpf: an area ends before it starts");
@@ -242,7 +243,9 @@ normalize(const struct sp_bpf_input *in, struct norm *n, struct sp_error *err)
 	n->refuse = in->refuse ? in->refuse : SECCOMP_RET_ERRNO | EACCES;
 	n->deny = in->deny ? in->deny : SECCOMP_RET_ERRNO | EPERM;
 	n->place = in->place ? in->place : SECCOMP_RET_ERRNO | EACCES;
+	n->check = in->check ? in->check : n->deny;
 	if (check_answer(n->refuse, "refusal", err) == -1 ||
+	    check_answer(n->check, "check", err) == -1 ||
 	    check_answer(n->deny, "denial", err) == -1 ||
 	    check_answer(n->place, "placement", err) == -1)
 		return -1;

@@ -33,6 +33,10 @@
 #define ARCH_MAP_VDSO_64_ 0x2003u
 #define CLONE_UNTRACED_	0x00800000u
 #define PR_SET_NO_NEW_PRIVS_ 38u
+#define BPF_PROG_LOAD_	5u
+#define PERF_FLAG_PID_CGROUP_ 0x4u
+#define CLOCK_REALTIME_	0u
+#define CLOCK_TAI_	11u
 
 struct numrule {
 	uint32_t nr;
@@ -46,6 +50,8 @@ static const struct numrule x86_64_rules[] = {
 	{ 250, R_KEYCTL }, { 310, R_NOPTRACE }, { 311, R_NOPTRACE },
 	{ 317, R_SECCOMP }, { 322, R_EXEC }, { 329, R_MPROTECT },
 	{ 435, R_CLONE3 }, { 438, R_NOPTRACE },
+	{ 159, R_CLOCKSET }, { 164, R_CLOCKSET }, { 227, R_CLOCKID },
+	{ 298, R_PERF }, { 305, R_CLOCKID }, { 321, R_BPF },
 };
 
 /* 32-bit calls run only from pinned 32-bit sites, which the analysis
@@ -179,6 +185,11 @@ sp_policy_cont(const struct norm *in, int abi, uint32_t nr,
 		if (!(flags & SP_BPF_GUARD))
 			r = R_NONE;
 		break;
+	case R_CLOCKSET:
+	case R_CLOCKID:
+		if (!(flags & SP_BPF_NO_CLOCK))
+			r = R_NONE;
+		break;
 	default:
 		break;
 	}
@@ -297,19 +308,47 @@ band_room(const struct pgen *g)
 	return b;
 }
 
-/* PROT_EXEC inside the band, or from a loader site inside the slots. */
+/* PROT_EXEC inside the band (to in_band: allow, or with
+ * SP_BPF_PLACE_FILES a file's mapping there stops to be checked), or from
+ * a loader site inside the slots. */
 static void
 emit_exec_area(struct pgen *g, uint32_t f, enum site_class cls,
-    uint32_t allow)
+    uint32_t allow, uint32_t in_band)
 {
 	uint32_t next = cls == CLS_LOADER ? sp_asm_label(&g->a) :
 	    g->ret[RET_REFUSE];
 
-	emit_area(g, f, 0, 1, band_room(g), allow, next);
+	emit_area(g, f, 0, 1, band_room(g), in_band, next);
 	if (cls != CLS_LOADER)
 		return;
 	sp_asm_bind(&g->a, next, f);
 	emit_area(g, f, 0, 1, g->in->slots, allow, g->ret[RET_REFUSE]);
+}
+
+/* An executable mmap with MAP_FIXED(_NOREPLACE), A = its flags. */
+static void
+emit_fixed_code(struct pgen *g, uint32_t f, enum site_class cls,
+    uint32_t allow)
+{
+	uint32_t anon;
+
+	if (g->in->flags & SP_BPF_STRICT) {	/* only the start-up objects */
+		if (cls == CLS_LOADER)
+			emit_area(g, f, 0, 1, g->in->slots, allow,
+			    g->ret[RET_REFUSE]);
+		else
+			ja(g, f, g->ret[RET_REFUSE]);
+		return;
+	}
+	if (!(g->in->flags & SP_BPF_PLACE_FILES)) {
+		emit_exec_area(g, f, cls, allow, allow);
+		return;
+	}
+	anon = sp_asm_label(&g->a);
+	jset(g, f, MAP_ANON_, anon, NEXT);
+	emit_exec_area(g, f, cls, allow, g->ret[RET_PLACE]);
+	sp_asm_bind(&g->a, anon, f);
+	emit_exec_area(g, f, cls, allow, allow);
 }
 
 static void
@@ -333,13 +372,7 @@ emit_mmap(struct pgen *g, uint32_t f, enum site_class cls, uint32_t allow)
 	ld(g, f, 3);
 	jset(g, f, MAP_FIXED_ | MAP_NOREPLACE_, fixed, place);
 	sp_asm_bind(&g->a, fixed, f);
-	if (flags & SP_BPF_STRICT) {	/* only the start-up objects' code */
-		if (cls == CLS_LOADER)
-			emit_area(g, f, 0, 1, g->in->slots, allow, refuse);
-		else
-			ja(g, f, refuse);
-	} else
-		emit_exec_area(g, f, cls, allow);
+	emit_fixed_code(g, f, cls, allow);
 	sp_asm_bind(&g->a, nx, f);
 	if (cls != CLS_LOADER && !(flags & SP_BPF_ALLOW_JIT)) {
 		ja(g, f, allow);
@@ -376,7 +409,7 @@ emit_mprotect(struct pgen *g, uint32_t f, enum site_class cls,
 	if (g->in->flags & SP_BPF_STRICT || !(g->in->flags & SP_BPF_ALLOW_JIT))
 		ja(g, f, refuse);
 	else
-		emit_exec_area(g, f, cls, allow);
+		emit_exec_area(g, f, cls, allow, allow);
 }
 
 struct mremap_ctx {
@@ -396,9 +429,70 @@ mremap_label(void *ctx, uint64_t old)
 	return c->allow;
 }
 
+/* Scratch words of the end of mremap's old range (old + old_len). */
+#define M_END_LO 0
+#define M_END_HI 1
+/* Above every user address (57-bit paging included): refused at once, so
+ * that old + old_len never carries out of 64 bits. */
+#define HI_LIMIT 0x01000000u
+
+/*
+ * M_END = args[0] + args[1], refusing either above HI_LIMIT's word.  The
+ * low words are added first; their carry goes into the high word.
+ */
+static void
+emit_old_end(struct pgen *g, uint32_t f, uint32_t refuse)
+{
+	uint32_t carry = sp_asm_label(&g->a), join = sp_asm_label(&g->a);
+	uint32_t nc = sp_asm_label(&g->a);
+
+	sp_asm_ld(&g->a, f, OFF_ARG_LO(0) + 4);
+	jump(g, f, BPF_JGE, HI_LIMIT, refuse, NEXT);
+	sp_asm_ld(&g->a, f, OFF_ARG_LO(1) + 4);
+	jump(g, f, BPF_JGE, HI_LIMIT, refuse, NEXT);
+	ld(g, f, 1);
+	sp_asm_emit(&g->a, f, BPF_MISC | BPF_TAX, 0, 0, 0);
+	ld(g, f, 0);
+	sp_asm_emit(&g->a, f, BPF_ALU | BPF_ADD | BPF_X, 0, 0, 0);
+	sp_asm_emit(&g->a, f, BPF_ST, M_END_LO, 0, 0);
+	/* the sum is below an addend exactly when it wrapped */
+	sp_asm_emit(&g->a, f, BPF_JMP | BPF_JGE | BPF_X, 0, nc, carry);
+	sp_asm_bind(&g->a, nc, f);
+	sp_asm_ld(&g->a, f, OFF_ARG_LO(1) + 4);
+	ja(g, f, join);
+	sp_asm_bind(&g->a, carry, f);
+	sp_asm_ld(&g->a, f, OFF_ARG_LO(1) + 4);
+	sp_asm_emit(&g->a, f, BPF_ALU | BPF_ADD | BPF_K, 1, 0, 0);
+	sp_asm_bind(&g->a, join, f);
+	sp_asm_emit(&g->a, f, BPF_MISC | BPF_TAX, 0, 0, 0);
+	sp_asm_ld(&g->a, f, OFF_ARG_LO(0) + 4);
+	sp_asm_emit(&g->a, f, BPF_ALU | BPF_ADD | BPF_X, 0, 0, 0);
+	sp_asm_emit(&g->a, f, BPF_ST, M_END_HI, 0, 0);
+}
+
+/* Jumps to yes when M_END <= hi (hi 0: 2^64, always), else to no. */
+static void
+emit_end_within(struct pgen *g, uint32_t f, uint64_t hi, uint32_t yes,
+    uint32_t no)
+{
+	if (hi == 0) {
+		ja(g, f, yes);
+		return;
+	}
+	sp_asm_emit(&g->a, f, BPF_LD | BPF_MEM, M_END_HI, 0, 0);
+	jump(g, f, BPF_JGT, (uint32_t)(hi >> 32), no, NEXT);
+	jeq(g, f, (uint32_t)(hi >> 32), NEXT, yes);
+	sp_asm_emit(&g->a, f, BPF_LD | BPF_MEM, M_END_LO, 0, 0);
+	jump(g, f, BPF_JGT, (uint32_t)hi, no, yes);
+}
+
 /*
  * mremap: the image's code stays where it is (mseal says so too where
- * the kernel has it), band memory stays in the band.
+ * the kernel has it), band memory stays in the band.  The old range is
+ * judged whole, not by its start: since Linux 6.17 one mremap moves
+ * every mapping of its range (and the gaps), so a range that starts in
+ * ordinary memory and reaches into the band or the image is refused.
+ * Its start's segment (image, band or neither) must hold its end too.
  */
 static void
 emit_mremap(struct pgen *g, uint32_t f, uint32_t allow)
@@ -407,19 +501,37 @@ emit_mremap(struct pgen *g, uint32_t f, uint32_t allow)
 	struct mremap_ctx c = { in, g->ret[RET_REFUSE], sp_asm_label(&g->a),
 	    allow };
 	struct segs s = { NULL, 0 };
-	uint64_t *br;
-	uint32_t mv = sp_asm_label(&g->a);
-	size_t n = 0;
+	uint64_t *br, *hi = NULL;
+	uint32_t *to = NULL, mv = sp_asm_label(&g->a);
+	size_t n = 0, i;
 
 	if ((br = sp_norm_breaks(in, &n)) == NULL) {
 		g->a.oom = true;
 		return;
 	}
+	emit_old_end(g, f, c.refuse);
 	if (sp_segs_build(&s, br, n, mremap_label, &c) == -1 ||
-	    sp_classify64_at(&g->a, f, &s, OFF_ARG_LO(0)) == -1)
+	    (hi = calloc(s.n, sizeof(*hi))) == NULL ||
+	    (to = calloc(s.n, sizeof(*to))) == NULL) {
 		g->a.oom = true;
-	sp_segs_free(&s);
-	free(br);
+		goto out;
+	}
+	/* each segment that may be moved checks its own end first */
+	for (i = 0; i < s.n; i++) {
+		to[i] = s.v[i].label;
+		if (to[i] == c.refuse)
+			continue;
+		hi[i] = i + 1 < s.n ? s.v[i + 1].start : 0;
+		s.v[i].label = sp_asm_label(&g->a);
+	}
+	if (sp_classify64_at(&g->a, f, &s, OFF_ARG_LO(0)) == -1)
+		g->a.oom = true;
+	for (i = 0; i < s.n; i++) {
+		if (to[i] == c.refuse)
+			continue;
+		sp_asm_bind(&g->a, s.v[i].label, f);
+		emit_end_within(g, f, hi[i], to[i], c.refuse);
+	}
 	sp_asm_bind(&g->a, c.band, f);
 	ld(g, f, 3);
 	jset(g, f, MREMAP_MAYMOVE_, mv, NEXT);
@@ -427,6 +539,11 @@ emit_mremap(struct pgen *g, uint32_t f, uint32_t allow)
 	sp_asm_bind(&g->a, mv, f);
 	jset(g, f, MREMAP_FIXED_, NEXT, c.refuse);
 	emit_area(g, f, 4, 2, band_room(g), allow, c.refuse);
+out:
+	sp_segs_free(&s);
+	free(hi);
+	free(to);
+	free(br);
 }
 
 /* Rules of every call (2.). */
@@ -464,6 +581,22 @@ emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
 		ld(g, f, 0);
 		jset(g, f, CLONE_UNTRACED_, g->ret[RET_KILL], allow);
 		break;
+	case R_BPF:
+		ld(g, f, 0);
+		jeq(g, f, BPF_PROG_LOAD_, deny, allow);
+		break;
+	case R_PERF:	/* (attr, pid, cpu, group_fd, flags) */
+		ld(g, f, 4);
+		jset(g, f, PERF_FLAG_PID_CGROUP_, deny, NEXT);
+		ld(g, f, 1);
+		jeq(g, f, UINT32_MAX, deny, NEXT);	/* every task */
+		jeq(g, f, 0, allow, g->ret[RET_CHECK]);	/* itself, or? */
+		break;
+	case R_CLOCKID:
+		ld(g, f, 0);
+		jeq(g, f, CLOCK_REALTIME_, deny, NEXT);
+		jeq(g, f, CLOCK_TAI_, deny, allow);
+		break;
 	default:
 		break;
 	}
@@ -498,6 +631,7 @@ sp_emit_cont(struct pgen *g, uint32_t frag, struct cont c, uint32_t allow)
 	case R_OPAQUE:
 		return g->ret[RET_REFUSE];
 	case R_NOPTRACE:
+	case R_CLOCKSET:
 		return g->ret[RET_DENY];
 	case R_CLONE3:
 		return g->ret[RET_ENOSYS];

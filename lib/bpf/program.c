@@ -422,7 +422,7 @@ sp_build_program(const struct norm *in, uint64_t klo, uint64_t khi,
 	int rc;
 	const uint32_t vals[NRET] = { in->action, SECCOMP_RET_ALLOW,
 	    in->refuse, in->deny, in->place, SECCOMP_RET_KILL_PROCESS,
-	    SECCOMP_RET_ERRNO | ENOSYS, in->narrowed };
+	    SECCOMP_RET_ERRNO | ENOSYS, in->narrowed, in->check };
 
 	memset(&g, 0, sizeof(g));
 	g.in = in;

@@ -33,7 +33,7 @@ enum rule {
 	R_MMAP32, R_MPROTECT32,
 	/* every call's (bpf.h, 2.) */
 	R_IOCTL, R_SECCOMP, R_KEYCTL, R_ARCH_PRCTL, R_PTRACE, R_NOPTRACE,
-	R_CLONE, R_CLONE3,
+	R_CLONE, R_CLONE3, R_BPF, R_PERF, R_CLOCKSET, R_CLOCKID,
 };
 
 /* Where a call comes from, for the rules. */
@@ -59,7 +59,7 @@ const uint32_t *sp_policy_numbers(int abi);
 
 /* The returns every program has. */
 enum ret { RET_VIOL, RET_ALLOW, RET_REFUSE, RET_DENY, RET_PLACE, RET_KILL,
-	RET_ENOSYS, RET_NARROW, NRET };
+	RET_ENOSYS, RET_NARROW, RET_CHECK, NRET };
 
 /* One pinned (arch, number) and its block. */
 struct unit {

@@ -321,6 +321,7 @@ open_file(struct sp_elf *elf, const char *path, struct sp_error *err)
 	if (st.st_size == 0)
 		sp_error_set(err, "empty file");
 	else {
+		elf->st = st;
 		elf->size = (size_t)st.st_size;
 		if (check_headers(elf, fd, err) == 0)
 			return fd;

@@ -265,6 +265,7 @@ sp_placement_bpf_input(const struct sp_placement *pl, unsigned flags,
 		in->refuse = SECCOMP_RET_TRACE | SP_BPF_REFUSE_DATA;
 		in->deny = SECCOMP_RET_TRACE | SP_BPF_DENY_DATA;
 		in->place = SECCOMP_RET_TRACE | SP_BPF_PLACE_DATA;
+		in->check = SECCOMP_RET_TRACE | SP_BPF_CHECK_DATA;
 		break;
 	case SP_ANSWER_RUNTIME:
 		in->place = SECCOMP_RET_TRAP | SP_BPF_PLACE_DATA;

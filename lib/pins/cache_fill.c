@@ -151,9 +151,11 @@ sp_cache_fill(const struct sp_cache *c, const char *path, bool force,
 		return 0;
 	if (sp_elf_open(&elf, path, err) == -1)
 		return -1;
-	/* The table must describe the file the key names. */
-	if (stat(path, &st) == -1 || (sp_file_id_from_stat(&id2, &st),
-	    memcmp(&id, &id2, sizeof(id)) != 0)) {
+	/* The table must describe the file the key names: the key is the
+	 * file read (the path may name another one by now, or did when it
+	 * was looked at first). */
+	sp_file_id_from_stat(&id2, &elf.st);
+	if (memcmp(&id, &id2, sizeof(id)) != 0) {
 		sp_elf_close(&elf);
 		return sp_error_set(err, "%s: changed while being analysed",
 		    path);

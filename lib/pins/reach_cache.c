@@ -182,15 +182,12 @@ sp_reach_load(const struct sp_cache *c, const char *key,
 }
 
 static bool
-same_file(const char *path, const char *key)
+same_file(const struct sp_elf *elf, const char *key)
 {
 	char now[SP_CACHE_KEY_MAX];
 	struct sp_file_id id;
-	struct stat st;
 
-	if (stat(path, &st) == -1)
-		return false;
-	sp_file_id_from_stat(&id, &st);
+	sp_file_id_from_stat(&id, &elf->st);
 	sp_cache_key_file(&id, now, sizeof(now));
 	return strcmp(now, key) == 0;
 }
@@ -210,8 +207,8 @@ sp_reach_fill(const struct sp_cache *c, const char *path, const char *key,
 		return 0;
 	if (sp_elf_open(&elf, path, err) == -1)
 		return -1;
-	/* The facts must describe the file the key names. */
-	if (!same_file(path, key)) {
+	/* The facts must describe the file the key names: the one read. */
+	if (!same_file(&elf, key)) {
 		sp_elf_close(&elf);
 		return sp_error_set(err, "%s: changed while being analysed",
 		    path);

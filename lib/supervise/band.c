@@ -10,6 +10,9 @@
  * no system call may come from: a dlopen'ed object's own code makes
  * none, as on OpenBSD (its calls to libc's functions are libc's).
  *
+ * With --exec=trusted a file's code mapped MAP_FIXED into the band stops
+ * too, only to have its file checked: it stays where it asked to be.
+ *
  * The call is rewritten to MAP_FIXED at the chosen address and resumed;
  * the kernel runs the filters again on it, which now allow it.  Late
  * mappings go to random places inside the arena reserved at pinning, so
@@ -199,6 +202,10 @@ sp_sup_place(struct sup *s, pid_t pid, const struct seccomp_data *d)
 		refused(s, pid, why);
 		return sp_sup_fail_call(pid, EACCES);
 	}
+	/* --exec=trusted: a file's code mapped MAP_FIXED into the band (the
+	 * filter allowed only that) stops only to have its file checked */
+	if ((uint32_t)d->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE))
+		return 0;
 	if (p->sp->startup && (k = slot_for(pid, p, d)) >= 0) {
 		at = p->img->pin.slots[k].base;
 		p->sp->placed[k] = true;

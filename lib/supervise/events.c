@@ -126,6 +126,11 @@ plant(pid_t pid, struct proc *p, uint64_t entry, bool hw,
 	uint8_t cc = 0xcc;
 
 	if (hw) {
+		if (!sp_sup_hw_breaks())
+			return sp_error_set(err, "ld.so runs a program here, "
+			    "and this machine's debug registers do not stop "
+			    "(a virtual machine without them?): its start-up "
+			    "could not be sealed; run the program itself");
 		if (ptrace(PTRACE_POKEUSER, pid, DR(0), entry) == -1 ||
 		    ptrace(PTRACE_POKEUSER, pid, DR(7), DR7_L0) == -1)
 			return sp_error_sys(err, errno, "a breakpoint at "

@@ -27,6 +27,7 @@ sp_image_drop(struct image *img)
 	if (img == NULL || --img->refs > 0)
 		return;
 	sp_pin_result_free(&img->pin);
+	sp_bpf_free(img->rules, img->nrules);
 	free(img->exe);
 	free(img);
 }

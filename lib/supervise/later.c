@@ -9,11 +9,13 @@
  * When it lies in a file the image's layout does not hold (mapped later:
  * in the late-code band), that file's own table says which numbers it
  * passes to that function: those are allowed, as they would have been had
- * it been there at the start.  A forged return address gains only numbers
- * that some such object really passes there (an object that passes a
- * number we cannot tell gets nothing this way); with --exec=trusted only
- * a trusted file's table counts, since a file the tree wrote says what
- * its writer wants.  Each such call costs a stop.
+ * it been there at the start, with every rule a pinned call gets
+ * (verdict.c).  A forged return address gains only numbers that some such
+ * object really passes there (an object that passes a number we cannot
+ * tell gets nothing this way).  The file is the mapped one (its device
+ * and inode: mapped.c), and outside --exec=any only a trusted file's
+ * table counts, since a file the tree wrote says what its writer wants.
+ * Each such call costs a stop.
  * Returns 1 (allowed), 0, or -1 when the thread was killed meanwhile.
  */
 #include <errno.h>
@@ -31,19 +33,35 @@
 #include "supervise_int.h"
 #include <syspin/procfs.h>
 
-bool
-sp_sup_late_key(const struct sup *s, const char *path, char *key, size_t size)
+/*
+ * Whether the table of the file fd (a late object's) may be believed:
+ * with --exec=any the tree may exec a file it wrote, so believing what
+ * such a file says it passes to syscall() gives it nothing more (the
+ * route docs/threat-model.md names); otherwise only a trusted file's
+ * (trust.c): a file the tree wrote says what its writer wants.
+ */
+static bool
+believed(const struct sup *s, int fd)
 {
 	char why[256];
+
+	return s->o->pin.exec == SP_EXEC_ANY ||
+	    sp_sup_trusted_fd(s, fd, why, sizeof(why));
+}
+
+bool
+sp_sup_late_key(const struct sup *s, pid_t pid, const struct sp_map *m,
+    char *key, size_t size)
+{
 	struct sp_file_id id;
 	struct stat st;
 	bool ok;
 	int fd;
 
-	if (s->o->pin.cache == NULL || (fd = sp_open_regular(path, &st)) < 0)
+	if (s->o->pin.cache == NULL || (fd = sp_sup_open_mapped(pid, m,
+	    &st)) < 0)
 		return false;
-	ok = (s->o->pin.exec != SP_EXEC_TRUSTED ||
-	    sp_sup_trusted_fd(s, fd, why, sizeof(why)));
+	ok = believed(s, fd);
 	close(fd);
 	if (!ok)
 		return false;
@@ -52,31 +70,38 @@ sp_sup_late_key(const struct sup *s, const char *path, char *key, size_t size)
 	return true;
 }
 
-/* The table of the file at path, filled when missing; with
- * --exec=trusted, only of a file we would let the tree run. */
+/* The table of the late object mapped at m, filled when missing; only
+ * of a file whose table may be believed, and only for that very file
+ * (the fill reads the path again: what it made is keyed by what it
+ * read, and a table keyed otherwise is not loaded). */
 static bool
-table_of(const struct sup *s, const char *path, struct sp_pintab *tab)
+late_table(const struct sup *s, pid_t pid, const struct sp_map *m,
+    struct sp_pintab *tab)
 {
 	char key[SP_CACHE_KEY_MAX];
 	struct sp_error err;
 
-	if (!sp_sup_late_key(s, path, key, sizeof(key)))
+	if (!sp_sup_late_key(s, pid, m, key, sizeof(key)))
 		return false;
 	if (sp_cache_load(s->o->pin.cache, key, tab, &err) == 1)
 		return true;
-	if (sp_cache_fill(s->o->pin.cache, path, false, &err) == -1)
+	if (sp_cache_fill(s->o->pin.cache, m->path, false, &err) == -1)
 		return false;
 	return sp_cache_load(s->o->pin.cache, key, tab, &err) == 1;
 }
 
-/* The exported function whose site ends at ip, in lo's object o, or NULL. */
+/* The exported function whose site ends at ip, in lo's object o (a
+ * start-up object: its table is the one the image was pinned with),
+ * or NULL. */
 static char *
 export_at(const struct sup *s, const struct sp_object *o, uint64_t ip)
 {
 	struct sp_pintab tab;
+	struct sp_error err;
 	char *name = NULL;
 
-	if (o->kind != SP_OBJ_FILE || !table_of(s, o->name, &tab))
+	if (o->kind != SP_OBJ_FILE || o->key[0] == '\0' ||
+	    sp_cache_load(s->o->pin.cache, o->key, &tab, &err) != 1)
 		return NULL;
 	for (size_t i = 0; i < tab.nsites; i++) {
 		const struct sp_pin_site *t = &tab.sites[i];
@@ -91,9 +116,9 @@ export_at(const struct sup *s, const struct sp_object *o, uint64_t ip)
 	return name;
 }
 
-/* The file of an executable mapping holding addr, into path. */
+/* The executable file mapping holding addr, into *out (free its path). */
 static bool
-mapping_of(pid_t pid, uint64_t addr, char *path, size_t size)
+mapping_of(pid_t pid, uint64_t addr, struct sp_map *out)
 {
 	struct sp_map *m;
 	struct sp_error err;
@@ -106,9 +131,9 @@ mapping_of(pid_t pid, uint64_t addr, char *path, size_t size)
 		return false;
 	for (size_t i = 0; i < n && !found; i++)
 		if (addr >= m[i].start && addr < m[i].end &&
-		    (m[i].prot & PROT_EXEC) && m[i].kind == SP_MAP_FILE &&
-		    !m[i].deleted) {
-			snprintf(path, size, "%s", m[i].path);
+		    (m[i].prot & PROT_EXEC) && m[i].kind == SP_MAP_FILE) {
+			*out = m[i];
+			m[i].path = NULL;
 			found = true;
 		}
 	sp_maps_free(m, n);
@@ -139,9 +164,10 @@ int
 sp_sup_later_import(struct sup *s, pid_t pid, const struct sp_violation *v,
     const struct sp_layout *lo)
 {
-	char path[4200], *fn;
 	struct user_regs_struct r;
 	struct sp_pintab tab;
+	struct sp_map m;
+	char *fn;
 	uint64_t ret;
 	long i, word;
 	bool ok = false;
@@ -160,12 +186,12 @@ sp_sup_later_import(struct sup *s, pid_t pid, const struct sp_violation *v,
 		return errno == ESRCH ? -1 : 0;
 	} else {
 		ret = (uint64_t)word;
-		ok = sp_layout_find(lo, ret) == -1 &&
-		    mapping_of(pid, ret, path, sizeof(path)) &&
-		    table_of(s, path, &tab);
-		if (ok) {
-			ok = passes(&tab, fn, v->nr);
-			sp_pintab_free(&tab);
+		if (sp_layout_find(lo, ret) == -1 && mapping_of(pid, ret, &m)) {
+			if ((ok = late_table(s, pid, &m, &tab))) {
+				ok = passes(&tab, fn, v->nr);
+				sp_pintab_free(&tab);
+			}
+			free(m.path);
 		}
 	}
 	free(fn);

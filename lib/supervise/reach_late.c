@@ -116,19 +116,20 @@ pinned_before(const struct sup *s, const struct sp_layout *lo,
 	return at;
 }
 
-/* What the late object at path imports, into nm. */
+/* What the late object mapped at m imports, into nm. */
 static int
-late_imports(const struct sup *s, const char *path, struct names *nm)
+late_imports(const struct sup *s, pid_t pid, const struct sp_map *m,
+    struct names *nm)
 {
 	char key[SP_CACHE_KEY_MAX];
 	struct sp_reach_facts f;
 	struct sp_error err;
 	int rc = 0;
 
-	if (!sp_sup_late_key(s, path, key, sizeof(key)))
+	if (!sp_sup_late_key(s, pid, m, key, sizeof(key)))
 		return 0;
 	if (sp_reach_load(s->o->pin.cache, key, &f, &err) != 1 &&
-	    (sp_reach_fill(s->o->pin.cache, path, key, &err) == -1 ||
+	    (sp_reach_fill(s->o->pin.cache, m->path, key, &err) == -1 ||
 	    sp_reach_load(s->o->pin.cache, key, &f, &err) != 1))
 		return names_add(nm, SP_REACH_DLSYM_ANY);
 	for (size_t i = 0; i < f.ncalls && rc == 0; i++)
@@ -153,8 +154,8 @@ late_names(const struct sup *s, pid_t pid, const struct sp_layout *lo,
 		return -1;
 	for (size_t i = 0; i < n && rc == 0; i++)
 		if ((m[i].prot & PROT_EXEC) && m[i].kind == SP_MAP_FILE &&
-		    !m[i].deleted && sp_layout_find(lo, m[i].start) == -1)
-			rc = late_imports(s, m[i].path, nm);
+		    sp_layout_find(lo, m[i].start) == -1)
+			rc = late_imports(s, pid, &m[i], nm);
 	sp_maps_free(m, n);
 	return rc;
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <linux/ptrace.h>
@@ -22,6 +23,11 @@ struct image {
 	unsigned refs;
 	struct sp_pin_result pin;
 	char *exe;		/* /proc/PID/exe at the exec */
+	/* Its rules alone (made at the first call a stop lets through:
+	 * verdict.c): the program with no pins and one any-number site. */
+	struct sp_bpf_prog *rules;
+	size_t nrules;
+	uint64_t rules_ip;
 };
 
 /*
@@ -136,15 +142,22 @@ uint64_t sp_slot_maplen(uint64_t span, uint64_t align);
 int sp_sup_later_import(struct sup *s, pid_t pid, const struct sp_violation *v,
     const struct sp_layout *lo);
 
-/* trust.c: a file the tree may run (SP_EXEC_TRUSTED): owned by root,
- * writable by nobody else, linked, changed before the run started. */
-/* later.c: the cache key of a late object's file, when its table may be
- * believed (with --exec=trusted, a trusted file's only). */
-bool sp_sup_late_key(const struct sup *s, const char *path, char *key,
-    size_t size);
+/* later.c: the cache key of the file of pid's late mapping m, when its
+ * table may be believed (outside --exec=any, a trusted file's only). */
+bool sp_sup_late_key(const struct sup *s, pid_t pid, const struct sp_map *m,
+    char *key, size_t size);
+/* mapped.c: the file of pid's mapping m opened (a regular file whose
+ * device and inode are m's), *st its stat; -1 when it cannot be had. */
+int sp_sup_open_mapped(pid_t pid, const struct sp_map *m, struct stat *st);
 /* reach_late.c: a pruned site that objects dlopen'ed since reach: 1. */
 int sp_sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
     const struct sp_layout *lo);
+/* hwbreak.c: debug register 0 stops a tracee on this machine. */
+bool sp_sup_hw_breaks(void);
+/* trust.c: a file the tree may run (SP_EXEC_TRUSTED): owned by root,
+ * writable by nobody else, linked, changed before the run started. */
 bool sp_sup_trusted_fd(const struct sup *s, int fd, char *why, size_t size);
+/* The start trusted files must be older than, on the filesystems' clock. */
+void sp_sup_trust_start(struct timespec *start);
 
 #endif

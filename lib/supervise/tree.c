@@ -265,6 +265,8 @@ sp_supervise_flags(const struct sp_pin_opts *pin, bool landlock)
 		f |= SP_BPF_NO_PTRACE;
 	if (pin->exec == SP_EXEC_NONE)
 		f |= SP_BPF_NO_EXEC;
+	if (pin->exec == SP_EXEC_TRUSTED)	/* every file of code checked, */
+		f |= SP_BPF_PLACE_FILES | SP_BPF_NO_CLOCK; /* its age too */
 	return f;
 }
 
@@ -287,7 +289,7 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 	opts.pin.flags = sp_supervise_flags(&opts.pin, s.landlock);
 	if (opts.observe != NULL)	/* syspin trace: violations run */
 		opts.audit = true;
-	clock_gettime(CLOCK_REALTIME, &opts.pin.start);
+	sp_sup_trust_start(&opts.pin.start);
 	sp_forward_signals(&main_pid);
 	if (start(&opts, s.landlock, err) == -1)
 		return -1;

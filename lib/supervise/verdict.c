@@ -233,7 +233,12 @@ asked(const char *name, uint32_t data)
 		    "into the terminal)" : strstr(name, "seccomp") ?
 		    " with a listener (SECCOMP_RET_USER_NOTIF)" :
 		    strstr(name, "keyctl") ? " KEYCTL_GET_PERSISTENT" :
-		    strstr(name, "arch_prctl") ? " ARCH_MAP_VDSO" : "";
+		    strstr(name, "arch_prctl") ? " ARCH_MAP_VDSO" :
+		    strstr(name, "bpf") ? " BPF_PROG_LOAD" :
+		    strstr(name, "perf") ? " of every task, a cgroup, or a "
+		    "process outside the tree" :
+		    strstr(name, "time") || strstr(name, "clock") ?
+		    " (setting the clock)" : "";
 	if (strstr(name, "exec"))
 		return "";
 	return strstr(name, "shmat") ? " with SHM_EXEC" :
@@ -254,6 +259,10 @@ static const char *
 because(const struct sup *s, const char *name, const struct seccomp_data *d,
     uint32_t data)
 {
+	if (data == SP_BPF_DENY_DATA && (strstr(name, "time") ||
+	    strstr(name, "clock")))
+		return "with --exec=trusted the tree may not move the clock "
+		    "that dates what it may run";
 	if (data == SP_BPF_DENY_DATA)
 		return "the pinned tree may not reach outside itself";
 	if (strstr(name, "exec"))
@@ -357,11 +366,96 @@ narrowed(struct sup *s, pid_t pid, const struct sp_violation *v,
 	return sp_sup_fail_call(pid, e) == -1 ? sp_sup_doom(s, pid) : 0;
 }
 
+static int violation(struct sup *, pid_t, const struct sp_violation *,
+    const struct seccomp_data *, struct proc *);
+
+/*
+ * The image's rules alone, for a call that a stop lets through although
+ * its site is not pinned for it (later.c, reach_late.c): the program
+ * made with no pins and one any-number site, evaluated at that site,
+ * gives exactly what the image's own program gives a pinned call with
+ * these arguments (include/syspin/bpf.h, 3.-5.).  Made once per image.
+ */
+static uint32_t
+rules_verdict(struct sup *s, struct image *img, const struct seccomp_data *d)
+{
+	struct seccomp_data at = *d;
+	struct sp_bpf_input in;
+	struct sp_error err;
+
+	if (img->rules == NULL) {
+		sp_placement_bpf_input(&img->pin.pl, s->o->pin.flags,
+		    SP_ANSWER_SUPERVISOR, &in);
+		in.narrow = s->o->pin.narrow;
+		in.narrowed = SECCOMP_RET_TRACE | SP_BPF_NARROW_DATA;
+		if (in.nranges == 0)
+			return SECCOMP_RET_KILL_PROCESS;
+		img->rules_ip = in.ranges[0].start;
+		in.pins = NULL;
+		in.npins = 0;
+		in.any_ips = &img->rules_ip;
+		in.nany_ips = 1;
+		if (sp_bpf_generate(&in, &img->rules, &img->nrules, &err) == -1) {
+			img->rules = NULL;
+			return SECCOMP_RET_KILL_PROCESS;
+		}
+	}
+	at.instruction_pointer = img->rules_ip;
+	return sp_bpf_run_all(img->rules, img->nrules, &at, NULL);
+}
+
+/*
+ * What action means for the stopped call; every path that lets a call
+ * run goes through here (the filter's own stops, and the calls a stop
+ * lets through, judged by the image's rules first).
+ */
+static int
+judge(struct sup *s, pid_t pid, const struct sp_violation *v,
+    const struct seccomp_data *d, struct proc *p, uint32_t action)
+{
+	switch (action & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_ALLOW:
+	case SECCOMP_RET_LOG:
+		observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
+		return 0;
+	case SECCOMP_RET_ERRNO:
+		observed(s, pid, v, p->img, SP_OBS_ERRNO, NULL);
+		return sp_sup_fail_call(pid,
+		    (int)(action & SECCOMP_RET_DATA)) == -1 ?
+		    sp_sup_doom(s, pid) : 0;
+	case SECCOMP_RET_TRACE:
+		break;
+	default:			/* KILL_PROCESS (the guard), TRAP */
+		observed(s, pid, v, p->img, SP_OBS_VIOLATION,
+		    "killed by the rules of every call (the guard)");
+		return sp_sup_doom(s, pid);
+	}
+	switch (action & SECCOMP_RET_DATA) {
+	case SP_BPF_PLACE_DATA:
+		observed(s, pid, v, p->img, SP_OBS_PLACED, NULL);
+		return sp_sup_place(s, pid, d);
+	case SP_BPF_REFUSE_DATA:
+	case SP_BPF_DENY_DATA:
+		return refuse(s, pid, v, d, action & SECCOMP_RET_DATA, p->img);
+	case SP_BPF_NARROW_DATA:
+		return narrowed(s, pid, v, p->img);
+	case SP_BPF_CHECK_DATA:		/* perf_event_open of a process */
+		if (sp_sup_proc(s, (pid_t)(int32_t)d->args[1], false) != NULL) {
+			observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
+			return 0;
+		}
+		return refuse(s, pid, v, d, SP_BPF_DENY_DATA, p->img);
+	default:
+		return violation(s, pid, v, d, p);
+	}
+}
+
 static int
 violation(struct sup *s, pid_t pid, const struct sp_violation *v,
-    struct proc *p)
+    const struct seccomp_data *d, struct proc *p)
 {
 	struct user_regs_struct regs;
+	uint32_t rules;
 	int later;
 
 	/* Audit: a loop of the same call stops us every time; print once. */
@@ -372,17 +466,20 @@ violation(struct sup *s, pid_t pid, const struct sp_violation *v,
 	 * never run, and there is nothing to report. */
 	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) == -1 && errno == ESRCH)
 		return -1;
-	/* A number an object dlopen'ed later passes to syscall(). */
+	/* A number an object dlopen'ed later passes to syscall(), or a site
+	 * pruned as unreachable that a late object reaches: the call is
+	 * as good as pinned, and gets every rule a pinned call gets. */
 	later = p->img != NULL ? sp_sup_later_import(s, pid, v,
 	    &p->img->pin.lo) : 0;
-	if (later == 1)
-		observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
-	if (later != 0)
-		return later == 1 ? 0 : -1;
-	/* A site pruned as unreachable that a late object reaches. */
-	if (p->img != NULL && sp_sup_reach_late(s, pid, v, &p->img->pin.lo)) {
-		observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
-		return 0;
+	if (later == -1)
+		return -1;
+	if (later == 1 || (p->img != NULL &&
+	    sp_sup_reach_late(s, pid, v, &p->img->pin.lo))) {
+		rules = rules_verdict(s, p->img, d);
+		if ((rules & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_TRACE &&
+		    (rules & SECCOMP_RET_DATA) == 0)
+			rules = SECCOMP_RET_KILL_PROCESS;	/* cannot be */
+		return judge(s, pid, v, d, p, rules);
 	}
 	explain(s, pid, v, p->img);
 	s->last_ip = v->ip;
@@ -398,7 +495,6 @@ sp_sup_on_seccomp(struct sup *s, pid_t pid)
 	struct proc *p = sp_sup_proc(s, pid, false);
 	struct sp_violation v;
 	struct seccomp_data d;
-	uint32_t action;
 
 	if (p != NULL && p->doomed) {
 		kill(pid, SIGKILL);
@@ -414,36 +510,6 @@ sp_sup_on_seccomp(struct sup *s, pid_t pid)
 	d.arch = si.arch;
 	d.instruction_pointer = si.instruction_pointer;
 	memcpy(d.args, si.seccomp.args, sizeof(d.args));
-	action = sp_bpf_run_all(p->img->pin.progs, p->img->pin.nprogs, &d,
-	    NULL);
-	switch (action & SECCOMP_RET_ACTION_FULL) {
-	case SECCOMP_RET_ALLOW:
-	case SECCOMP_RET_LOG:
-		observed(s, pid, &v, p->img, SP_OBS_ALLOWED, NULL);
-		return 0;
-	case SECCOMP_RET_ERRNO:
-		observed(s, pid, &v, p->img, SP_OBS_ERRNO, NULL);
-		return sp_sup_fail_call(pid,
-		    (int)(action & SECCOMP_RET_DATA)) == -1 ?
-		    sp_sup_doom(s, pid) : 0;
-	case SECCOMP_RET_TRACE:
-		break;
-	default:			/* KILL_PROCESS (the guard), TRAP */
-		observed(s, pid, &v, p->img, SP_OBS_VIOLATION,
-		    "killed by the rules of every call (the guard)");
-		return sp_sup_doom(s, pid);
-	}
-	switch (action & SECCOMP_RET_DATA) {
-	case SP_BPF_PLACE_DATA:
-		observed(s, pid, &v, p->img, SP_OBS_PLACED, NULL);
-		return sp_sup_place(s, pid, &d);
-	case SP_BPF_REFUSE_DATA:
-	case SP_BPF_DENY_DATA:
-		return refuse(s, pid, &v, &d, action & SECCOMP_RET_DATA,
-		    p->img);
-	case SP_BPF_NARROW_DATA:
-		return narrowed(s, pid, &v, p->img);
-	default:
-		return violation(s, pid, &v, p);
-	}
+	return judge(s, pid, &v, &d, p, sp_bpf_run_all(p->img->pin.progs,
+	    p->img->pin.nprogs, &d, NULL));
 }

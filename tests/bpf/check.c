@@ -60,7 +60,7 @@ query_nr(uint64_t *r, const struct sp_bpf_pin *p)
 		0x80000000, 0xbfffffff, 0xc0000000, 16, 25, 56, 101, 158, 250,
 		310, 311, 317, 435, 438, 163, 25 | SP_BPF_X32_BIT,
 		SP_GUARD_KILL_NR, 9, 9, 10, 25, 15, 60, 157, 231, 462, 157,
-		317 };
+		317, 159, 164, 227, 298, 298, 305, 321 };
 	uint64_t k = rng_below(r, 10);
 	uint32_t nr;
 
@@ -149,7 +149,7 @@ query_arg(const struct table *t, uint64_t *r)
 		0x21, 0x8000, 0x400000, 0xffffffff, 0x400004, 0x8004, 0x10,
 		0x12, 0x32, 0x100, 0x100002, 0x5412, 0x541c, 0x800000,
 		0x800011, 8, 9, 22, 0x2001, 0x2003, 0x2004, 0x2000, 0x3,
-		38, 37, 1 };
+		38, 37, 1, 5, 11, 4, 0xffffffff };
 	uint64_t hi = rng_below(r, 4) == 0 ? rng_next(r) << 32 : 0;
 
 	switch (rng_below(r, 8)) {

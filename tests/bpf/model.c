@@ -12,7 +12,7 @@
 
 enum kind { NONE, MMAP, MPROTECT, MREMAP, SHMAT, PERSONALITY, EXEC,
 	OPAQUE, MMAP32, MPROTECT32, IOCTL, SECCOMP, KEYCTL, ARCH_PRCTL,
-	PTRACE, NOPTRACE, CLONE, CLONE3 };
+	PTRACE, NOPTRACE, CLONE, CLONE3, BPF, PERF, CLOCKSET, CLOCKID };
 
 /* From arch/x86/entry/syscalls/syscall_{64,32}.tbl. */
 static enum kind
@@ -57,12 +57,16 @@ kind_of(int abi, uint32_t nr)
 	case 310: case 311: case 438: return NOPTRACE;
 	case 317: return SECCOMP;
 	case 435: return CLONE3;
+	case 321: return BPF;
+	case 298: return PERF;
+	case 159: case 164: return CLOCKSET;
+	case 227: case 305: return CLOCKID;
 	default: return NONE;
 	}
 }
 
 struct answers {
-	uint32_t viol, refuse, deny, place, narrowed;
+	uint32_t viol, refuse, deny, place, narrowed, check;
 };
 
 /* Narrowing (bpf.h, 2a.): 0 not narrowed, 1 narrowed whole, 2 narrowed
@@ -156,6 +160,17 @@ global_rule(enum kind k, const struct seccomp_data *d, unsigned flags,
 	case CLONE3:
 		return flags & SP_BPF_GUARD ? SECCOMP_RET_ERRNO | ENOSYS :
 		    SECCOMP_RET_ALLOW;
+	case BPF:			/* BPF_PROG_LOAD */
+		return a0 == 5 ? ans->deny : SECCOMP_RET_ALLOW;
+	case PERF:			/* pid: -1 every task, 0 itself */
+		if (((uint32_t)d->args[4] & 4) || a1 == UINT32_MAX)
+			return ans->deny;
+		return a1 == 0 ? SECCOMP_RET_ALLOW : ans->check;
+	case CLOCKSET:
+		return flags & SP_BPF_NO_CLOCK ? ans->deny : SECCOMP_RET_ALLOW;
+	case CLOCKID:			/* CLOCK_REALTIME, CLOCK_TAI */
+		return flags & SP_BPF_NO_CLOCK && (a0 == 0 || a0 == 11) ?
+		    ans->deny : SECCOMP_RET_ALLOW;
 	default:
 		return SECCOMP_RET_ALLOW;
 	}
@@ -181,8 +196,13 @@ mmap_rule(const struct sp_bpf_input *in, const struct seccomp_data *d,
 			return loader && within(d->args[0], d->args[1],
 			    in->slots.start, in->slots.end) ?
 			    SECCOMP_RET_ALLOW : ans->refuse;
-		return may_exec_at(in, loader, d->args[0], d->args[1]) ?
-		    SECCOMP_RET_ALLOW : ans->refuse;
+		if (!may_exec_at(in, loader, d->args[0], d->args[1]))
+			return ans->refuse;
+		/* a file's code fixed into the band: checked at a stop */
+		if ((in->flags & SP_BPF_PLACE_FILES) && !(fl & 0x20) &&
+		    in_band(in, d->args[0], d->args[1]))
+			return ans->place;
+		return SECCOMP_RET_ALLOW;
 	}
 	if (loader && !fixed && (!(fl & 0x20) || (prot & 7) == 0))
 		return ans->place;
@@ -191,14 +211,43 @@ mmap_rule(const struct sp_bpf_input *in, const struct seccomp_data *d,
 	return SECCOMP_RET_ALLOW;
 }
 
+/* The end of the segment (image ranges, band, and what lies between)
+ * holding a: the first of their edges above a, 0 for none (2^64). */
+static uint64_t
+segment_end(const struct sp_bpf_input *in, uint64_t a)
+{
+	uint64_t e = 0, c[2];
+	size_t i, k;
+
+	for (i = 0; i <= in->nranges; i++) {
+		if (i < in->nranges) {
+			c[0] = in->ranges[i].start;
+			c[1] = in->ranges[i].end;
+		} else if (in->band.end > in->band.start) {
+			c[0] = in->band.start;
+			c[1] = in->band.end;
+		} else		/* no band: no edge */
+			break;
+		for (k = 0; k < 2; k++)
+			if (c[k] > a && (e == 0 || c[k] < e))
+				e = c[k];
+	}
+	return e;
+}
+
 static uint32_t
 mremap_rule(const struct sp_bpf_input *in, const struct seccomp_data *d,
     const struct answers *ans)
 {
-	uint64_t old = d->args[0];
+	uint64_t old = d->args[0], len = d->args[1], end;
 	uint32_t fl = (uint32_t)d->args[3];
 
-	if (in_image(in, old))
+	/* the old range whole: it may not leave its start's segment */
+	if (old >= (1ull << 56) || len >= (1ull << 56))
+		return ans->refuse;
+	end = old + len;
+	if (in_image(in, old) || (segment_end(in, old) != 0 &&
+	    end > segment_end(in, old)))
 		return ans->refuse;
 	if (old < in->band.start || old >= in->band.end)
 		return SECCOMP_RET_ALLOW;
@@ -282,7 +331,7 @@ uint32_t
 model_verdict(const struct sp_bpf_input *in, const struct seccomp_data *d)
 {
 	struct answers ans = { in->action, in->refuse, in->deny, in->place,
-	    in->narrowed };
+	    in->narrowed, in->check };
 	uint64_t ip = d->instruction_pointer;
 	int abi, pf, nw = 0;
 
@@ -297,6 +346,8 @@ model_verdict(const struct sp_bpf_input *in, const struct seccomp_data *d)
 		ans.place = SECCOMP_RET_ERRNO | EACCES;
 	if (ans.narrowed == 0)
 		ans.narrowed = SECCOMP_RET_ERRNO | EPERM;
+	if (ans.check == 0)
+		ans.check = ans.deny;
 	if (d->arch == AUDIT_ARCH_X86_64)
 		abi = (uint32_t)d->nr & SP_BPF_X32_BIT ? SP_ABI_X32 : SP_ABI_X86_64;
 	else if (d->arch == AUDIT_ARCH_I386)

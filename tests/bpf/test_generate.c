@@ -140,8 +140,9 @@ test_realistic_path(void **state)
 				    "path %zu\n", t.npins, flags[i],
 				    s.p[0].len, path);
 			/* the rare paths: an mmap of a loader site checked
-			 * against the band and the slots */
-			assert_true(path < 60);
+			 * against the band and the slots, an mremap's old
+			 * range (its end computed, its segment found) */
+			assert_true(path < 80);
 			/* 25 before the prefilter (+7: ip inside the image?) */
 			if (pinned_steps(&t, &s) > 33)
 				fail_msg("a pinned call runs %zu instructions",
@@ -352,6 +353,25 @@ test_spot_checks(void **state)
 	    0), OK);
 	assert_int_equal(vcall(&s, 25, 0x401070, BAND, 0x1000, 0x2000, 3,
 	    BAND + 0x100000), OK);
+	/* the old range whole (Linux 6.17 moves every mapping in it): from
+	 * below the band into it, or from the band past its end, or over
+	 * the image, or wrapping, is refused; within its segment, allowed */
+	assert_int_equal(vcall(&s, 25, 0x401070, BAND - 0x1000, 0x2000,
+	    0x2000, 3, 0x9000000), NOPE);
+	assert_int_equal(vcall(&s, 25, 0x401070, BAND - 0x2000, 0x2000,
+	    0x2000, 3, 0x9000000), OK);
+	assert_int_equal(vcall(&s, 25, 0x401070, 0x400000, 0x2000, 0x2000,
+	    3, 0x9000000), NOPE);
+	assert_int_equal(vcall(&s, 25, 0x401070, 0x3ff000, 0x1000, 0x1000,
+	    3, 0x9000000), OK);
+	assert_int_equal(vcall(&s, 25, 0x401070, SP_BAND_END - 0x1000, 0x2000,
+	    0x2000, 3, BAND + 0x100000), NOPE);
+	assert_int_equal(vcall(&s, 25, 0x401070, 0x9000000,
+	    UINT64_MAX - 0x1000, 0x1000, 3, 0xa000000), NOPE);
+	assert_int_equal(vcall(&s, 25, 0x401070, 0x9000000, BAND,
+	    0x1000, 3, 0xa000000), NOPE);
+	assert_int_equal(vcall(&s, 25, 0x401070, 0x9000000, 1ull << 56,
+	    0x1000, 3, 0xa000000), NOPE);
 	/* the rules of every call, at the image's sites */
 	assert_int_equal(vcall(&s, 16, 0x401060, 0, 0x5412, 0, 0, 0), EPERM_);
 	assert_int_equal(vcall(&s, 16, 0x401100, 0, 0x541c, 0, 0, 0), EPERM_);
@@ -448,7 +468,7 @@ test_bad_input(void **state)
 	in.action = SECCOMP_RET_ALLOW;
 	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
 	in.action = 0;
-	in.flags = 0x100;
+	in.flags = 0x200;	/* no such flag */
 	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
 	in.flags = 0;
 	pin.flags = 2;

@@ -21,6 +21,20 @@ T=$(mktemp -d /tmp/syspin-ldso.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 fail=0
 [ -x "$LDSO" ] || { echo "skip: no x86-64 ld.so found"; exit 77; }
+# Where the debug registers do not stop a tracee (some virtual machines),
+# PROG's entry cannot be stopped: `ld.so PROG` is refused, said in one
+# line, and every case that runs PROG must be refused so.
+NODR=
+"$SYSPIN" run --cache-dir "$T/cache" -- "$LDSO" /bin/true >"$T/dr" 2>&1
+if [ $? = 137 ] && grep -q "debug registers do not stop" "$T/dr"; then
+	NODR=1
+	echo "note: this machine's debug registers do not stop: ld.so PROG is refused"
+fi
+# refused_here: the run was refused for that reason (NODR only).
+refused_here() {
+	[ -n "$NODR" ] && [ "$got" = 137 ] &&
+	    grep -q "debug registers do not stop" "$T/got"
+}
 
 # same NAME ARG...: `ld.so ARG...` alike unpinned and pinned.
 same() {
@@ -33,6 +47,8 @@ same() {
 	got=$?
 	if [ $got = $want ] && cmp -s "$T/want" "$T/got"; then
 		echo "ok   ld.so $name (status $got)"
+	elif refused_here; then
+		echo "ok   ld.so $name: refused (no debug registers here)"
 	else
 		echo "FAIL ld.so $name: status $got, unpinned $want"
 		diff "$T/want" "$T/got" | sed 's/^/     | /' | head -8
@@ -50,6 +66,8 @@ pinned() {
 	if [ $got = "$st_want" ] && { [ -z "$pat" ] ||
 	    grep -Eq "$pat" "$T/got"; }; then
 		echo "ok   ld.so $name (status $got)"
+	elif refused_here; then
+		echo "ok   ld.so $name: refused (no debug registers here)"
 	else
 		echo "FAIL ld.so $name: status $got, want $st_want and /$pat/:"
 		sed 's/^/     | /' "$T/got" | head -8
@@ -85,7 +103,9 @@ pinned "a fixed-address PROG: refused, said" 137 "$NOPIE" own-nr-ok
 "$SYSPIN" run --cache-dir "$T/cache" -- "$LDSO" /bin/sleep 3 &
 sleep 1.5
 pid=$(pgrep -n -f "^$LDSO /bin/sleep 3")
-if [ -z "$pid" ] || ! grep -q '^VmFlags:.* sl' "/proc/$pid/smaps"; then
+if [ -n "$NODR" ]; then
+	echo "skip seals: ld.so PROG is refused here"
+elif [ -z "$pid" ] || ! grep -q '^VmFlags:.* sl' "/proc/$pid/smaps"; then
 	echo "skip seals: no VmFlags sl here"
 else
 	n=$(awk '/^[0-9a-f]+-[0-9a-f]+ r-xp .*(sleep|libc\.so)/ { m = 1; next }

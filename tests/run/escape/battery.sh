@@ -41,10 +41,13 @@ done
 
 # Documented routes: "NAME:MODE ..." reported as known, not as escapes.
 # Exec of a file the attacker wrote is pinned as written (docs/run.md);
-# --exec=trusted / --exec=none are meant to close it.
+# --exec=trusted / --exec=none are meant to close it.  The same holds for
+# a library it wrote and dlopens: with --exec=any its table says what it
+# passes to syscall() (later-written), as an exec'd copy would.
 KNOWN="exec-memfd:default exec-memfd:jit exec-memfd:runtime exec-memfd:nobody
 exec-tmp:default exec-tmp:jit exec-tmp:runtime exec-tmp:nobody
 exec-memfd:runexec exec-tmp:runexec
+later-written:default later-written:jit later-written:nobody
 preload-true:runexec preload-self:runexec preload-rt-true:runexec
 preload-rt-self:runexec audit-true:runexec audit-self:runexec
 ldso-preload:runexec ldso-audit:runexec
@@ -57,6 +60,8 @@ remap-libc
 memfd shm-file tmpfile tmp-file memfd-fixed shm-fixed tmpfile-fixed tmp-fixed
 shared-double-memfd shared-double-shm
 mprotect pkey-mprotect mremap-exec personality
+mremap-span mremap-tail
+rescue-mmap rescue-keyctl later-written later-newline
 execstack
 dlopen-raw
 preload-true preload-self preload-rt-true preload-rt-self audit-true audit-self
@@ -202,6 +207,7 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		TMO=40
 		run_as "$E/escape_pty" -w 2500 -t 30 -l "$line" -l exit \
 		    -- sh -i ;;
+	mremap-span|mremap-tail|rescue-*|later-*) $how "$E/escape_box" "$name" "$mark" ;;
 	env-cachedir) $how "$E/escape_forge" cachedir "$mark" ;;
 	forged-table|forged-default)
 		if [ "$how" = bare ]; then

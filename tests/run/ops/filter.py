@@ -62,8 +62,14 @@ def program(text):
             ok = op == "ret" and re.match(
                 r"^(ALLOW|KILL_PROCESS|KILL|TRAP|LOG|ERRNO\(\d+\)|"
                 r"TRACE\(\d+\))$", arg) is not None
+        elif cls == 0 and code & 0xe0 == 0x60:  # ld from scratch memory
+            ok = op == "ld" and arg == "$temp[%d]" % k
         elif cls == 0:
             ok = op == "ld" and arg == "$data[%d]" % k
+        elif cls == 2:                          # st (mremap's range end)
+            ok = op == "st" and arg == "$temp[%d]" % k
+        elif cls == 7:                          # tax, txa
+            ok = op in ("tax", "txa")
         else:
             ok = op in ("and", "or", "add") and arg
         if not ok:

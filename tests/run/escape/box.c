@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The escape battery's third round (`escape_box MODE MARK [ARG]`): routes
+ * through the mechanisms that closed the earlier ones (the late-code
+ * band, the rescue of later.c, the tables it believes).  Same contract as
+ * escape.c: the effect is mkdir(MARK) made where no pin allows it (or,
+ * where said, a step that must be refused succeeding); exit 3 when a step
+ * was refused, 77 when not applicable.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BAND_START 0x110000000000ull
+#define PAGE 4096
+
+/* mov $83, %eax; syscall; ret -- mkdir(rdi, rsi). */
+static const uint8_t code[] = { 0xb8, 83, 0, 0, 0, 0x0f, 0x05, 0xc3 };
+typedef long (*mkdir_fn)(const char *, long);
+
+static const char *mark;
+
+static int
+refused(const char *what)
+{
+	printf("%s: %s\n", what, strerror(errno));
+	return 3;
+}
+
+static int
+report(long r)
+{
+	printf("mkdir returned %ld\n", r);
+	return r == 0 ? 0 : 3;
+}
+
+static const char *
+tmpdir(void)
+{
+	const char *t = getenv("ESC_TMP");
+
+	return t != NULL && *t != '\0' ? t : "/tmp";
+}
+
+static char *
+helper(const char *name)
+{
+	static char dir[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	char *s, *p;
+
+	if (n <= 0)
+		exit(1);
+	dir[n] = '\0';
+	if ((s = strrchr(dir, '/')) != NULL)
+		*s = '\0';
+	if (asprintf(&p, "%s/%s", dir, name) == -1)
+		exit(1);
+	return p;
+}
+
+/* A memfd of one page holding bytes. */
+static int
+code_memfd(const void *bytes, size_t n)
+{
+	int fd = memfd_create("escape-box", MFD_CLOEXEC);
+
+	if (fd == -1 || ftruncate(fd, PAGE) == -1 ||
+	    pwrite(fd, bytes, n, 0) != (ssize_t)n)
+		return -1;
+	return fd;
+}
+
+/* Four RW pages at an address of ours above the band (with --allow-jit an
+ * anonymous mapping that names no address is placed in the band). */
+static uint8_t *
+outside(void)
+{
+	uint8_t *at = (uint8_t *)0x300000000000ull + (getpid() & 0xffff) *
+	    (uint64_t)(1u << 20), *p;
+
+	p = mmap(at, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	return p == at ? p : NULL;
+}
+
+/*
+ * Executable code at the band's first page, by the route the mode
+ * leaves open: a file mapping MAP_FIXED there (no --allow-jit needed),
+ * else anonymous memory made executable in place (--allow-jit).
+ */
+static uint8_t *
+code_at_band_start(void)
+{
+	uint8_t *at = (uint8_t *)BAND_START, *p;
+	int fd = code_memfd(code, sizeof(code));
+
+	if (fd != -1) {
+		p = mmap(at, PAGE, PROT_READ | PROT_EXEC, MAP_PRIVATE |
+		    MAP_FIXED, fd, 0);
+		close(fd);
+		if (p == at)
+			return p;
+		printf("file code at the band's start: %s\n", strerror(errno));
+	}
+	p = mmap(at, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED |
+	    MAP_ANONYMOUS, -1, 0);
+	if (p != at)
+		return NULL;
+	memcpy(p, code, sizeof(code));
+	if (mprotect(p, PAGE, PROT_READ | PROT_EXEC) == -1) {
+		printf("anonymous code at the band's start: %s\n",
+		    strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * Linux 6.17+: one mremap(MREMAP_FIXED) moves every mapping of its old
+ * range.  An ordinary RW page just below the band and code at the band's
+ * start go together to an address outside image and band, where the
+ * filters allow any number.  Stopped: a step refused, or the call killed.
+ */
+static int
+mremap_span(void)
+{
+	uint8_t *below = (uint8_t *)BAND_START - PAGE, *x, *to, *q;
+
+	if ((x = code_at_band_start()) == NULL)
+		return refused("code at the band's start");
+	if (mmap(below, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_FIXED | MAP_ANONYMOUS, -1, 0) != below)
+		return refused("data below the band");
+	if ((to = outside()) == NULL)
+		return 1;
+	q = mremap(below, 2 * PAGE, 2 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED,
+	    to + PAGE);
+	if (q == MAP_FAILED) {
+		if (errno == EINVAL)	/* a kernel before 6.17: one at a time */
+			return 77;
+		return refused("mremap of the two mappings");
+	}
+	printf("moved %p+2 pages to %p\n", (void *)below, (void *)q);
+	return report(((mkdir_fn)(q + PAGE))(mark, 0755));
+}
+
+/*
+ * The same from inside the band: code moved out with the pages after it
+ * (a range that starts in the band and ends past its allowed room).
+ */
+static int
+mremap_tail(void)
+{
+	uint8_t *to, *q, *x;
+	int fd = code_memfd(code, sizeof(code));
+
+	if (fd == -1)
+		return refused("memfd");
+	x = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	if (x == MAP_FAILED)
+		return refused("mmap PROT_EXEC");
+	if ((to = outside()) == NULL)
+		return 1;
+	q = mremap(x, PAGE, PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, to + PAGE);
+	if (q == MAP_FAILED)
+		return refused("mremap");
+	return report(((mkdir_fn)q)(mark, 0755));
+}
+
+/* libescape_rescue.so, dlopen'ed: it passes 9 and 250 to syscall(). */
+static void *
+rescue_fn(const char *name)
+{
+	void *h = dlopen(helper("libescape_rescue.so"), RTLD_NOW);
+
+	if (h == NULL) {
+		printf("dlopen: %s\n", dlerror());
+		return NULL;
+	}
+	return dlsym(h, name);
+}
+
+/*
+ * A call that later.c lets through (a late object's number to libc's
+ * syscall()) asks for an RWX mapping at an address of its choosing,
+ * outside the band.  Stopped: refused (EACCES) or killed.
+ */
+static int
+rescue_mmap(void)
+{
+	void *(*m)(void *, size_t, long, long) = rescue_fn("esc_rescue_mmap");
+	uint8_t *at, *p;
+
+	if (m == NULL)
+		return refused("libescape_rescue.so");
+	if ((at = outside()) == NULL)
+		return 1;
+	p = m(at, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE |
+	    MAP_FIXED | MAP_ANONYMOUS);
+	if (p == MAP_FAILED)
+		return refused("mmap RWX through syscall()");
+	memcpy(p, code, sizeof(code));
+	return report(((mkdir_fn)p)(mark, 0755));
+}
+
+/*
+ * The same rescue asks for keyctl(KEYCTL_GET_PERSISTENT), which every
+ * filter denies: the keyring that holds the cache's key.  The effect,
+ * when it works: MARK made (legitimately) with the keyring in hand.
+ */
+static int
+rescue_keyctl(void)
+{
+	long (*k)(long, long, long) = rescue_fn("esc_rescue_keyctl");
+	long r;
+
+	if (k == NULL)
+		return refused("libescape_rescue.so");
+	r = k(22 /* KEYCTL_GET_PERSISTENT */, -1, -2 /* process keyring */);
+	if (r < 0) {
+		errno = errno ? errno : EPERM;
+		return refused("keyctl(KEYCTL_GET_PERSISTENT)");
+	}
+	printf("persistent keyring %ld\n", r);
+	return mkdir(mark, 0755) == 0 ? 0 : refused("mkdir");
+}
+
+static int
+copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), out;
+	ssize_t n;
+
+	if (in == -1)
+		return -1;
+	if ((out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755)) == -1) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			n = -1;
+	close(in);
+	close(out);
+	return n == 0 ? 0 : -1;
+}
+
+/*
+ * A library the tree wrote (a copy of libescape_sys.so, which passes 83
+ * to syscall()), dlopen'ed: later.c believes the table of its file.
+ * The route pinning leaves open where exec of a written file is (the
+ * default --exec=any); --exec=trusted and --exec=none must stop it.
+ */
+static int
+later_written(void)
+{
+	char path[PATH_MAX];
+	long (*f)(const char *);
+	void *h;
+
+	snprintf(path, sizeof(path), "%s/written.%ld.so", tmpdir(),
+	    (long)getpid());
+	if (copy_file(helper("libescape_sys.so"), path) == -1)
+		return refused("copy");
+	h = dlopen(path, RTLD_NOW);	/* left on disk: a deleted file
+					   is not believed */
+	if (h == NULL) {
+		printf("dlopen: %s\n", dlerror());
+		return 3;
+	}
+	if ((f = (long (*)(const char *))dlsym(h, "esc_sys_mkdir")) == NULL)
+		return 1;
+	return report(f(mark));
+}
+
+/*
+ * /proc/PID/maps writes a newline in a name as "\012".  Code of ours
+ * (mov %rcx,%rax; call *%rax; ret: a call of libc's syscall() that
+ * returns into our file) lives in DIR\n/f, mapped MAP_FIXED into the
+ * band; DIR\\012/f (a real backslash) is a link to libescape_sys.so,
+ * whose table passes 83 to syscall().  A supervisor that reads the path
+ * and opens it believes the other file's table.  Stopped: refused, or
+ * killed.
+ */
+static int
+later_newline(void)
+{
+	static const uint8_t tramp[] = { 0x48, 0x89, 0xc8, 0xff, 0xd0, 0xc3 };
+	char d1[PATH_MAX], d2[PATH_MAX], f1[PATH_MAX + 8], f2[PATH_MAX + 8];
+	long (*t)(long, const char *, long, void *);
+	uint8_t *at = (uint8_t *)BAND_START + 64 * PAGE, *p;
+	int fd;
+
+	snprintf(d1, sizeof(d1), "%s/nl.%ld\n", tmpdir(), (long)getpid());
+	snprintf(d2, sizeof(d2), "%s/nl.%ld\\012", tmpdir(), (long)getpid());
+	snprintf(f1, sizeof(f1), "%s/f", d1);
+	snprintf(f2, sizeof(f2), "%s/f", d2);
+	if (mkdir(d1, 0755) == -1 || mkdir(d2, 0755) == -1 ||
+	    symlink(helper("libescape_sys.so"), f2) == -1)
+		return refused("setup");
+	if ((fd = open(f1, O_RDWR | O_CREAT, 0755)) == -1 ||
+	    ftruncate(fd, PAGE) == -1 ||
+	    pwrite(fd, tramp, sizeof(tramp), 0) != (ssize_t)sizeof(tramp))
+		return refused("code file");
+	p = mmap(at, PAGE, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd,
+	    0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return refused("mmap MAP_FIXED into the band");
+	t = (long (*)(long, const char *, long, void *))(void *)p;
+	return report(t(83, mark, 0755, dlsym(RTLD_DEFAULT, "syscall")));
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *m = argc >= 2 ? argv[1] : "";
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc < 3) {
+		fprintf(stderr, "usage: escape_box MODE MARK [ARG]\n");
+		return 2;
+	}
+	mark = argv[2];
+	if (strcmp(m, "mremap-span") == 0) return mremap_span();
+	if (strcmp(m, "mremap-tail") == 0) return mremap_tail();
+	if (strcmp(m, "rescue-mmap") == 0) return rescue_mmap();
+	if (strcmp(m, "rescue-keyctl") == 0) return rescue_keyctl();
+	if (strcmp(m, "later-written") == 0) return later_written();
+	if (strcmp(m, "later-newline") == 0) return later_newline();
+	fprintf(stderr, "escape_box: unknown mode %s\n", m);
+	return 2;
+}
