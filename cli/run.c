@@ -441,6 +441,10 @@ confine_child(void)
 {
 	struct sp_error err;
 
+	if (sp_confine_session(&err) == -1) {
+		cli_error("run: %s", err.msg);
+		return -1;
+	}
 	if (sp_confine(0, &err) >= 0 ||
 	    (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
 	    sp_confine(0, &err) >= 0))

@@ -34,7 +34,9 @@
  *  The rules of every call of the image: no TIOCSTI/TIOCLINUX (typing
  *     into the terminal), no seccomp listener (a USER_NOTIF filter would
  *     outrank our TRACE), no KEYCTL_GET_PERSISTENT (the cache's key), no
- *     ARCH_MAP_VDSO_* (a new vDSO is new code), no bpf(BPF_PROG_LOAD)
+ *     ARCH_MAP_VDSO_* (a new vDSO is new code), no request_key with a
+ *     callout (its upcall runs /sbin/request-key outside the tree with
+ *     the caller's words), no bpf(BPF_PROG_LOAD)
  *     (a program in the kernel reads and writes any process), no
  *     perf_event_open of every task (pid -1) or of a cgroup, and one of
  *     another process is `check` (only a process of the tree may be

@@ -245,6 +245,9 @@ int sp_cache_fill(const struct sp_cache *c, const char *path, bool force,
  * again once per run: slow, never weaker.
  */
 int sp_cache_use_mac(struct sp_cache *c, struct sp_error *err);
+/* This process can read the key through a keyring it holds (without
+ * KEYCTL_GET_PERSISTENT): the tree's first process must not. */
+bool sp_cache_key_readable(void);
 
 /* Tests: the key called name; SP_CACHE_MAC_NO_KEYRING acts as if the
  * keyring failed (the fallback). */

@@ -334,6 +334,10 @@ int sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err);
 int sp_confine(unsigned scope, struct sp_error *err);
 /* The kernel has Landlock. */
 bool sp_confine_available(void);
+/* The tree's first process before its exec: a session keyring of its
+ * own, and (as root) no CAP_SYS_PTRACE, CAP_PERFMON, CAP_BPF for any
+ * program of the tree (confine.c).  0, or -1 with err. */
+int sp_confine_session(struct sp_error *err);
 
 /* Forwards the signals sent to this process in particular to *to. */
 void sp_forward_signals(volatile pid_t *to);

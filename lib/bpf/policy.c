@@ -51,6 +51,7 @@ static const struct numrule x86_64_rules[] = {
 	{ 317, R_SECCOMP }, { 322, R_EXEC }, { 329, R_MPROTECT },
 	{ 435, R_CLONE3 }, { 438, R_NOPTRACE },
 	{ 159, R_CLOCKSET }, { 164, R_CLOCKSET }, { 227, R_CLOCKID },
+	{ 249, R_REQKEY },
 	{ 298, R_PERF }, { 305, R_CLOCKID }, { 321, R_BPF },
 };
 
@@ -591,6 +592,12 @@ emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
 		ld(g, f, 1);
 		jeq(g, f, UINT32_MAX, deny, NEXT);	/* every task */
 		jeq(g, f, 0, allow, g->ret[RET_CHECK]);	/* itself, or? */
+		break;
+	case R_REQKEY:	/* (type, desc, callout_info, ring): no upcall */
+		ld(g, f, 2);
+		jeq(g, f, 0, NEXT, deny);
+		sp_asm_ld(&g->a, f, OFF_ARG_LO(2) + 4);
+		jeq(g, f, 0, allow, deny);
 		break;
 	case R_CLOCKID:
 		ld(g, f, 0);

@@ -33,7 +33,7 @@ enum rule {
 	R_MMAP32, R_MPROTECT32,
 	/* every call's (bpf.h, 2.) */
 	R_IOCTL, R_SECCOMP, R_KEYCTL, R_ARCH_PRCTL, R_PTRACE, R_NOPTRACE,
-	R_CLONE, R_CLONE3, R_BPF, R_PERF, R_CLOCKSET, R_CLOCKID,
+	R_CLONE, R_CLONE3, R_BPF, R_PERF, R_CLOCKSET, R_CLOCKID, R_REQKEY,
 };
 
 /* Where a call comes from, for the rules. */

@@ -59,6 +59,9 @@ struct secret {
 	uint64_t live;
 	uint8_t key[KEY_LEN];
 	uint8_t id[8];
+	/* The HMAC's state (its midstates are key equivalents): here, not
+	 * on a stack, and zeroed after each use. */
+	struct hmac_sha256_ctx ctx;
 };
 
 struct mac {
@@ -114,19 +117,33 @@ secret_free(struct secret *s)
 		munmap(s, sizeof(*s));
 }
 
+/* Zeroes the stack below the caller, where nettle's compression
+ * function kept its working words. */
+__attribute__((noinline)) static void
+scrub_stack(void)
+{
+	volatile uint8_t below[4096];
+
+	explicit_bzero((void *)below, sizeof(below));
+}
+
 /* HMAC-SHA256 under s's key of the n parts. */
 static int
-hmac(const struct secret *s, const void *const *part, const size_t *len,
+hmac(const struct secret *cs, const void *const *part, const size_t *len,
     size_t n, uint8_t out[SP_CACHE_MAC_LEN])
 {
-	struct hmac_sha256_ctx ctx;
+	struct secret *s = (struct secret *)cs;	/* its page is writable */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	size_t i;
 
-	hmac_sha256_set_key(&ctx, KEY_LEN, s->key);
+	pthread_mutex_lock(&lock);
+	hmac_sha256_set_key(&s->ctx, KEY_LEN, s->key);
 	for (i = 0; i < n; i++)
-		hmac_sha256_update(&ctx, len[i], part[i]);
-	hmac_sha256_digest(&ctx, SP_CACHE_MAC_LEN, out);
-	explicit_bzero(&ctx, sizeof(ctx));	/* the key schedule */
+		hmac_sha256_update(&s->ctx, len[i], part[i]);
+	hmac_sha256_digest(&s->ctx, SP_CACHE_MAC_LEN, out);
+	explicit_bzero(&s->ctx, sizeof(s->ctx));	/* the key schedule */
+	pthread_mutex_unlock(&lock);
+	scrub_stack();
 	return 0;
 }
 
@@ -252,6 +269,33 @@ key_create(long ring, const char *name, struct sp_error *err)
 	if (id == -1)
 		return sp_error_sys(err, errno, "making key %s", name);
 	return id;
+}
+
+/*
+ * Whether this process can read the key some way other than
+ * KEYCTL_GET_PERSISTENT: through a keyring it possesses (its session
+ * keyring, when the persistent keyring is linked there, as Kerberos'
+ * KEYRING:persistent caches do), or any other it can search.  The tree's
+ * first process asks, after it took a session keyring of its own
+ * (lib/supervise/confine.c): it must find nothing.
+ */
+bool
+sp_cache_key_readable(void)
+{
+	static const long rings[] = { KEY_SPEC_SESSION_KEYRING,
+		KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING,
+		KEY_SPEC_PROCESS_KEYRING, KEY_SPEC_THREAD_KEYRING };
+	uint8_t buf[KEY_LEN];
+	bool got = false;
+	long id;
+
+	for (size_t i = 0; i < sizeof(rings) / sizeof(*rings) && !got; i++)
+		if ((id = kctl(KEYCTL_SEARCH, (unsigned long)rings[i],
+		    (unsigned long)"user", (unsigned long)KEY_NAME)) != -1)
+			got = kctl(KEYCTL_READ, id, (unsigned long)buf,
+			    sizeof(buf)) > 0;
+	explicit_bzero(buf, sizeof(buf));
+	return got;
 }
 
 /* The user's key called name, into s; -1 with err set when none. */

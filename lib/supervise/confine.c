@@ -24,12 +24,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/keyctl.h>
 #include <linux/landlock.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <syspin/cache.h>
 #include <syspin/supervise.h>
 
 /* The kernel's struct as of ABI 6; older kernels take a prefix of it. */
@@ -88,6 +91,45 @@ sp_confine(unsigned scope, struct sp_error *err)
 		close(root.parent_fd);
 	close(fd);
 	return r;
+}
+
+/*
+ * What the tree's first process leaves behind before it execs (with the
+ * domain above):
+ * - the user's session keyring: the tree gets one of its own, empty, so
+ *   that a persistent keyring linked into the session (Kerberos'
+ *   KEYRING:persistent) does not take the cache's key with it (what the
+ *   user keyring links, lib/pins/cache_mac.c refuses to use);
+ * - as root, the capabilities that reach another process's memory past
+ *   the domain: CAP_SYS_PTRACE, CAP_PERFMON (perf samples of any task;
+ *   the kernel also lets it read /proc/PID/environ, maps, auxv of any
+ *   process whatever Landlock says) and CAP_BPF (programs that read and
+ *   write any process), from the bounding set: no program of the tree
+ *   gets them, setuid ones included.  CAP_SYS_ADMIN implies the same
+ *   reads and cannot go (docs/threat-model.md); the filters deny the
+ *   perf and bpf calls that would use it.
+ */
+int
+sp_confine_session(struct sp_error *err)
+{
+	static const int caps[] = { 19 /* SYS_PTRACE */, 38 /* PERFMON */,
+		39 /* BPF */ };
+
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) == -1 &&
+	    errno != ENOSYS)
+		return sp_error_sys(err, errno, "a session keyring of its own");
+	/* What it holds now, the tree holds: never the cache's key. */
+	if (sp_cache_key_readable())
+		return sp_error_set(err, "the cache's key is readable without "
+		    "KEYCTL_GET_PERSISTENT (the persistent keyring is linked "
+		    "into a keyring every process of this user holds): "
+		    "refusing to run a tree that could forge its own pins");
+	for (size_t i = 0; i < sizeof(caps) / sizeof(*caps); i++)
+		if (prctl(PR_CAPBSET_DROP, caps[i], 0, 0, 0) == -1 &&
+		    errno != EINVAL && errno != EPERM)
+			return sp_error_sys(err, errno, "dropping capability "
+			    "%d", caps[i]);
+	return 0;
 }
 
 bool

@@ -85,6 +85,10 @@ child(const struct sp_supervise_opts *o, int fd, bool landlock)
 	if (read(fd, &go, 1) != 1 || go != 'y')
 		_exit(126);
 	close(fd);
+	if (sp_confine_session(&err) == -1) {
+		fprintf(stderr, "syspin: run: %s\n", err.msg);
+		_exit(126);
+	}
 	if (landlock && sp_confine(o->scope, &err) < 0 &&
 	    (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
 	    sp_confine(o->scope, &err) < 0)) {

@@ -235,6 +235,8 @@ asked(const char *name, uint32_t data)
 		    strstr(name, "keyctl") ? " KEYCTL_GET_PERSISTENT" :
 		    strstr(name, "arch_prctl") ? " ARCH_MAP_VDSO" :
 		    strstr(name, "bpf") ? " BPF_PROG_LOAD" :
+		    strstr(name, "request_key") ? " with a callout (an "
+		    "upcall runs a program outside the tree)" :
 		    strstr(name, "perf") ? " of every task, a cgroup, or a "
 		    "process outside the tree" :
 		    strstr(name, "time") || strstr(name, "clock") ?

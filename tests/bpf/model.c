@@ -12,7 +12,8 @@
 
 enum kind { NONE, MMAP, MPROTECT, MREMAP, SHMAT, PERSONALITY, EXEC,
 	OPAQUE, MMAP32, MPROTECT32, IOCTL, SECCOMP, KEYCTL, ARCH_PRCTL,
-	PTRACE, NOPTRACE, CLONE, CLONE3, BPF, PERF, CLOCKSET, CLOCKID };
+	PTRACE, NOPTRACE, CLONE, CLONE3, BPF, PERF, CLOCKSET, CLOCKID,
+	REQKEY };
 
 /* From arch/x86/entry/syscalls/syscall_{64,32}.tbl. */
 static enum kind
@@ -58,6 +59,7 @@ kind_of(int abi, uint32_t nr)
 	case 317: return SECCOMP;
 	case 435: return CLONE3;
 	case 321: return BPF;
+	case 249: return REQKEY;
 	case 298: return PERF;
 	case 159: case 164: return CLOCKSET;
 	case 227: case 305: return CLOCKID;
@@ -160,6 +162,8 @@ global_rule(enum kind k, const struct seccomp_data *d, unsigned flags,
 	case CLONE3:
 		return flags & SP_BPF_GUARD ? SECCOMP_RET_ERRNO | ENOSYS :
 		    SECCOMP_RET_ALLOW;
+	case REQKEY:			/* an upcall runs a program */
+		return d->args[2] != 0 ? ans->deny : SECCOMP_RET_ALLOW;
 	case BPF:			/* BPF_PROG_LOAD */
 		return a0 == 5 ? ans->deny : SECCOMP_RET_ALLOW;
 	case PERF:			/* pid: -1 every task, 0 itself */

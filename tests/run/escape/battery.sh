@@ -62,6 +62,7 @@ shared-double-memfd shared-double-shm
 mprotect pkey-mprotect mremap-exec personality
 mremap-span mremap-tail
 rescue-mmap rescue-keyctl later-written later-newline
+key-session key-user
 execstack
 dlopen-raw
 preload-true preload-self preload-rt-true preload-rt-self audit-true audit-self
@@ -208,6 +209,18 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		run_as "$E/escape_pty" -w 2500 -t 30 -l "$line" -l exit \
 		    -- sh -i ;;
 	mremap-span|mremap-tail|rescue-*|later-*) $how "$E/escape_box" "$name" "$mark" ;;
+	key-session|key-user)
+		# the persistent keyring linked into the caller's session (or
+		# the user keyring) before syspin starts
+		w=${name#key-}
+		if [ "$how" = bare ]; then
+			run_as "$E/escape_box" with-persistent $w \
+			    "$E/escape_box" key-read "$mark"
+		else
+			run_as "$E/escape_box" with-persistent $w env $MENV \
+			    "$SYS" run $MOPT --cache-dir "$CACHE" \
+			    "$E/escape_box" key-read "$mark"
+		fi ;;
 	env-cachedir) $how "$E/escape_forge" cachedir "$mark" ;;
 	forged-table|forged-default)
 		if [ "$how" = bare ]; then

@@ -15,8 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/keyctl.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define BAND_START 0x110000000000ull
@@ -321,12 +325,86 @@ later_newline(void)
 	return report(t(83, mark, 0755, dlsym(RTLD_DEFAULT, "syscall")));
 }
 
+/* ---- the cache's key (lib/pins/cache_mac.c) ---- */
+
+#define KEY_NAME "syspin:cache-mac:v1"
+
+static long
+kctl(long op, long a, long b, long c)
+{
+	return syscall(SYS_keyctl, op, a, b, c, 0L);
+}
+
+/*
+ * Not an attack: `escape_box with-persistent session|user CMD...` runs
+ * CMD with the user's persistent keyring linked into a session keyring
+ * of its own (as Kerberos' KEYRING:persistent caches do), or into the
+ * user keyring (undone when CMD ends), syspin's key made there first
+ * when missing (as syspin would).
+ */
+static int
+with_persistent(const char *where, char **cmd)
+{
+	long dest = strcmp(where, "user") == 0 ? KEY_SPEC_USER_KEYRING :
+	    KEY_SPEC_SESSION_KEYRING, ring;
+	uint8_t rnd[32];
+	int st = 3 << 8;
+	pid_t c;
+
+	if (kctl(KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0) == -1 ||
+	    (ring = kctl(KEYCTL_GET_PERSISTENT, -1, dest, 0)) == -1)
+		return refused("persistent keyring");
+	/* searched from where it was linked: possessed there */
+	if (kctl(KEYCTL_SEARCH, dest, (long)"user", (long)KEY_NAME) != -1 ||
+	    (getrandom(rnd, sizeof(rnd), 0) == sizeof(rnd) &&
+	    syscall(SYS_add_key, "user", KEY_NAME, rnd, sizeof(rnd), ring) !=
+	    -1)) {
+		if ((c = fork()) == 0) {
+			execvp(cmd[0], cmd);
+			_exit(127);
+		}
+		if (c == -1 || waitpid(c, &st, 0) != c)
+			st = 1 << 8;
+	} else
+		printf("the cache key: %s\n", strerror(errno));
+	if (dest == KEY_SPEC_USER_KEYRING)	/* the user's again */
+		kctl(KEYCTL_UNLINK, ring, KEY_SPEC_USER_KEYRING, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/*
+ * Inside the tree: the cache's key through any keyring the process
+ * possesses (its session, the user keyring, the user session keyring).
+ * The effect: MARK made with the key's bytes in hand.
+ */
+static int
+key_read(void)
+{
+	static const long rings[] = { KEY_SPEC_SESSION_KEYRING,
+		KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING };
+	uint8_t key[64];
+	long id, n;
+
+	for (size_t i = 0; i < sizeof(rings) / sizeof(*rings); i++) {
+		if ((id = kctl(KEYCTL_SEARCH, rings[i], (long)"user",
+		    (long)KEY_NAME)) == -1)
+			continue;
+		if ((n = kctl(KEYCTL_READ, id, (long)key, sizeof(key))) > 0) {
+			printf("read %ld bytes of the cache key\n", n);
+			return mkdir(mark, 0755) == 0 ? 0 : refused("mkdir");
+		}
+	}
+	return refused("the cache key");
+}
+
 int
 main(int argc, char **argv)
 {
 	const char *m = argc >= 2 ? argv[1] : "";
 
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (strcmp(m, "with-persistent") == 0 && argc >= 4)
+		return with_persistent(argv[2], argv + 3);
 	if (argc < 3) {
 		fprintf(stderr, "usage: escape_box MODE MARK [ARG]\n");
 		return 2;
@@ -338,6 +416,7 @@ main(int argc, char **argv)
 	if (strcmp(m, "rescue-keyctl") == 0) return rescue_keyctl();
 	if (strcmp(m, "later-written") == 0) return later_written();
 	if (strcmp(m, "later-newline") == 0) return later_newline();
+	if (strcmp(m, "key-read") == 0) return key_read();
 	fprintf(stderr, "escape_box: unknown mode %s\n", m);
 	return 2;
 }
