@@ -59,7 +59,8 @@ usage(FILE *f)
 	    "                  [-o FILE | --log-fd N] [--deny LIST | --allow "
 	    "LIST]\n"
 	    "                  [--deny-action=errno[:NAME]|kill] [--no-reach]\n"
-	    "                  [--unsafe-install] PROG [ARG...]\n"
+	    "                  [--allow-socket NAME]... [--unsafe-install] "
+	    "PROG [ARG...]\n"
 	    "       syspin run --fill-cache [--cache-dir DIR] FILE...\n\n"
 	    "Runs PROG, and every program it runs, with its system calls "
 	    "pinned: a call\nfrom anywhere but the instruction where its "
@@ -100,6 +101,12 @@ usage(FILE *f)
 	    "      --deny-action=A what a denied call gets: errno (EPERM), "
 	    "errno:NAME,\n"
 	    "                      or kill\n"
+	    "      --allow-socket NAME  a unix socket outside the tree its "
+	    "programs may\n"
+	    "                      connect to: the path its listener bound "
+	    "(or @name);\n"
+	    "                      by default only the tree's own, journald's "
+	    "and nscd's\n"
 	    "      --unsafe-install  run although syspin, a library it maps or "
 	    "its\n"
 	    "                      runtime is writable by someone but root "
@@ -210,6 +217,7 @@ parse(int argc, char **argv, struct run_args *a)
 		case 1002:
 		case 1003:
 		case 1004:
+		case 1005:
 			if (run_extra_opt(&a->x, c, optarg) == -1)
 				return -1;
 			break;

@@ -50,6 +50,8 @@ struct run_extra {
 	const char *log_file;		/* -o FILE */
 	int log_fd;			/* --log-fd N, or -o's; -1 none */
 	bool unsafe_install;		/* --unsafe-install */
+	char **allow_sockets;		/* --allow-socket NAME... */
+	size_t nallow_sockets;
 };
 
 /* The long options run_extra_opt takes (getopt_long codes 1000+). */
@@ -59,7 +61,8 @@ struct run_extra {
 	{ "deny", required_argument, NULL, 1001 }, \
 	{ "allow", required_argument, NULL, 1002 }, \
 	{ "deny-action", required_argument, NULL, 1003 }, \
-	{ "unsafe-install", no_argument, NULL, 1004 }
+	{ "unsafe-install", no_argument, NULL, 1004 }, \
+	{ "allow-socket", required_argument, NULL, 1005 }
 
 /* run_install.c: 0 when syspin's binary, the libraries it maps and the
  * runtime rt (NULL: none), and every directory above them, are root's

@@ -98,6 +98,7 @@ int
 run_extra_opt(struct run_extra *x, int c, const char *arg)
 {
 	struct sp_error err;
+	char **v;
 
 	switch (c) {
 	case 'o':
@@ -116,6 +117,19 @@ run_extra_opt(struct run_extra *x, int c, const char *arg)
 		break;
 	case 1004:
 		x->unsafe_install = true;
+		return 0;
+	case 1005:	/* a path as its listener bound it, or @name */
+		if (arg[0] == '\0' || strlen(arg) > 108) {
+			cli_error("run: --allow-socket %s: not a unix socket's "
+			    "name (a path, or @name)", arg);
+			return -1;
+		}
+		v = realloc(x->allow_sockets, (x->nallow_sockets + 1) *
+		    sizeof(*x->allow_sockets));
+		if (v == NULL)
+			return -1;
+		x->allow_sockets = v;
+		x->allow_sockets[x->nallow_sockets++] = (char *)arg;
 		return 0;
 	default:
 		return -1;
@@ -203,6 +217,8 @@ void
 run_extra_free(struct run_extra *x)
 {
 	sp_narrow_free(&x->narrow);
+	free(x->allow_sockets);
+	x->allow_sockets = NULL;
 	if (x->log_file != NULL && x->log_fd != -1)
 		close(x->log_fd);
 	x->log_fd = -1;

@@ -92,6 +92,8 @@ run_supervised(const struct run_sup *r, bool *fallback)
 	o.argv = r->argv;
 	o.path = r->path;
 	o.log_fd = r->x->log_fd;
+	o.allow_sockets = r->x->allow_sockets;
+	o.nallow_sockets = r->x->nallow_sockets;
 	o.pin.narrow = sp_narrow_bpf(&r->x->narrow);
 	o.pin.narrow_errno = r->x->narrow.errnum;
 	o.pin.narrow_kill = r->x->narrow.kill;

@@ -107,6 +107,9 @@ parse_flags(struct rt *rt)
 	bool loosen = loosening(rt, "SYSPIN_FLAGS") != NULL;
 
 	rt->verbose = env(rt, "SYSPIN_VERBOSE") != NULL;
+	/* No one judges a connect here (lib/supervise/connect.c does under
+	 * the supervisor): the tree makes no unix stream socket at all. */
+	rt->flags |= SP_BPF_NO_UNIX;
 	for (; f != NULL && *f != '\0'; f++) {
 		if (*f == 's')
 			rt->flags |= SP_BPF_STRICT;

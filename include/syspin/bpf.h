@@ -43,7 +43,9 @@
  *     observed: the kernel lets CAP_PERFMON or CAP_SYS_ADMIN read any
  *     process's memory through its samples); with SP_BPF_NO_CLOCK no
  *     settimeofday, adjtimex, clock_settime or clock_adjtime of
- *     CLOCK_REALTIME or CLOCK_TAI; with SP_BPF_NO_PTRACE no
+ *     CLOCK_REALTIME or CLOCK_TAI; with SP_BPF_CONNECT every connect is
+ *     `check`; with SP_BPF_NO_UNIX no socket(AF_UNIX, SOCK_STREAM or
+ *     SOCK_SEQPACKET); no pidfd_getfd; with SP_BPF_NO_PTRACE no
  *     ptrace but TRACEME, no process_vm_readv/writev, no pidfd_getfd
  *     (where no Landlock domain scopes them); with SP_BPF_GUARD clone with
  *     CLONE_UNTRACED is killed and clone3 fails with ENOSYS (its flags are
@@ -159,6 +161,11 @@ struct sp_bpf_range {
 #define SP_BPF_NO_CLOCK  0x100u	/* the system clock cannot be set (2.):
 				   --exec=trusted's "changed before the
 				   run" rests on it */
+#define SP_BPF_CONNECT   0x200u	/* connect(2) is `check`: the supervisor
+				   judges whom a unix socket reaches */
+#define SP_BPF_NO_UNIX   0x400u	/* no unix stream or seqpacket socket
+				   (the runtime alone cannot judge a
+				   connect) */
 #define SP_BPF_PLACE_FILES 0x80u	/* a file's executable MAP_FIXED mapping
 				   in the band: `place` (the supervisor
 				   checks the file: --exec=trusted) */

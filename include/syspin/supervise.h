@@ -272,6 +272,8 @@ int sp_event_log(int fd, const struct sp_event *ev);
 /* Landlock scopes the tree may be put in (syspin run --scope). */
 #define SP_SCOPE_SIGNALS	0x1u	/* no signals to outside processes */
 #define SP_SCOPE_SOCKETS	0x2u	/* no abstract unix sockets outside */
+#define SP_SCOPE_SOCKETS_IF	0x4u	/* the same where the kernel can
+					   (ABI 6), else nothing */
 
 /*
  * syspin trace: the supervisor pins every image exactly as `run` does,
@@ -314,6 +316,10 @@ struct sp_supervise_opts {
 	char *const *argv;		/* PROG ARG... */
 	const char *path;		/* PROG as found */
 	int log_fd;			/* -o, --log-fd: sp_event_log; -1 none */
+	/* --allow-socket NAME: unix listeners outside the tree its sockets
+	 * may reach, by the name they bound ("@name": abstract) */
+	char *const *allow_sockets;
+	size_t nallow_sockets;
 };
 
 /*

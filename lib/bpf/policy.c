@@ -49,7 +49,8 @@ static const struct numrule x86_64_rules[] = {
 	{ 101, R_PTRACE }, { 135, R_PERSONA }, { 158, R_ARCH_PRCTL },
 	{ 250, R_KEYCTL }, { 310, R_NOPTRACE }, { 311, R_NOPTRACE },
 	{ 317, R_SECCOMP }, { 322, R_EXEC }, { 329, R_MPROTECT },
-	{ 435, R_CLONE3 }, { 438, R_NOPTRACE },
+	{ 435, R_CLONE3 }, { 438, R_NOGETFD }, { 42, R_CONNECT },
+	{ 41, R_UNIXSOCK },
 	{ 159, R_CLOCKSET }, { 164, R_CLOCKSET }, { 227, R_CLOCKID },
 	{ 249, R_REQKEY },
 	{ 298, R_PERF }, { 305, R_CLOCKID }, { 321, R_BPF },
@@ -189,6 +190,14 @@ sp_policy_cont(const struct norm *in, int abi, uint32_t nr,
 	case R_CLOCKSET:
 	case R_CLOCKID:
 		if (!(flags & SP_BPF_NO_CLOCK))
+			r = R_NONE;
+		break;
+	case R_CONNECT:
+		if (!(flags & SP_BPF_CONNECT))
+			r = R_NONE;
+		break;
+	case R_UNIXSOCK:
+		if (!(flags & SP_BPF_NO_UNIX))
 			r = R_NONE;
 		break;
 	default:
@@ -593,6 +602,14 @@ emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
 		jeq(g, f, UINT32_MAX, deny, NEXT);	/* every task */
 		jeq(g, f, 0, allow, g->ret[RET_CHECK]);	/* itself, or? */
 		break;
+	case R_UNIXSOCK:	/* (domain, type, protocol) */
+		ld(g, f, 0);
+		jeq(g, f, 1 /* AF_UNIX */, NEXT, allow);
+		ld(g, f, 1);
+		sp_asm_emit(&g->a, f, BPF_ALU | BPF_AND | BPF_K, 0xf, 0, 0);
+		jeq(g, f, 1 /* SOCK_STREAM */, deny, NEXT);
+		jeq(g, f, 5 /* SOCK_SEQPACKET */, deny, allow);
+		break;
 	case R_REQKEY:	/* (type, desc, callout_info, ring): no upcall */
 		ld(g, f, 2);
 		jeq(g, f, 0, NEXT, deny);
@@ -639,7 +656,10 @@ sp_emit_cont(struct pgen *g, uint32_t frag, struct cont c, uint32_t allow)
 		return g->ret[RET_REFUSE];
 	case R_NOPTRACE:
 	case R_CLOCKSET:
+	case R_NOGETFD:
 		return g->ret[RET_DENY];
+	case R_CONNECT:
+		return g->ret[RET_CHECK];
 	case R_CLONE3:
 		return g->ret[RET_ENOSYS];
 	default:

@@ -70,6 +70,11 @@ sp_confine(unsigned scope, struct sp_error *err)
 		attr.handled_access_fs |= LL_REFER;
 		root.allowed_access |= LL_REFER;
 	}
+	if (scope & SP_SCOPE_SOCKETS_IF) {
+		scope &= ~SP_SCOPE_SOCKETS_IF;
+		if (abi >= 6)
+			scope |= SP_SCOPE_SOCKETS;
+	}
 	if (scope != 0) {
 		if (abi < 6)
 			return sp_error_set(err, "--scope needs Landlock ABI 6 "

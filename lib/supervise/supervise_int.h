@@ -71,6 +71,10 @@ struct proc {
 	bool held;		/* new child stopped before its parent's
 				   fork event told us what it inherits */
 	bool inherited;		/* the parent's fork event was seen */
+	bool files_shared;	/* its descriptor table is another
+				   process's too (CLONE_FILES) */
+	bool halted;		/* in a stop we took and have not resumed
+				   (connect.c must not wait for another) */
 };
 
 /* A violation already reported in audit mode, or a refusal explained. */
@@ -87,12 +91,16 @@ struct sup {
 	size_t nprocs, cap;
 	struct seen *seen;
 	size_t nseen, capseen;
+	int status;		/* the first process's, when it ended */
 	uint64_t last_ip;	/* audit: the last (pid, nr, ip) reported */
 	uint32_t last_nr;
 	pid_t last_pid;
 };
 
 struct proc *sp_sup_proc(struct sup *s, pid_t pid, bool create);
+/* What waitpid said of pid: handled and resumed as the loop does (a
+ * stop other than the one the caller waited for, met meanwhile). */
+void sp_sup_event(struct sup *s, pid_t pid, int st);
 void sp_sup_forget(struct sup *s, pid_t pid);
 
 /* image.c: sharing images and spaces. */
@@ -152,6 +160,10 @@ int sp_sup_open_mapped(pid_t pid, const struct sp_map *m, struct stat *st);
 /* reach_late.c: a pruned site that objects dlopen'ed since reach: 1. */
 int sp_sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
     const struct sp_layout *lo);
+/* connect.c: a connect the filter stopped (SP_BPF_CONNECT); returns the
+ * signal to resume with, or -1 (resumed already, or killed). */
+int sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
+    struct proc *p);
 /* hwbreak.c: debug register 0 stops a tracee on this machine. */
 bool sp_sup_hw_breaks(void);
 /* trust.c: a file the tree may run (SP_EXEC_TRUSTED): owned by root,
@@ -159,5 +171,23 @@ bool sp_sup_hw_breaks(void);
 bool sp_sup_trusted_fd(const struct sup *s, int fd, char *why, size_t size);
 /* The start trusted files must be older than, on the filesystems' clock. */
 void sp_sup_trust_start(struct timespec *start);
+
+/*
+ * fill.c: what sp_cache_fill (SP_FILL_TABLE) and sp_reach_fill
+ * (SP_FILL_REACH) make of the file at path, whose table key is key ("[vdso]":
+ * our vDSO), made in a child of ours bounded in memory and time: the files
+ * the tree names are analysed nowhere else.  0 filled; 1 not filled, or
+ * an empty table stored (the analysis failed): err says why (-v); -1 over
+ * a limit, or no child could be made: err names the file and the limit,
+ * and the image must not run.
+ */
+#define SP_FILL_TABLE 0x1u
+#define SP_FILL_REACH 0x2u
+int sp_sup_fill(const struct sp_cache *c, const char *path, const char *key,
+    unsigned what, struct sp_error *err);
+/* The reachability facts lo's files lack, made so (sp_layout_reach then
+ * makes none in our process); none when the cache has lo's result. */
+int sp_sup_fill_reach(const struct sp_cache *c, const struct sp_layout *lo,
+    struct sp_error *err);
 
 #endif

@@ -70,6 +70,20 @@ sp_sup_forget(struct sup *s, pid_t pid)
 }
 
 /*
+ * Abstract unix sockets outside the tree are out of its reach by default,
+ * where the kernel can (Landlock ABI 6); an abstract name the user allows
+ * (--allow-socket @NAME) leaves them to the supervisor (connect.c).
+ */
+static unsigned
+scope(const struct sp_supervise_opts *o)
+{
+	for (size_t i = 0; i < o->nallow_sockets; i++)
+		if (o->allow_sockets[i][0] == '@')
+			return o->scope;
+	return o->scope | SP_SCOPE_SOCKETS_IF;
+}
+
+/*
  * The first process of the tree: into the Landlock domain (every
  * descendant stays in it), then the program.  Its filter comes at the end
  * of the execve, before the program's first instruction (events.c).
@@ -89,9 +103,9 @@ child(const struct sp_supervise_opts *o, int fd, bool landlock)
 		fprintf(stderr, "syspin: run: %s\n", err.msg);
 		_exit(126);
 	}
-	if (landlock && sp_confine(o->scope, &err) < 0 &&
+	if (landlock && sp_confine(scope(o), &err) < 0 &&
 	    (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
-	    sp_confine(o->scope, &err) < 0)) {
+	    sp_confine(scope(o), &err) < 0)) {
 		fprintf(stderr, "syspin: run: %s\n", err.msg);
 		_exit(126);
 	}
@@ -140,7 +154,7 @@ start(const struct sp_supervise_opts *o, bool landlock, struct sp_error *err)
 static void
 on_child(struct sup *s, pid_t parent, int event)
 {
-	struct user_regs_struct r;
+	struct user_regs_struct r = { 0 };
 	unsigned long msg;
 	struct proc *pp, *c;
 	bool vm;
@@ -158,6 +172,13 @@ on_child(struct sup *s, pid_t parent, int event)
 	pp = sp_sup_proc(s, parent, false);
 	if (pp != NULL && !c->inherited)
 		sp_sup_inherit(c, pp, vm);
+	/* Another process with the same descriptor table (connect.c). */
+	if (event == PTRACE_EVENT_CLONE && (r.rdi & CLONE_FILES) &&
+	    !(r.rdi & CLONE_THREAD)) {
+		c->files_shared = true;
+		if (pp != NULL)
+			pp->files_shared = true;
+	}
 	if (s->o->observe != NULL && !c->inherited)
 		s->o->observe(s->o->observe_ctx, &(struct sp_observed){
 		    .kind = event == PTRACE_EVENT_CLONE ? SP_OBS_THREAD :
@@ -221,38 +242,53 @@ on_stop(struct sup *s, pid_t pid, int st)
 	}
 }
 
+void
+sp_sup_event(struct sup *s, pid_t pid, int st)
+{
+	struct proc *p;
+	int sig;
+
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		sp_sup_forget(s, pid);
+		if (pid == s->main)
+			s->status = WIFEXITED(st) ? WEXITSTATUS(st) :
+			    128 + WTERMSIG(st);
+		if (pid == s->main && s->o->observe != NULL)
+			s->o->observe(s->o->observe_ctx,
+			    &(struct sp_observed){ .kind = SP_OBS_EXIT,
+			    .tid = pid, .status = st });
+		return;
+	}
+	if (!WIFSTOPPED(st))
+		return;
+	if ((p = sp_sup_proc(s, pid, false)) != NULL)
+		p->halted = true;
+	sig = on_stop(s, pid, st);
+	if ((p = sp_sup_proc(s, pid, false)) != NULL)
+		p->halted = false;
+	if (sig < 0)
+		return;
+	/* after an exec: on to the end of the execve */
+	ptrace(p != NULL && p->exec_pending ? PTRACE_SYSCALL : PTRACE_CONT,
+	    pid, 0, sig);
+}
+
 static int
 loop(struct sup *s)
 {
-	int st, sig, status = -1;
-	struct proc *p;
+	int st;
 	pid_t pid;
 
+	s->status = -1;
 	for (;;) {
 		if ((pid = waitpid(-1, &st, __WALL)) == -1) {
 			if (errno == EINTR)
 				continue;
 			break;	/* ECHILD: every traced process is gone */
 		}
-		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			sp_sup_forget(s, pid);
-			if (pid == s->main)
-				status = WIFEXITED(st) ? WEXITSTATUS(st) :
-				    128 + WTERMSIG(st);
-			if (pid == s->main && s->o->observe != NULL)
-				s->o->observe(s->o->observe_ctx,
-				    &(struct sp_observed){ .kind = SP_OBS_EXIT,
-				    .tid = pid, .status = st });
-			continue;
-		}
-		if (!WIFSTOPPED(st) || (sig = on_stop(s, pid, st)) < 0)
-			continue;
-		p = sp_sup_proc(s, pid, false);
-		/* after an exec: on to the end of the execve */
-		ptrace(p != NULL && p->exec_pending ? PTRACE_SYSCALL :
-		    PTRACE_CONT, pid, 0, sig);
+		sp_sup_event(s, pid, st);
 	}
-	return status;
+	return s->status;
 }
 
 /*
@@ -269,6 +305,7 @@ sp_supervise_flags(const struct sp_pin_opts *pin, bool landlock)
 		f |= SP_BPF_NO_PTRACE;
 	if (pin->exec == SP_EXEC_NONE)
 		f |= SP_BPF_NO_EXEC;
+	f |= SP_BPF_CONNECT;			/* whom unix sockets reach */
 	if (pin->exec == SP_EXEC_TRUSTED)	/* every file of code checked, */
 		f |= SP_BPF_PLACE_FILES | SP_BPF_NO_CLOCK; /* its age too */
 	return f;

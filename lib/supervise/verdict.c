@@ -441,7 +441,13 @@ judge(struct sup *s, pid_t pid, const struct sp_violation *v,
 		return refuse(s, pid, v, d, action & SECCOMP_RET_DATA, p->img);
 	case SP_BPF_NARROW_DATA:
 		return narrowed(s, pid, v, p->img);
-	case SP_BPF_CHECK_DATA:		/* perf_event_open of a process */
+	case SP_BPF_CHECK_DATA:
+		if (d->nr == 42) {		/* connect: whom it reaches */
+			observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
+			return s->o->observe != NULL ? 0 :
+			    sp_sup_connect(s, pid, d, p);
+		}
+		/* perf_event_open of a process: one of the tree */
 		if (sp_sup_proc(s, (pid_t)(int32_t)d->args[1], false) != NULL) {
 			observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
 			return 0;

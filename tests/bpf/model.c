@@ -13,7 +13,7 @@
 enum kind { NONE, MMAP, MPROTECT, MREMAP, SHMAT, PERSONALITY, EXEC,
 	OPAQUE, MMAP32, MPROTECT32, IOCTL, SECCOMP, KEYCTL, ARCH_PRCTL,
 	PTRACE, NOPTRACE, CLONE, CLONE3, BPF, PERF, CLOCKSET, CLOCKID,
-	REQKEY };
+	REQKEY, CONNECT, UNIXSOCK, NOGETFD };
 
 /* From arch/x86/entry/syscalls/syscall_{64,32}.tbl. */
 static enum kind
@@ -55,7 +55,10 @@ kind_of(int abi, uint32_t nr)
 	case 135: return PERSONALITY;
 	case 158: return ARCH_PRCTL;
 	case 250: return KEYCTL;
-	case 310: case 311: case 438: return NOPTRACE;
+	case 310: case 311: return NOPTRACE;
+	case 438: return NOGETFD;
+	case 42: return CONNECT;
+	case 41: return UNIXSOCK;
 	case 317: return SECCOMP;
 	case 435: return CLONE3;
 	case 321: return BPF;
@@ -162,6 +165,13 @@ global_rule(enum kind k, const struct seccomp_data *d, unsigned flags,
 	case CLONE3:
 		return flags & SP_BPF_GUARD ? SECCOMP_RET_ERRNO | ENOSYS :
 		    SECCOMP_RET_ALLOW;
+	case NOGETFD:
+		return ans->deny;
+	case CONNECT:
+		return flags & SP_BPF_CONNECT ? ans->check : SECCOMP_RET_ALLOW;
+	case UNIXSOCK:			/* AF_UNIX, SOCK_STREAM/SEQPACKET */
+		return flags & SP_BPF_NO_UNIX && a0 == 1 && ((a1 & 0xf) == 1 ||
+		    (a1 & 0xf) == 5) ? ans->deny : SECCOMP_RET_ALLOW;
 	case REQKEY:			/* an upcall runs a program */
 		return d->args[2] != 0 ? ans->deny : SECCOMP_RET_ALLOW;
 	case BPF:			/* BPF_PROG_LOAD */

@@ -63,6 +63,7 @@ mprotect pkey-mprotect mremap-exec personality
 mremap-span mremap-tail
 rescue-mmap rescue-keyctl later-written later-newline
 key-session key-user
+unix-cmd unix-link unix-race unix-abstract tmux-run
 execstack
 dlopen-raw
 preload-true preload-self preload-rt-true preload-rt-self audit-true audit-self
@@ -78,7 +79,7 @@ env-flags-a env-flags-t env-flags-j env-filling env-dlopen env-clear env-cachedi
 forged-table forged-table-rerun forged-default forged-default-rerun
 filter"
 CONTROLS="mkdir-ok dlopen-ok filter-ok python-modules sh-pipe sh-kill pty-jobs
-node-jit java-jit"
+unix-tree unix-allowed node-jit java-jit"
 
 # ESC_ONLY="NAME..." runs only those attacks and controls;
 # ESC_VERBOSE=1 shows the output of every pinned run.
@@ -174,6 +175,40 @@ start_victim() {	# mark
 	while [ ! -s "$INFO" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 }
 
+# A command server outside the tree (as $WHO): escape_box cmd-server on
+# the unix socket $1 (a path, or @name), standing for tmux, screen or a
+# session bus.  Sets SERVER.
+start_server() {	# name
+	fresh ready
+	if [ "$WHO" = nobody ]; then
+		setpriv --reuid=nobody --regid="$(id -g nobody)" \
+		    --clear-groups "$E/escape_box" cmd-server "$1" "$F" \
+		    >/dev/null 2>&1 &
+	else
+		"$E/escape_box" cmd-server "$1" "$F" >/dev/null 2>&1 &
+	fi
+	SERVER=$!
+	i=0
+	while [ ! -e "$F" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+
+stop_server() {
+	kill "$SERVER" 2>/dev/null
+	wait "$SERVER" 2>/dev/null
+}
+
+# A tmux server outside the tree (as $WHO) on the socket $1.
+start_tmux() {	# socket
+	if [ "$WHO" = nobody ]; then
+		setpriv --reuid=nobody --regid="$(id -g nobody)" \
+		    --clear-groups env HOME="$W/home" TERM=xterm \
+		    tmux -S "$1" new-session -d sleep 120 >/dev/null 2>&1
+	else
+		env TERM=xterm tmux -S "$1" new-session -d sleep 120 \
+		    >/dev/null 2>&1
+	fi
+}
+
 stop_victim() {
 	[ -n "$VICTIM" ] || return
 	kill "$VICTIM" 2>/dev/null
@@ -209,6 +244,22 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		run_as "$E/escape_pty" -w 2500 -t 30 -l "$line" -l exit \
 		    -- sh -i ;;
 	mremap-span|mremap-tail|rescue-*|later-*) $how "$E/escape_box" "$name" "$mark" ;;
+	unix-cmd|unix-link|unix-race|unix-abstract)
+		fresh srv
+		srv=$F
+		[ $name = unix-abstract ] && srv="@syspin-esc-$seq-$$"
+		start_server "$srv"
+		a=$name
+		[ $name = unix-abstract ] && a=unix-cmd
+		$how "$E/escape_box" "$a" "$mark" "$srv"
+		stop_server ;;
+	tmux-run)
+		fresh tmux
+		start_tmux "$F"
+		$how tmux -S "$F" run-shell "mkdir $mark"
+		i=0
+		while [ ! -e "$mark" ] && [ $i -lt 20 ]; do sleep 0.05; i=$((i + 1)); done
+		tmux -S "$F" kill-server >/dev/null 2>&1 ;;
 	key-session|key-user)
 		# the persistent keyring linked into the caller's session (or
 		# the user keyring) before syspin starts
@@ -251,6 +302,7 @@ show_out() {
 not_here() {	# name
 	case $1 in
 	ctypes-python) [ -n "$PY" ] || echo "no python3" ;;
+	tmux-run) command -v tmux >/dev/null || echo "no tmux" ;;
 	preload-rt-*) [ -n "$RT" ] || echo "no libsyspin-rt.so next to syspin" ;;
 	tioclinux)
 		echo "TIOCLINUX needs a virtual console (/dev/ttyN); the battery's terminal is a pty" ;;
@@ -370,6 +422,11 @@ control() {	# name
 		[ $MODE = strict ] && { result "$name" "$MODE" -; return; } ;;
 	node-jit|java-jit)
 		[ $MODE = jit ] || { result "$name" "$MODE" -; return; } ;;
+	unix-tree|unix-allowed)
+		# the runtime alone makes no unix stream socket at all
+		case $MODE in runtime|runexec) result "$name" "$MODE" -; return ;; esac
+		[ $name = unix-tree ] && case $MODE in strict|noexec)
+			result "$name" "$MODE" -; return ;; esac ;;
 	esac
 	case $name in
 	mkdir-ok|dlopen-ok|filter-ok) pinned "$E/escape" "$name" "$mark" ;;
@@ -392,6 +449,24 @@ for m in sys.argv[2:]:
 os.mkdir(sys.argv[1])' "$mark" $PYMODS ;;
 	sh-pipe) pinned sh -c 'ls / | sort >/dev/null && mkdir "$0"' "$mark" ;;
 	sh-kill) want_mark=no; pinned sh -c 'kill -0 $$' ;;
+	unix-tree)
+		# a server of the tree's own, and a client of it (psql and a
+		# postgres of the tree)
+		fresh srv
+		pinned sh -c '"$1" cmd-server "$2" "$2.ready" & i=0
+		while [ ! -e "$2.ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+		"$1" unix-cmd "$3" "$2"; r=$?; kill $!; exit $r' sh \
+		    "$E/escape_box" "$F" "$mark" ;;
+	unix-allowed)
+		# an outside socket the user names
+		fresh srv
+		srv=$F
+		start_server "$srv"
+		saved=$MOPT
+		MOPT="$MOPT --allow-socket $srv"
+		pinned "$E/escape_box" unix-cmd "$mark" "$srv"
+		MOPT=$saved
+		stop_server ;;
 	pty-jobs)
 		# job control: the shell puts `sleep` in a process group of its
 		# own and makes it the terminal's foreground group

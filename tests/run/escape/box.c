@@ -16,7 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/keyctl.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -397,6 +401,163 @@ key_read(void)
 	return refused("the cache key");
 }
 
+/* ---- what runs commands for whoever talks to it (tmux, the bus) ---- */
+
+static socklen_t
+unix_addr(struct sockaddr_un *a, const char *name)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	if (name[0] == '@') {	/* abstract */
+		strncpy(a->sun_path + 1, name + 1, sizeof(a->sun_path) - 2);
+		return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+		    strlen(name + 1));
+	}
+	strncpy(a->sun_path, name, sizeof(a->sun_path) - 1);
+	return (socklen_t)sizeof(*a);
+}
+
+/*
+ * Not an attack: `escape_box cmd-server NAME READY` stands for tmux, screen
+ * or a session bus outside the tree: it listens on the unix socket NAME
+ * (a path, or @name), creates READY, and runs each "mkdir PATH" line a
+ * client sends.  It exits after 120 s.
+ */
+static int
+cmd_server(const char *name, const char *ready)
+{
+	struct sockaddr_un a;
+	socklen_t len = unix_addr(&a, name);
+	char line[4200];
+	int s, c, fd;
+	ssize_t n;
+
+	alarm(120);
+	if (name[0] != '@')
+		unlink(name);
+	if ((s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    bind(s, (struct sockaddr *)&a, len) == -1 || listen(s, 16) == -1 ||
+	    (fd = open(ready, O_WRONLY | O_CREAT, 0644)) == -1)
+		return 1;
+	close(fd);
+	for (;;) {
+		if ((c = accept(s, NULL, NULL)) == -1)
+			continue;
+		if ((n = read(c, line, sizeof(line) - 1)) > 6) {
+			line[n] = '\0';
+			line[strcspn(line, "\n")] = '\0';
+			if (strncmp(line, "mkdir ", 6) == 0)
+				mkdir(line + 6, 0755);
+		}
+		close(c);
+	}
+}
+
+/* Talks to the command server at name, by hand: "mkdir MARK". */
+static int
+ask_server(const char *name)
+{
+	struct sockaddr_un a;
+	socklen_t len = unix_addr(&a, name);
+	char line[4200];
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	if (s == -1 || connect(s, (struct sockaddr *)&a, len) == -1)
+		return refused("connect");
+	snprintf(line, sizeof(line), "mkdir %s\n", mark);
+	if (write(s, line, strlen(line)) != (ssize_t)strlen(line))
+		return refused("write");
+	close(s);
+	for (int i = 0; i < 50 && access(mark, F_OK) != 0; i++)
+		usleep(20000);
+	return access(mark, F_OK) == 0 ? 0 : 3;
+}
+
+/* The same through a link the tree makes to the socket. */
+static int
+ask_via_link(const char *name)
+{
+	char link[PATH_MAX];
+
+	snprintf(link, sizeof(link), "%s/link.%ld", tmpdir(), (long)getpid());
+	if (symlink(name, link) == -1)
+		return refused("symlink");
+	return ask_server(link);
+}
+
+/*
+ * The race a stop invites: one thread connects to a socket of the tree's
+ * own while another keeps turning the address in memory into the
+ * outside server's, and a link of ours between the two, so that what
+ * the kernel reads is not what the supervisor looked at.
+ */
+static struct sockaddr_un race_addr;
+static volatile int race_on = 1;
+static char race_in[108], race_out[108], race_link[108];
+
+static void *
+flipper(void *arg)
+{
+	(void)arg;
+	while (race_on) {
+		memcpy(race_addr.sun_path, race_out, sizeof(race_out));
+		memcpy(race_addr.sun_path, race_in, sizeof(race_in));
+		/* the link, too: to the outside one, then to ours */
+		unlink(race_link);
+		(void)!symlink(race_out, race_link);
+		unlink(race_link);
+		(void)!symlink(race_in, race_link);
+	}
+	return NULL;
+}
+
+static void
+say(const struct sockaddr_un *a, const char *line)
+{
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	if (s != -1 && connect(s, (const struct sockaddr *)a, sizeof(*a)) == 0)
+		(void)!write(s, line, strlen(line));
+	if (s != -1)
+		close(s);
+}
+
+static int
+ask_racing(const char *name)
+{
+	struct sockaddr_un in_a, link_a;
+	char line[4200];
+	pthread_t t;
+	int l, c, i;
+
+	snprintf(race_in, sizeof(race_in), "%s/in.%ld", tmpdir(),
+	    (long)getpid());
+	snprintf(race_link, sizeof(race_link), "%s/rl.%ld", tmpdir(),
+	    (long)getpid());
+	snprintf(race_out, sizeof(race_out), "%s", name);
+	unix_addr(&in_a, race_in);
+	unix_addr(&link_a, race_link);
+	if ((l = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0)) == -1 ||
+	    bind(l, (struct sockaddr *)&in_a, sizeof(in_a)) == -1 ||
+	    listen(l, 64) == -1)
+		return refused("a socket of our own");
+	race_addr = in_a;
+	if (pthread_create(&t, NULL, flipper, NULL) != 0)
+		return 1;
+	snprintf(line, sizeof(line), "mkdir %s\n", mark);
+	for (i = 0; i < 300 && access(mark, F_OK) != 0; i++) {
+		say(&race_addr, line);
+		say(&link_a, line);
+		while ((c = accept4(l, NULL, NULL, SOCK_CLOEXEC)) >= 0)
+			close(c);	/* ours: drained */
+	}
+	race_on = 0;
+	pthread_join(t, NULL);
+	for (i = 0; i < 50 && access(mark, F_OK) != 0; i++)
+		usleep(20000);
+	return access(mark, F_OK) == 0 ? 0 : 3;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -405,6 +566,8 @@ main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (strcmp(m, "with-persistent") == 0 && argc >= 4)
 		return with_persistent(argv[2], argv + 3);
+	if (strcmp(m, "cmd-server") == 0 && argc == 4)
+		return cmd_server(argv[2], argv[3]);
 	if (argc < 3) {
 		fprintf(stderr, "usage: escape_box MODE MARK [ARG]\n");
 		return 2;
@@ -417,6 +580,11 @@ main(int argc, char **argv)
 	if (strcmp(m, "later-written") == 0) return later_written();
 	if (strcmp(m, "later-newline") == 0) return later_newline();
 	if (strcmp(m, "key-read") == 0) return key_read();
+	if (strcmp(m, "unix-cmd") == 0 && argc == 4) return ask_server(argv[3]);
+	if (strcmp(m, "unix-link") == 0 && argc == 4)
+		return ask_via_link(argv[3]);
+	if (strcmp(m, "unix-race") == 0 && argc == 4)
+		return ask_racing(argv[3]);
 	fprintf(stderr, "escape_box: unknown mode %s\n", m);
 	return 2;
 }

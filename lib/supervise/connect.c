@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * connect(2) from the tree: no unix stream socket of the tree is
+ * connected to a listener outside it (a tmux or screen server, the
+ * session bus, systemd: processes that run commands or type input for
+ * whoever talks to them), but to those the user allows (--allow-socket)
+ * and a few that only log or look names up (journald, nscd).  Every
+ * connect stops (the filter's `check`, SP_BPF_CONNECT).
+ *
+ * A ptrace stop sees the call's arguments, not what the kernel will make
+ * of them: another thread may change the address in memory or put
+ * another socket at the descriptor, the tree may turn a path into a link
+ * to another socket, between our look and the kernel's.  So nothing is
+ * judged beforehand.  A unix stream or seqpacket connect is made again
+ * by us in the stopped thread on a fresh socket, which nobody else holds
+ * (pidfd_getfd is denied in the tree; the process's other threads are
+ * stopped meanwhile), and judged by whom it reached: the listener's
+ * process (SO_PEERCRED) is in the tree, or its bound name is allowed.
+ * Only then does the fresh socket take the descriptor's place; else it is
+ * shut down unused and the call fails with EACCES.  Any other connect
+ * runs as asked: the socket at the descriptor must not be a unix stream
+ * one, which holds until the kernel has taken it from the descriptor
+ * table (other threads are stopped until the call is under way).
+ * Datagrams to outside unix sockets (syslog, journald) are not judged.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <syspin/procfs.h>
+
+#include "supervise_int.h"
+
+#define MAX_THREADS 4096
+
+/* Listeners that only log or look names up: allowed from every tree. */
+static const char *const always[] = {
+	"/run/systemd/journal/stdout", "/run/systemd/journal/socket",
+	"/run/systemd/journal/dev-log", "/run/nscd/socket",
+	"/var/run/nscd/socket",
+};
+
+/* ---- the other threads of the process, stopped meanwhile ---- */
+
+struct frozen {
+	pid_t tid[MAX_THREADS];
+	int st[MAX_THREADS];
+	size_t n;
+};
+
+static pid_t
+tgid_of(pid_t tid)
+{
+	unsigned long long v;
+
+	return sp_proc_status(tid, "Tgid", 10, &v) == 0 ? (pid_t)v : tid;
+}
+
+/* Whether tid's process has other threads. */
+static bool
+threaded(pid_t tgid)
+{
+	unsigned long long v;
+
+	return sp_proc_status(tgid, "Threads", 10, &v) != 0 || v > 1;
+}
+
+static void
+stop_one(struct sup *s, pid_t t, struct frozen *f)
+{
+	struct proc *q = sp_sup_proc(s, t, false);
+
+	/* stopped already: a new child held until its parent's fork event,
+	 * or one whose stop we are handling (further up, or frozen by a
+	 * connect further up) */
+	if (q != NULL && (q->held || q->halted))
+		return;
+	if (f->n < MAX_THREADS && ptrace(PTRACE_INTERRUPT, t, 0, 0) == 0) {
+		f->tid[f->n++] = t;
+		if (q != NULL)
+			q->halted = true;
+	}
+}
+
+/* The other threads of tgid; every other process of the tree as well when
+ * one shares the caller's descriptor table (rare: CLONE_FILES). */
+static void
+freeze(struct sup *s, pid_t tid, pid_t tgid, bool all, struct frozen *f)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	pid_t t;
+
+	f->n = 0;
+	if (all) {
+		for (size_t i = 0; i < s->nprocs; i++)
+			if (s->procs[i].pid != tid)
+				stop_one(s, s->procs[i].pid, f);
+	} else {
+		snprintf(path, sizeof(path), "/proc/%ld/task", (long)tgid);
+		if ((d = opendir(path)) == NULL)
+			return;
+		while ((e = readdir(d)) != NULL)
+			if ((t = (pid_t)atol(e->d_name)) > 0 && t != tid)
+				stop_one(s, t, f);
+		closedir(d);
+	}
+	for (size_t i = 0; i < f->n; i++)
+		while (waitpid(f->tid[i], &f->st[i], __WALL) == -1) {
+			if (errno != EINTR) {
+				f->st[i] = 0;	/* gone: nothing to do */
+				break;
+			}
+		}
+}
+
+/*
+ * Lets them run again: the stop our interrupt made goes on; another one
+ * that came first (a filter's, a signal) is handled as the loop would
+ * (our interrupt's stop then comes later, and goes on there).
+ */
+static void
+thaw(struct sup *s, struct frozen *f)
+{
+	struct proc *q;
+
+	for (size_t i = 0; i < f->n; i++) {
+		if ((q = sp_sup_proc(s, f->tid[i], false)) != NULL)
+			q->halted = false;
+		if (f->st[i] != 0)
+			sp_sup_event(s, f->tid[i], f->st[i]);
+	}
+	f->n = 0;
+}
+
+/* ---- the socket at a descriptor of the tracee ---- */
+
+static int
+their_fd(pid_t tgid, int fd)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, tgid, 0), r;
+
+	if (pfd == -1)
+		return -1;
+	r = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	close(pfd);
+	return r;
+}
+
+static int
+sockopt(int fd, int opt)
+{
+	socklen_t len = sizeof(int);
+	int v = -1;
+
+	return getsockopt(fd, SOL_SOCKET, opt, &v, &len) == 0 ? v : -1;
+}
+
+/* FD_CLOEXEC of the tracee's fd, from /proc/PID/fdinfo. */
+static bool
+cloexec(pid_t tgid, int fd)
+{
+	char path[64], line[128];
+	unsigned long flags = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%d", (long)tgid, fd);
+	if ((f = fopen(path, "re")) == NULL)
+		return false;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "flags: %lo", &flags) == 1)
+			break;
+	fclose(f);
+	return (flags & O_CLOEXEC) != 0;
+}
+
+/* ---- calls made in the stopped thread ---- */
+
+/*
+ * From the seccomp stop of its connect to its syscall-exit stop, the
+ * call skipped: there our calls can be made (inject.c).  *saved: the
+ * registers to put back, with the result.
+ */
+static int
+to_exit_stop(pid_t tid, struct user_regs_struct *saved, struct sp_inject *in)
+{
+	struct user_regs_struct r;
+	int st;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, saved) == -1)
+		return -1;
+	r = *saved;
+	r.orig_rax = (uint64_t)-1;
+	r.rax = (uint64_t)-ENOSYS;
+	if (ptrace(PTRACE_SETREGS, tid, 0, &r) == -1 ||
+	    ptrace(PTRACE_SYSCALL, tid, 0, 0) == -1)
+		return -1;
+	for (;;) {
+		if (waitpid(tid, &st, __WALL) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (!WIFSTOPPED(st))
+			return -1;
+		if (WSTOPSIG(st) == (SIGTRAP | 0x80))
+			return 0;
+		/* a signal first: kept, delivered when it resumes */
+		if (st >> 16 == 0 && WSTOPSIG(st) != SIGTRAP)
+			in->pending_sig = WSTOPSIG(st);
+		if (ptrace(PTRACE_SYSCALL, tid, 0, 0) == -1)
+			return -1;
+	}
+}
+
+static long
+call(struct sp_inject *in, long nr, uint64_t a0, uint64_t a1, uint64_t a2)
+{
+	uint64_t args[6] = { a0, a1, a2, 0, 0, 0 };
+	struct sp_error err;
+	long ret;
+
+	if (sp_inject_syscall(in, nr, args, 6, &ret, &err) == -1)
+		return -EIO;
+	return ret;
+}
+
+/* ---- who was reached ---- */
+
+static bool
+allowed_name(const struct sup *s, const char *name)
+{
+	for (size_t i = 0; i < sizeof(always) / sizeof(*always); i++)
+		if (strcmp(name, always[i]) == 0)
+			return true;
+	for (size_t i = 0; i < s->o->nallow_sockets; i++)
+		if (strcmp(name, s->o->allow_sockets[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The peer's bound name, "@name" when abstract, "" when unnamed. */
+static void
+peer_name(int fd, char *out, size_t size)
+{
+	struct sockaddr_un a;
+	socklen_t len = sizeof(a);
+	size_t n;
+
+	out[0] = '\0';
+	memset(&a, 0, sizeof(a));
+	if (getpeername(fd, (struct sockaddr *)&a, &len) == -1 ||
+	    len <= offsetof(struct sockaddr_un, sun_path))
+		return;
+	n = len - offsetof(struct sockaddr_un, sun_path);
+	if (n > sizeof(a.sun_path))
+		n = sizeof(a.sun_path);
+	if (a.sun_path[0] == '\0')
+		snprintf(out, size, "@%.*s", (int)(n - 1), a.sun_path + 1);
+	else
+		snprintf(out, size, "%.*s", (int)strnlen(a.sun_path, n),
+		    a.sun_path);
+}
+
+/* Whether what fd reached may be talked to; why: what it is. */
+static bool
+reached_ok(struct sup *s, int fd, char *why, size_t size)
+{
+	struct ucred c;
+	socklen_t len = sizeof(c);
+	char name[sizeof(((struct sockaddr_un *)0)->sun_path) + 2];
+
+	peer_name(fd, name, sizeof(name));
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &len) == -1)
+		c.pid = 0;
+	snprintf(why, size, "%s (pid %ld)", name[0] ? name : "unnamed",
+	    (long)c.pid);
+	if (c.pid > 0 && sp_sup_proc(s, c.pid, false) != NULL)
+		return true;		/* a listener of the tree */
+	return name[0] != '\0' && allowed_name(s, name);
+}
+
+static void
+said(struct sup *s, pid_t tid, const char *why)
+{
+	char comm[64], key[96], line[512];
+	pid_t tgid = tgid_of(tid);
+
+	snprintf(key, sizeof(key), "connect %ld %s", (long)tgid, why);
+	if (!sp_sup_first_time(s, key))
+		return;
+	sp_sup_comm(tid, comm, sizeof(comm));
+	snprintf(line, sizeof(line), "%s[%ld]: connect to %s refused: a unix "
+	    "socket outside the pinned tree (syspin run --allow-socket NAME "
+	    "allows it)", comm, (long)tgid, why);
+	fprintf(stderr, "syspin: %s\n", line);
+}
+
+/*
+ * The connect made again on a fresh socket (see above); the result for
+ * the caller in *res.
+ */
+static int
+connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
+    const struct seccomp_data *d, int sock)
+{
+	struct user_regs_struct saved;
+	struct sp_inject in = { .pid = tid, .trap = p->img->pin.trap,
+	    .pass_trace = true };
+	uint8_t addr[sizeof(struct sockaddr_un)];
+	size_t len = (size_t)d->args[2];
+	int fd = (int)d->args[0], mine, type = sockopt(sock, SO_TYPE);
+	int nb = fcntl(sock, F_GETFL) & O_NONBLOCK;
+	struct sp_error err;
+	uint64_t at;
+	char why[256];
+	long fresh, r;
+
+	if (len > sizeof(addr) || len < sizeof(sa_family_t))
+		len = sizeof(addr) + 1;		/* EINVAL, from the kernel */
+	else if (sp_mem_read(tid, d->args[1], addr, len, &err) == -1)
+		len = sizeof(addr) + 2;		/* EFAULT */
+	if (to_exit_stop(tid, &saved, &in) == -1)
+		return -1;
+	saved.orig_rax = (uint64_t)-1;
+	at = (saved.rsp - 1024 - sizeof(addr)) & ~(uint64_t)15;
+	fresh = call(&in, SYS_socket, AF_UNIX, (uint64_t)(type | SOCK_CLOEXEC |
+	    (nb ? SOCK_NONBLOCK : 0)), 0);
+	if (fresh < 0)
+		r = fresh;
+	else if (len > sizeof(addr))
+		r = len == sizeof(addr) + 1 ? -EINVAL : -EFAULT;
+	else if (sp_mem_write(tid, at, addr, len, &err) == -1)
+		r = -EFAULT;
+	else {
+		/* what the caller set on its socket that a connect uses */
+		if ((mine = their_fd(tgid, (int)fresh)) >= 0) {
+			int o[] = { SO_PASSCRED, SO_SNDBUF, SO_RCVBUF };
+			for (size_t i = 0; i < sizeof(o) / sizeof(*o); i++) {
+				int v = sockopt(sock, o[i]);
+				if (v >= 0)
+					setsockopt(mine, SOL_SOCKET, o[i], &v,
+					    sizeof(v));
+			}
+		}
+		r = call(&in, SYS_connect, (uint64_t)fresh, at, len);
+		if (r == 0 && (mine < 0 || !reached_ok(s, mine, why,
+		    sizeof(why)))) {
+			if (mine >= 0)
+				shutdown(mine, SHUT_RDWR);
+			said(s, tid, mine >= 0 ? why : "a socket");
+			r = -EACCES;
+		} else if (r == 0)
+			r = call(&in, SYS_dup3, (uint64_t)fresh, (uint64_t)fd,
+			    cloexec(tgid, fd) ? O_CLOEXEC : 0) < 0 ? -EIO : 0;
+		if (mine >= 0)
+			close(mine);
+	}
+	if (fresh >= 0)
+		(void)call(&in, SYS_close, (uint64_t)fresh, 0, 0);
+	saved.rax = (uint64_t)r;
+	if (ptrace(PTRACE_SETREGS, tid, 0, &saved) == -1)
+		return -1;
+	return in.pending_sig;
+}
+
+/*
+ * Until the kernel has the socket of a native connect in hand: the call
+ * has returned (its exit stop), or the thread sleeps in it.
+ */
+static void
+wait_under_way(struct sup *s, pid_t tid)
+{
+	char path[64], buf[32];
+	struct timespec us = { 0, 50000 };
+	int st, i, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/syscall", (long)tid);
+	for (i = 0; i < 20000; i++) {
+		if (waitpid(tid, &st, __WALL | WNOHANG) == tid) {
+			if (WIFSTOPPED(st) && WSTOPSIG(st) == (SIGTRAP | 0x80))
+				ptrace(PTRACE_CONT, tid, 0, 0);	/* done */
+			else
+				sp_sup_event(s, tid, st);
+			return;
+		}
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (n > 3 && strncmp(buf, "42 ", 3) == 0)
+				return;
+		}
+		nanosleep(&us, NULL);
+	}
+}
+
+/*
+ * An unconnected, unbound unix stream socket is connected afresh; a
+ * listening or connected one gets the kernel's error as it is; a bound
+ * one cannot be remade (its name would be lost): refused.
+ */
+static int
+fresh_or_not(int sock)
+{
+	struct sockaddr_un a;
+	socklen_t len = sizeof(a);
+
+	if (sockopt(sock, SO_ACCEPTCONN) == 1 ||
+	    getpeername(sock, (struct sockaddr *)&a, &len) == 0)
+		return 0;	/* NATIVE: EINVAL, EISCONN */
+	len = sizeof(a);
+	if (getsockname(sock, (struct sockaddr *)&a, &len) == 0 &&
+	    len > offsetof(struct sockaddr_un, sun_path))
+		return 2;	/* REFUSE */
+	return 1;		/* FRESH */
+}
+
+int
+sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
+    struct proc *p)
+{
+	struct frozen *f = NULL;
+	pid_t tgid = tgid_of(tid);
+	int sock, sig = 0;
+	enum { NATIVE, FRESH, REFUSE } how = NATIVE;
+
+	if (p->img == NULL || p->img->pin.trap == 0)
+		return 0;
+	if ((p->files_shared || threaded(tgid)) &&
+	    (f = malloc(sizeof(*f))) != NULL)
+		freeze(s, tid, tgid, p->files_shared, f);
+	/* not a socket (the kernel says so), or not a unix stream one */
+	if ((sock = their_fd(tgid, (int)d->args[0])) != -1 &&
+	    sockopt(sock, SO_DOMAIN) == AF_UNIX &&
+	    (sockopt(sock, SO_TYPE) == SOCK_STREAM ||
+	    sockopt(sock, SO_TYPE) == SOCK_SEQPACKET))
+		how = fresh_or_not(sock);
+	if (how == FRESH && (sig = connect_fresh(s, tid, tgid, p, d,
+	    sock)) == -1) {
+		kill(tid, SIGKILL);	/* cannot judge it: it does not run */
+		sig = -1;
+	} else if (how == REFUSE) {
+		said(s, tid, "a name from a socket bound first");
+		sig = sp_sup_fail_call(tid, EACCES) == -1 ? -1 : 0;
+	} else if (how == NATIVE && f != NULL && f->n > 0) {
+		/* the others wait until the socket is the kernel's */
+		if (ptrace(PTRACE_SYSCALL, tid, 0, 0) == 0) {
+			wait_under_way(s, tid);
+			sig = -1;	/* resumed already */
+		}
+	}
+	if (sock != -1)
+		close(sock);
+	if (f != NULL) {
+		thaw(s, f);
+		free(f);
+	}
+	return sig;
+}
