@@ -26,12 +26,12 @@ struct names {
 	size_t n, cap;
 };
 
+/* Appended as they come; names_unique sorts them once (a linear scan per
+ * name was quadratic in what the late objects import: binutils' LTO
+ * plugin stopped the supervisor for seconds). */
 static int
 names_add(struct names *nm, const char *s)
 {
-	for (size_t i = 0; i < nm->n; i++)
-		if (strcmp(nm->v[i], s) == 0)
-			return 0;
 	if (nm->n == nm->cap) {
 		size_t cap = nm->cap ? 2 * nm->cap : 64;
 		void *p = realloc(nm->v, cap * sizeof(*nm->v));
@@ -44,6 +44,28 @@ names_add(struct names *nm, const char *s)
 		return -1;
 	nm->n++;
 	return 0;
+}
+
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void
+names_unique(struct names *nm)
+{
+	size_t o = 0;
+
+	if (nm->n == 0)
+		return;
+	qsort(nm->v, nm->n, sizeof(*nm->v), cmp_name);
+	for (size_t i = 0; i < nm->n; i++)
+		if (o > 0 && strcmp(nm->v[o - 1], nm->v[i]) == 0)
+			free(nm->v[i]);
+		else
+			nm->v[o++] = nm->v[i];
+	nm->n = o;
 }
 
 static void
@@ -178,9 +200,11 @@ sp_sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
 	if (o->kind != SP_OBJ_FILE || o->key[0] == '\0' ||
 	    (at = pinned_before(s, lo, o, v->ip, v->nr)) == UINT64_MAX)
 		return 0;
-	if (late_names(s, pid, lo, &nm) == 0 && nm.n > 0)
+	if (late_names(s, pid, lo, &nm) == 0 && nm.n > 0) {
+		names_unique(&nm);
 		live = sp_layout_reach_live(lo, s->o->pin.cache,
 		    lo->ranges[r].obj, at, (const char *const *)nm.v, nm.n);
+	}
 	names_free(&nm);
 	return live != 0 ? 1 : 0;
 }
