@@ -439,7 +439,7 @@ sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
 	int sock, sig = 0;
 	enum { NATIVE, FRESH, REFUSE } how = NATIVE;
 
-	if (p->img == NULL || p->img->pin.trap == 0)
+	if (p->img == NULL)
 		return 0;
 	if ((p->files_shared || threaded(tgid)) &&
 	    (f = malloc(sizeof(*f))) != NULL)
@@ -450,12 +450,14 @@ sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
 	    (sockopt(sock, SO_TYPE) == SOCK_STREAM ||
 	    sockopt(sock, SO_TYPE) == SOCK_SEQPACKET))
 		how = fresh_or_not(sock);
+	if (how == FRESH && p->img->pin.trap == 0)
+		how = REFUSE;		/* nowhere to make it again */
 	if (how == FRESH && (sig = connect_fresh(s, tid, tgid, p, d,
 	    sock)) == -1) {
 		kill(tid, SIGKILL);	/* cannot judge it: it does not run */
 		sig = -1;
 	} else if (how == REFUSE) {
-		said(s, tid, "a name from a socket bound first");
+		said(s, tid, "a socket that cannot be judged (bound first)");
 		sig = sp_sup_fail_call(tid, EACCES) == -1 ? -1 : 0;
 	} else if (how == NATIVE && f != NULL && f->n > 0) {
 		/* the others wait until the socket is the kernel's */

@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/keyctl.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -401,6 +403,41 @@ key_read(void)
 	return refused("the cache key");
 }
 
+/* ---- perf: samples of another process's registers and stack ---- */
+
+/*
+ * perf_event_open of our parent (`syspin run` itself when pinned: the
+ * supervisor, which computes the cache's MACs), or of every task on CPU 0
+ * (which includes it), with user-stack sampling: the effect is MARK made
+ * with the event in hand.
+ */
+static int
+perf_open(bool every)
+{
+	struct perf_event_attr a;
+	long fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 100000;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER |
+	    PERF_SAMPLE_STACK_USER;
+	a.sample_regs_user = 0xff;
+	a.sample_stack_user = 8192;
+	a.disabled = 1;
+	a.exclude_kernel = 1;	/* what an ordinary user may ask */
+	a.exclude_hv = 1;
+	fd = syscall(SYS_perf_event_open, &a, every ? -1 : (long)getppid(),
+	    every ? 0 : -1, -1, 0);
+	if (fd < 0)
+		return refused("perf_event_open");
+	printf("perf event %ld on %s\n", fd, every ? "every task" :
+	    "the parent");
+	return mkdir(mark, 0755) == 0 ? 0 : refused("mkdir");
+}
+
 /* ---- what runs commands for whoever talks to it (tmux, the bus) ---- */
 
 static socklen_t
@@ -580,6 +617,8 @@ main(int argc, char **argv)
 	if (strcmp(m, "later-written") == 0) return later_written();
 	if (strcmp(m, "later-newline") == 0) return later_newline();
 	if (strcmp(m, "key-read") == 0) return key_read();
+	if (strcmp(m, "perf-super") == 0) return perf_open(false);
+	if (strcmp(m, "perf-every") == 0) return perf_open(true);
 	if (strcmp(m, "unix-cmd") == 0 && argc == 4) return ask_server(argv[3]);
 	if (strcmp(m, "unix-link") == 0 && argc == 4)
 		return ask_via_link(argv[3]);
