@@ -378,6 +378,35 @@ die_nested(size_t nprogs)
 	    "Limits)", what);
 }
 
+/*
+ * ld.so's start-up is over when the runtime pins the image: its exec
+ * sites (dl_main's execve) would only serve a chain (lib/supervise/
+ * entry.c does the same at the entry point).  ld.so is the object loaded
+ * at AT_BASE.
+ */
+static void
+drop_loader_exec(struct rt *rt)
+{
+	uint64_t base = getauxval(AT_BASE);
+	size_t i, j, o = 0;
+
+	for (i = 0; base != 0 && i < rt->pl.npins; i++) {
+		const struct sp_bpf_pin *p = &rt->pl.pins[i];
+		bool drop = false;
+		if (p->abi == SP_ABI_X86_64 && (p->nr == 59 || p->nr == 322))
+			for (j = 0; j < rt->lo.nranges && !drop; j++) {
+				const struct sp_layout_range *r =
+				    &rt->lo.ranges[j];
+				drop = rt->lo.objs[r->obj].base == base &&
+				    p->ip > r->start && p->ip <= r->end;
+			}
+		if (!drop)
+			rt->pl.pins[o++] = *p;
+	}
+	if (base != 0)
+		rt->pl.npins = o;
+}
+
 static void
 install(struct rt *rt)
 {
@@ -386,6 +415,7 @@ install(struct rt *rt)
 	struct sp_error err;
 	size_t nprogs;
 
+	drop_loader_exec(rt);
 	/* Placements are made by our SIGSYS handler (rt_place.c). */
 	sp_placement_bpf_input(&rt->pl, rt->flags, SP_ANSWER_RUNTIME, &in);
 	in.narrow = rt->nw;

@@ -344,5 +344,20 @@ sp_sup_on_trap(struct sup *s, pid_t pid)
 	p->sp->startup = false;
 	if (sp_pin_seal_slots(pid, &p->img->pin, p->sp->placed, &err) == -1)
 		return sp_sup_refuse(pid, err.msg);
+	/* ld.so's start-up is over: its exec sites with it (entry.c) */
+	/* (where every call stops already, judging with it is enough) */
+	if (p->sp->entry.len == 0 && s->o->observe == NULL &&
+	    sp_sup_entry_filter(&p->img->pin.lo, &p->sp->entry) == 0 &&
+	    p->sp->entry.len > 0 && !p->img->pin.stops_all &&
+	    !p->stops_all && sp_sup_entry_install(pid,
+	    p->img->pin.trap, &p->sp->entry, &err) == -1) {
+		/* a thread of a constructor's with filters of its own: the
+		 * image keeps ld.so's exec site, as before */
+		if (s->o->pin.verbose)
+			fprintf(stderr, "syspin: [%ld]: %s\n", (long)pid,
+			    err.msg);
+		free(p->sp->entry.insns);
+		memset(&p->sp->entry, 0, sizeof(p->sp->entry));
+	}
 	return 0;
 }

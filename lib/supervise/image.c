@@ -67,6 +67,13 @@ sp_space_copy(const struct space *sp)
 	c->band_wrapped = sp->band_wrapped;
 	c->startup = sp->startup;
 	memcpy(c->placed, sp->placed, sp->nplaced * sizeof(*c->placed));
+	if (sp->entry.len > 0 &&
+	    (c->entry.insns = malloc(sp->entry.len * sizeof(*sp->entry.insns)))
+	    != NULL) {
+		memcpy(c->entry.insns, sp->entry.insns,
+		    sp->entry.len * sizeof(*sp->entry.insns));
+		c->entry.len = sp->entry.len;
+	}
 	return c;
 }
 
@@ -75,6 +82,7 @@ sp_space_drop(struct space *sp)
 {
 	if (sp == NULL || --sp->refs > 0)
 		return;
+	free(sp->entry.insns);
 	free(sp->placed);
 	free(sp);
 }

@@ -41,6 +41,8 @@ struct space {
 	bool startup;		/* before the entry point: slots open */
 	bool *placed;		/* per slot: ld.so put its object there */
 	size_t nplaced;
+	struct sp_bpf_prog entry;	/* installed at the entry point
+					   (entry.c), or empty */
 };
 
 /*
@@ -164,6 +166,12 @@ int sp_sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
  * signal to resume with, or -1 (resumed already, or killed). */
 int sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
     struct proc *p);
+/* entry.c: the filter that ends ld.so's exec sites at the entry point
+ * (empty when the layout has no single ld.so range), and its
+ * installation in the stopped tracee. */
+int sp_sup_entry_filter(const struct sp_layout *lo, struct sp_bpf_prog *out);
+int sp_sup_entry_install(pid_t pid, uint64_t trap,
+    const struct sp_bpf_prog *prog, struct sp_error *err);
 /* hwbreak.c: debug register 0 stops a tracee on this machine. */
 bool sp_sup_hw_breaks(void);
 /* trust.c: a file the tree may run (SP_EXEC_TRUSTED): owned by root,

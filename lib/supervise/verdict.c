@@ -503,6 +503,7 @@ sp_sup_on_seccomp(struct sup *s, pid_t pid)
 	struct proc *p = sp_sup_proc(s, pid, false);
 	struct sp_violation v;
 	struct seccomp_data d;
+	uint32_t action;
 
 	if (p != NULL && p->doomed) {
 		kill(pid, SIGKILL);
@@ -518,6 +519,15 @@ sp_sup_on_seccomp(struct sup *s, pid_t pid)
 	d.arch = si.arch;
 	d.instruction_pointer = si.instruction_pointer;
 	memcpy(d.args, si.seccomp.args, sizeof(d.args));
-	return judge(s, pid, &v, &d, p, sp_bpf_run_all(p->img->pin.progs,
-	    p->img->pin.nprogs, &d, NULL));
+	action = sp_bpf_run_all(p->img->pin.progs, p->img->pin.nprogs, &d,
+	    NULL);
+	/* the entry filter (entry.c) with it, as the kernel combines them:
+	 * the most severe, the newer on a tie */
+	if (p->sp != NULL && p->sp->entry.len > 0) {
+		uint32_t e = sp_bpf_run(p->sp->entry.insns, p->sp->entry.len,
+		    &d, NULL);
+		if (sp_bpf_cmp_action(e, action) <= 0)
+			action = e;
+	}
+	return judge(s, pid, &v, &d, p, action);
 }

@@ -64,7 +64,7 @@ mremap-span mremap-tail
 rescue-mmap rescue-keyctl later-written later-newline
 key-session key-user
 unix-cmd unix-link unix-race unix-abstract tmux-run
-perf-super perf-every
+perf-super perf-every ldso-execve
 execstack
 dlopen-raw
 preload-true preload-self preload-rt-true preload-rt-self audit-true audit-self
@@ -244,7 +244,7 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		TMO=40
 		run_as "$E/escape_pty" -w 2500 -t 30 -l "$line" -l exit \
 		    -- sh -i ;;
-	mremap-span|mremap-tail|rescue-*|later-*|perf-*)
+	mremap-span|mremap-tail|rescue-*|later-*|perf-*|ldso-execve)
 		$how "$E/escape_box" "$name" "$mark" ;;
 	unix-cmd|unix-link|unix-race|unix-abstract)
 		fresh srv
