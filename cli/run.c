@@ -224,6 +224,11 @@ parse(int argc, char **argv, struct run_args *a)
 		default: usage(stderr); return -1;
 		}
 	}
+	if (a->strict && a->allow_jit) {
+		cli_error("run: --strict and --allow-jit: --strict allows no "
+		    "new code, a JIT compiler makes it");
+		return -1;
+	}
 	if (a->strict)		/* today's --strict: no exec at all */
 		a->exec = SP_EXEC_NONE;
 	a->argc = argc - optind;

@@ -38,6 +38,12 @@ if [ -e "$T/none" ]; then
 	fails=$((fails + 1))
 fi
 expect 0 "" "$S" run --cache-dir "$T/made/" /bin/true
+# Options that contradict: one line, no program run (was: every program
+# died of SIGSEGV under --strict --allow-jit).
+expect 2 "syspin: run: --strict and --allow-jit: --strict allows no new code, a JIT compiler makes it" \
+    "$S" run --cache-dir "$T/made" --strict --allow-jit /bin/true
+expect 2 "^syspin: run: --allow-socket : not a unix socket's name" \
+    "$S" run --cache-dir "$T/made" --allow-socket "" /bin/true
 [ -d "$T/made" ] || { echo "FAIL no $T/made"; fails=$((fails + 1)); }
 
 # embed -o: the output is named, never the temporary file next to it, and
