@@ -291,6 +291,13 @@ reached_ok(struct sup *s, int fd, char *why, size_t size)
 	    (long)c.pid);
 	if (c.pid > 0 && sp_sup_proc(s, c.pid, false) != NULL)
 		return true;		/* a listener of the tree */
+	/* made by a process of the tree that has ended since (a daemon
+	 * listens, then forks and its parent exits: gpg-agent), its pid
+	 * no one's now */
+	if (c.pid > 0 && (size_t)c.pid < s->ngone &&
+	    (s->gone[c.pid / 8] & (1u << (c.pid % 8))) &&
+	    kill(c.pid, 0) == -1 && errno == ESRCH)
+		return true;
 	return name[0] != '\0' && allowed_name(s, name);
 }
 

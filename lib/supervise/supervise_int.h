@@ -94,10 +94,16 @@ struct sup {
 	struct seen *seen;
 	size_t nseen, capseen;
 	int status;		/* the first process's, when it ended */
+	/* One bit per pid: a process of the tree had it and has ended (a
+	 * daemon's listener made before its fork: connect.c). */
+	uint8_t *gone;
+	size_t ngone;		/* bits */
 	uint64_t last_ip;	/* audit: the last (pid, nr, ip) reported */
 	uint32_t last_nr;
 	pid_t last_pid;
 };
+
+#define SP_PID_BITS (1u << 22)	/* the kernel's largest pid_max */
 
 struct proc *sp_sup_proc(struct sup *s, pid_t pid, bool create);
 /* What waitpid said of pid: handled and resumed as the loop does (a

@@ -51,6 +51,8 @@ sp_sup_proc(struct sup *s, pid_t pid, bool create)
 	}
 	memset(&s->procs[s->nprocs], 0, sizeof(*nv));
 	s->procs[s->nprocs].pid = pid;
+	if (pid > 0 && (size_t)pid < s->ngone)	/* of the tree again */
+		s->gone[pid / 8] &= (uint8_t)~(1u << (pid % 8));
 	return &s->procs[s->nprocs++];
 }
 
@@ -59,6 +61,10 @@ sp_sup_forget(struct sup *s, pid_t pid)
 {
 	size_t i;
 
+	if (s->gone == NULL && (s->gone = calloc(SP_PID_BITS / 8, 1)) != NULL)
+		s->ngone = SP_PID_BITS;
+	if (pid > 0 && (size_t)pid < s->ngone)
+		s->gone[pid / 8] |= (uint8_t)(1u << (pid % 8));
 	for (i = 0; i < s->nprocs; i++)
 		if (s->procs[i].pid == pid) {
 			sp_image_drop(s->procs[i].img);
@@ -352,5 +358,6 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 	}
 	free(s.seen);
 	free(s.procs);
+	free(s.gone);
 	return status < 0 ? 127 : status;
 }
