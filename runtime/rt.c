@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -319,6 +320,20 @@ have_sys_admin(void)
 	return (d[CAP_SYS_ADMIN / 32].effective >> (CAP_SYS_ADMIN % 32)) & 1;
 }
 
+/* CAP_SYS_ADMIN or CAP_PERFMON permitted: it may make uprobes, whose
+ * trampoline page is kernel code outside the pins (SP_BPF_NO_PERF). */
+static bool
+may_uprobe(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (sp_raw_capget(&h, d) < 0)
+		return true;
+	return ((d[CAP_SYS_ADMIN / 32].permitted >> (CAP_SYS_ADMIN % 32)) & 1) ||
+	    ((d[38 / 32].permitted >> (38 % 32)) & 1);
+}
+
 static void
 report(struct rt *rt)
 {
@@ -329,6 +344,25 @@ report(struct rt *rt)
 }
 
 /* Objects present now are never unmapped: seal their text. */
+/* Whether our main stack is executable (-z execstack). */
+static bool
+stack_exec(void)
+{
+	struct sp_error err;
+	struct sp_map *m;
+	bool x = true;		/* unknown: guard it */
+	size_t n;
+
+	if (sp_maps_read("/proc/self/maps", &m, &n, &err) == -1)
+		return x;
+	for (size_t i = 0; i < n; i++)
+		if (m[i].kind == SP_MAP_SPECIAL &&
+		    strcmp(m[i].path, "[stack]") == 0)
+			x = (m[i].prot & PROT_EXEC) != 0;
+	sp_maps_free(m, n);
+	return x;
+}
+
 static void
 seal(struct rt *rt)
 {
@@ -338,6 +372,16 @@ seal(struct rt *rt)
 		const struct sp_layout_range *r = &rt->lo.ranges[i];
 		if (rt->lo.objs[r->obj].kind == SP_OBJ_VSYSCALL)
 			continue;
+		/* an executable stack's growth region: a sealed guard page
+		 * at its bottom keeps the stack in it (lib/supervise/pin.c) */
+		if (strcmp(rt->lo.objs[r->obj].name, "[stack]") == 0) {
+			if (stack_exec() && sp_raw_mmap(r->start, 4096,
+			    PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+			    MAP_NORESERVE | MAP_FIXED_NOREPLACE, (unsigned long)-1,
+			    0) == (long)r->start)
+				(void)sp_raw_mseal(r->start, 4096, 0);
+			continue;
+		}
 		long e = sp_raw_mseal(r->start, r->end - r->start, 0);
 		if (e < 0 && rt->verbose)
 			fprintf(stderr, "syspin-rt: mseal %s: %s\n",
@@ -416,6 +460,8 @@ install(struct rt *rt)
 	size_t nprogs;
 
 	drop_loader_exec(rt);
+	if (may_uprobe())
+		rt->flags |= SP_BPF_NO_PERF;
 	/* Placements are made by our SIGSYS handler (rt_place.c). */
 	sp_placement_bpf_input(&rt->pl, rt->flags, SP_ANSWER_RUNTIME, &in);
 	in.narrow = rt->nw;

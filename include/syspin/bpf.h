@@ -44,7 +44,8 @@
  *     process's memory through its samples); with SP_BPF_NO_CLOCK no
  *     settimeofday, adjtimex, clock_settime or clock_adjtime of
  *     CLOCK_REALTIME or CLOCK_TAI; with SP_BPF_CONNECT every connect is
- *     `check`; with SP_BPF_NO_UNIX no socket(AF_UNIX, SOCK_STREAM or
+ *     `check`, with SP_BPF_NO_PERF every one denied; with SP_BPF_NO_UNIX
+ *     no socket(AF_UNIX, SOCK_STREAM or
  *     SOCK_SEQPACKET); no pidfd_getfd; with SP_BPF_NO_PTRACE no
  *     ptrace but TRACEME, no process_vm_readv/writev, no pidfd_getfd
  *     (where no Landlock domain scopes them); with SP_BPF_GUARD clone with
@@ -166,6 +167,10 @@ struct sp_bpf_range {
 #define SP_BPF_NO_UNIX   0x400u	/* no unix stream or seqpacket socket
 				   (the runtime alone cannot judge a
 				   connect) */
+#define SP_BPF_NO_PERF   0x800u	/* no perf_event_open at all: the image
+				   may make uprobes (CAP_PERFMON or
+				   CAP_SYS_ADMIN), and a uprobe maps the
+				   kernel's executable trampoline into it */
 #define SP_BPF_PLACE_FILES 0x80u	/* a file's executable MAP_FIXED mapping
 				   in the band: `place` (the supervisor
 				   checks the file: --exec=trusted) */

@@ -121,13 +121,17 @@ enum sp_cache_auth {
 };
 
 struct sp_cache_mac;		/* lib/pins/cache_format.h */
+struct sp_cache_mem;
 
 /* An open cache directory. */
 struct sp_cache {
-	int dirfd;
+	int dirfd;		/* -1: memory alone (sp_cache_open_memory) */
 	uid_t euid;
 	char path[4096];
 	struct sp_cache_mac *mac;	/* NULL: SP_CACHE_AUTH_NONE */
+	/* Files kept in memory (sp_cache_keep), NULL: none.  A pointer, so
+	 * that writers holding a const handle can add to it. */
+	struct sp_cache_mem *mem;
 };
 
 void sp_file_id_from_stat(struct sp_file_id *id, const struct stat *st);
@@ -176,12 +180,17 @@ int sp_cache_load(const struct sp_cache *c, const char *key,
  * Small auxiliary files under the same trust rules (`syspin run` keeps the
  * list of a program's objects there).  sp_cache_get returns the length, 0
  * when absent or empty, -1 when untrusted, unreadable or over max bytes.
- * sp_cache_has: a trusted regular file is stored under key (stat only).
+ * sp_cache_has: a trusted regular file is stored under key (stat only),
+ * or one is kept in memory (sp_cache_keep).
  * With a MAC attached both read the whole file and, like sp_cache_load,
  * count one without a right MAC as absent (sp_cache_get: err says why).
  */
 ssize_t sp_cache_get(const struct sp_cache *c, const char *key, void *buf,
     size_t max, struct sp_error *err);
+/* As sp_cache_get, into one malloc'ed buffer *buf of *len bytes (the
+ * caller frees it): 1, 0 when absent, empty or not believed, -1. */
+int sp_cache_read(const struct sp_cache *c, const char *key, size_t max,
+    void **buf, size_t *len, struct sp_error *err);
 bool sp_cache_has(const struct sp_cache *c, const char *key);
 
 /* Validates and adopts buf (malloc'ed, len bytes); frees it on failure. */
@@ -198,9 +207,50 @@ int sp_cache_store(const struct sp_cache *c, const char *key,
     const struct sp_pintab *tab, struct sp_error *err);
 
 /* Writer side: stores len bytes under key (write aside, rename), followed
- * by a MAC trailer (without a MAC attached, one that says "none"). */
+ * by a MAC trailer (without a MAC attached, one that says "none").  With
+ * sp_cache_keep, what cannot be written is kept in memory instead. */
 int sp_cache_put(const struct sp_cache *c, const char *key, const void *buf,
     size_t len, struct sp_error *err);
+
+/*
+ * Writer side (`syspin run`, its supervisor): from now on a file that
+ * sp_cache_put cannot write into c's directory (not writable by us, a full
+ * or read-only file system) is kept in c's memory instead, and no more
+ * writes are tried.  It is kept as it would have been written, trailer and
+ * MAC included, and every reader of c (sp_cache_load, sp_cache_get,
+ * sp_cache_has) takes it before the directory's file, and believes it by
+ * the same check: the MAC made by c's key.  So nothing kept is believed
+ * that the directory's copy would not be; and it never left this process.
+ * A run pins from the tables it made; the next run makes them again.
+ *
+ * say (cli_error, NULL: silent) is called once per process, whichever of
+ * its caches it is, the first time a file is kept: "DIR: cannot write
+ * (REASON): tables are made again each run".  Only in this process: a
+ * forked child (lib/supervise/fill.c) stays silent, its parent stores the
+ * same files again.  Not thread-safe, like the rest of the handle.
+ * Returns 0, or -1 with err set (out of memory: c stays as it was).
+ */
+typedef void sp_cache_say(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+int sp_cache_keep(struct sp_cache *c, sp_cache_say *say,
+    struct sp_error *err);
+
+/*
+ * Writer side: c as a cache of memory alone, for dir (NULL or "": no
+ * directory at all), which cannot be made or opened for why ("Permission
+ * denied", "HOME is not set").  As sp_cache_keep after a failed write:
+ * every file is kept, say is told at the first.  0, or -1 with err set.
+ */
+int sp_cache_open_memory(struct sp_cache *c, const char *dir, uid_t euid,
+    const char *why, sp_cache_say *say, struct sp_error *err);
+
+/*
+ * Writer side: 0 when a new file can be written into c's directory now (a
+ * page of it is written and removed), else -1 and err says "DIR: cannot
+ * write (REASON)".  The runtime alone reads its tables from the directory:
+ * it cannot run without one it can fill.
+ */
+int sp_cache_writable(const struct sp_cache *c, struct sp_error *err);
 
 /* Encodes tab into one malloc'ed buffer in the file format. */
 int sp_pintab_encode(const struct sp_pintab *tab, void **buf, size_t *len,

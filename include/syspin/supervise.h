@@ -155,6 +155,7 @@ struct sp_slot {
  */
 struct sp_pin_result {
 	int sig;		/* arrived meanwhile: deliver on resume, or 0 */
+	unsigned flags;		/* SP_BPF_* its programs were made with */
 	struct sp_bpf_prog *progs;	/* the whole program */
 	size_t nprogs;
 	struct sp_layout lo;	/* what it pins, for diagnostics */

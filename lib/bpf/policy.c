@@ -596,6 +596,10 @@ emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
 		jeq(g, f, BPF_PROG_LOAD_, deny, allow);
 		break;
 	case R_PERF:	/* (attr, pid, cpu, group_fd, flags) */
+		if (g->in->flags & SP_BPF_NO_PERF) {
+			ja(g, f, deny);
+			break;
+		}
 		ld(g, f, 4);
 		jset(g, f, PERF_FLAG_PID_CGROUP_, deny, NEXT);
 		ld(g, f, 1);

@@ -245,13 +245,15 @@ sp_layout_free(struct sp_layout *lo)
  * The region the main stack may grow into, as a range with no pins: an
  * executable stack (-z execstack) grows below its start-up extent without
  * a system call, and no call may come from what it grows into.  Down to
- * RLIMIT_STACK below its top, or to the mapping below it.
+ * the mapping below it, whatever RLIMIT_STACK says now: the program may
+ * raise it (a region cut at the limit let a stack grown past it run
+ * code outside every range).  The supervisor keeps the stack inside it
+ * (a sealed guard page at its bottom, lib/supervise/pin.c).
  */
 int
 sp_layout_add_stack(struct sp_layout *lo, pid_t pid, struct sp_error *err)
 {
 	struct sp_map *maps;
-	struct rlimit rl;
 	char path[64];
 	size_t n, i;
 	uint64_t top = 0, below = 0, bottom;
@@ -272,10 +274,6 @@ sp_layout_add_stack(struct sp_layout *lo, pid_t pid, struct sp_error *err)
 	if (top == 0)
 		return 0;
 	bottom = below;
-	if (prlimit(pid, RLIMIT_STACK, NULL, &rl) == 0 &&
-	    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < top &&
-	    top - rl.rlim_cur > bottom)
-		bottom = top - rl.rlim_cur;
 	if ((oi = sp_layout_add_object(lo, "[stack]", SP_OBJ_UNKNOWN, 0)) < 0 ||
 	    sp_layout_add_range(lo, bottom, top, (size_t)oi) == -1)
 		return sp_error_set(err, "out of memory");

@@ -186,22 +186,45 @@ refused(struct sup *s, pid_t pid, const char *why)
 	    comm, (long)pid, why);
 }
 
+static int place(struct sup *, pid_t, struct proc *,
+    const struct seccomp_data *);
+
+/*
+ * With --exec=trusted the file checked must be the file mapped: the
+ * process's other threads are stopped from the look at its descriptor
+ * until the kernel holds it (a dup2 between would map another file).
+ */
 int
 sp_sup_place(struct sup *s, pid_t pid, const struct seccomp_data *d)
 {
 	struct proc *p = sp_sup_proc(s, pid, false);
-	struct user_regs_struct r;
+	struct sp_frozen *f = NULL;
 	char why[256];
+	int r;
+
+	if (p == NULL || p->img == NULL || p->sp == NULL)
+		return sp_sup_fail_call(pid, EACCES);
+	if (s->o->pin.exec == SP_EXEC_TRUSTED &&
+	    !((uint32_t)d->args[3] & MAP_ANONYMOUS))
+		f = sp_sup_freeze(s, pid);
+	if (untrusted(s, pid, d, why, sizeof(why))) {
+		refused(s, pid, why);
+		r = sp_sup_fail_call(pid, EACCES);
+	} else if ((r = place(s, pid, p, d)) == 0 && f != NULL &&
+	    sp_sup_under_way(s, pid, 9) == 0)
+		r = -1;		/* resumed: the kernel holds the file */
+	sp_sup_thaw(s, f);
+	return r;
+}
+
+static int
+place(struct sup *s, pid_t pid, struct proc *p, const struct seccomp_data *d)
+{
+	struct user_regs_struct r;
 	uint64_t at = 0;
 	bool reserved = true;
 	long k = -1;
 
-	if (p == NULL || p->img == NULL || p->sp == NULL)
-		return sp_sup_fail_call(pid, EACCES);
-	if (untrusted(s, pid, d, why, sizeof(why))) {
-		refused(s, pid, why);
-		return sp_sup_fail_call(pid, EACCES);
-	}
 	/* --exec=trusted: a file's code mapped MAP_FIXED into the band (the
 	 * filter allowed only that) stops only to have its file checked */
 	if ((uint32_t)d->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE))

@@ -44,7 +44,6 @@
 
 #include "supervise_int.h"
 
-#define MAX_THREADS 4096
 
 /* Listeners that only log or look names up: allowed from every tree. */
 static const char *const always[] = {
@@ -52,100 +51,6 @@ static const char *const always[] = {
 	"/run/systemd/journal/dev-log", "/run/nscd/socket",
 	"/var/run/nscd/socket",
 };
-
-/* ---- the other threads of the process, stopped meanwhile ---- */
-
-struct frozen {
-	pid_t tid[MAX_THREADS];
-	int st[MAX_THREADS];
-	size_t n;
-};
-
-static pid_t
-tgid_of(pid_t tid)
-{
-	unsigned long long v;
-
-	return sp_proc_status(tid, "Tgid", 10, &v) == 0 ? (pid_t)v : tid;
-}
-
-/* Whether tid's process has other threads. */
-static bool
-threaded(pid_t tgid)
-{
-	unsigned long long v;
-
-	return sp_proc_status(tgid, "Threads", 10, &v) != 0 || v > 1;
-}
-
-static void
-stop_one(struct sup *s, pid_t t, struct frozen *f)
-{
-	struct proc *q = sp_sup_proc(s, t, false);
-
-	/* stopped already: a new child held until its parent's fork event,
-	 * or one whose stop we are handling (further up, or frozen by a
-	 * connect further up) */
-	if (q != NULL && (q->held || q->halted))
-		return;
-	if (f->n < MAX_THREADS && ptrace(PTRACE_INTERRUPT, t, 0, 0) == 0) {
-		f->tid[f->n++] = t;
-		if (q != NULL)
-			q->halted = true;
-	}
-}
-
-/* The other threads of tgid; every other process of the tree as well when
- * one shares the caller's descriptor table (rare: CLONE_FILES). */
-static void
-freeze(struct sup *s, pid_t tid, pid_t tgid, bool all, struct frozen *f)
-{
-	char path[64];
-	struct dirent *e;
-	DIR *d;
-	pid_t t;
-
-	f->n = 0;
-	if (all) {
-		for (size_t i = 0; i < s->nprocs; i++)
-			if (s->procs[i].pid != tid)
-				stop_one(s, s->procs[i].pid, f);
-	} else {
-		snprintf(path, sizeof(path), "/proc/%ld/task", (long)tgid);
-		if ((d = opendir(path)) == NULL)
-			return;
-		while ((e = readdir(d)) != NULL)
-			if ((t = (pid_t)atol(e->d_name)) > 0 && t != tid)
-				stop_one(s, t, f);
-		closedir(d);
-	}
-	for (size_t i = 0; i < f->n; i++)
-		while (waitpid(f->tid[i], &f->st[i], __WALL) == -1) {
-			if (errno != EINTR) {
-				f->st[i] = 0;	/* gone: nothing to do */
-				break;
-			}
-		}
-}
-
-/*
- * Lets them run again: the stop our interrupt made goes on; another one
- * that came first (a filter's, a signal) is handled as the loop would
- * (our interrupt's stop then comes later, and goes on there).
- */
-static void
-thaw(struct sup *s, struct frozen *f)
-{
-	struct proc *q;
-
-	for (size_t i = 0; i < f->n; i++) {
-		if ((q = sp_sup_proc(s, f->tid[i], false)) != NULL)
-			q->halted = false;
-		if (f->st[i] != 0)
-			sp_sup_event(s, f->tid[i], f->st[i]);
-	}
-	f->n = 0;
-}
 
 /* ---- the socket at a descriptor of the tracee ---- */
 
@@ -305,7 +210,7 @@ static void
 said(struct sup *s, pid_t tid, const char *why)
 {
 	char comm[64], key[96], line[512];
-	pid_t tgid = tgid_of(tid);
+	pid_t tgid = sp_sup_tgid(tid);
 
 	snprintf(key, sizeof(key), "connect %ld %s", (long)tgid, why);
 	if (!sp_sup_first_time(s, key))
@@ -386,37 +291,6 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 }
 
 /*
- * Until the kernel has the socket of a native connect in hand: the call
- * has returned (its exit stop), or the thread sleeps in it.
- */
-static void
-wait_under_way(struct sup *s, pid_t tid)
-{
-	char path[64], buf[32];
-	struct timespec us = { 0, 50000 };
-	int st, i, fd;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%ld/syscall", (long)tid);
-	for (i = 0; i < 20000; i++) {
-		if (waitpid(tid, &st, __WALL | WNOHANG) == tid) {
-			if (WIFSTOPPED(st) && WSTOPSIG(st) == (SIGTRAP | 0x80))
-				ptrace(PTRACE_CONT, tid, 0, 0);	/* done */
-			else
-				sp_sup_event(s, tid, st);
-			return;
-		}
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-			n = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-			if (n > 3 && strncmp(buf, "42 ", 3) == 0)
-				return;
-		}
-		nanosleep(&us, NULL);
-	}
-}
-
-/*
  * An unconnected, unbound unix stream socket is connected afresh; a
  * listening or connected one gets the kernel's error as it is; a bound
  * one cannot be remade (its name would be lost): refused.
@@ -441,16 +315,14 @@ int
 sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
     struct proc *p)
 {
-	struct frozen *f = NULL;
-	pid_t tgid = tgid_of(tid);
+	struct sp_frozen *f;
+	pid_t tgid = sp_sup_tgid(tid);
 	int sock, sig = 0;
 	enum { NATIVE, FRESH, REFUSE } how = NATIVE;
 
 	if (p->img == NULL)
 		return 0;
-	if ((p->files_shared || threaded(tgid)) &&
-	    (f = malloc(sizeof(*f))) != NULL)
-		freeze(s, tid, tgid, p->files_shared, f);
+	f = sp_sup_freeze(s, tid);
 	/* not a socket (the kernel says so), or not a unix stream one */
 	if ((sock = their_fd(tgid, (int)d->args[0])) != -1 &&
 	    sockopt(sock, SO_DOMAIN) == AF_UNIX &&
@@ -466,18 +338,11 @@ sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
 	} else if (how == REFUSE) {
 		said(s, tid, "a socket that cannot be judged (bound first)");
 		sig = sp_sup_fail_call(tid, EACCES) == -1 ? -1 : 0;
-	} else if (how == NATIVE && f != NULL && f->n > 0) {
-		/* the others wait until the socket is the kernel's */
-		if (ptrace(PTRACE_SYSCALL, tid, 0, 0) == 0) {
-			wait_under_way(s, tid);
-			sig = -1;	/* resumed already */
-		}
-	}
+	} else if (how == NATIVE && f != NULL &&
+	    sp_sup_under_way(s, tid, 42) == 0)
+		sig = -1;	/* resumed: the kernel holds the socket */
 	if (sock != -1)
 		close(sock);
-	if (f != NULL) {
-		thaw(s, f);
-		free(f);
-	}
+	sp_sup_thaw(s, f);
 	return sig;
 }

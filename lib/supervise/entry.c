@@ -9,7 +9,11 @@
  * that stops execve and execveat from ld.so's code; the supervisor judges
  * such a stop with this filter and the image's program together, as the
  * kernel combines them (verdict.c), so the call is a violation from then
- * on.  A dozen instructions, of which five run for every call.
+ * on.  The same filter ends ld.so's leave to map code into the start-up
+ * slots: from the entry point an executable mapping or protection there
+ * fails with EACCES (the slots' unused room stays unsealed: a chain
+ * calling ld.so's mmap could otherwise put code of its own there).  Some
+ * thirty instructions, of which eight run for most calls.
  *
  * The filter stays when the process execs another program; there a stop
  * it asks for is judged by the new image's program alone, which allows
@@ -29,7 +33,6 @@
 
 #define NR_EXECVE	59
 #define NR_EXECVEAT	322
-#define INSNS		12
 
 /* ld.so's executable range, when it is one range within 4 GiB. */
 static bool
@@ -50,45 +53,108 @@ loader_range(const struct sp_layout *lo, uint64_t *start, uint64_t *end)
 	return found && *end > *start && (*start >> 32) == (*end >> 32);
 }
 
+/* The instructions, with targets by name, linked below. */
+enum { L_NEXT, L_ALLOW, L_VIOL, L_REFUSE, L_EXEC, L_MEM, L_LOW, L_HIGH };
+
+struct ins {
+	uint16_t code;
+	uint32_t k;
+	int jt, jf;		/* L_*, or L_NEXT */
+};
+
+#define LD(off)	{ BPF_LD | BPF_W | BPF_ABS, (off), L_NEXT, L_NEXT }
+#define JEQ(v, t, f) { BPF_JMP | BPF_JEQ | BPF_K, (v), (t), (f) }
+#define JGT(v, t, f) { BPF_JMP | BPF_JGT | BPF_K, (v), (t), (f) }
+#define JGE(v, t, f) { BPF_JMP | BPF_JGE | BPF_K, (v), (t), (f) }
+#define JSET(v, t, f) { BPF_JMP | BPF_JSET | BPF_K, (v), (t), (f) }
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+#define IP_LO offsetof(struct seccomp_data, instruction_pointer)
+
 int
-sp_sup_entry_filter(const struct sp_layout *lo, struct sp_bpf_prog *out)
+sp_sup_entry_filter(const struct sp_pin_result *res, struct sp_bpf_prog *out)
 {
-	uint64_t a = 0, b = 0;
+	/* where ld.so's sites may map code (the filter's slots) */
+	uint64_t a = 0, b = 0, sl = res->pl.slots.start, sh = res->pl.slots.end;
+	bool exec = loader_range(&res->lo, &a, &b), mem = sh > sl;
+	/* the blocks, in order; a block left out jumps to L_ALLOW */
+	const struct ins head[] = {
+		LD(offsetof(struct seccomp_data, arch)),
+		JEQ(AUDIT_ARCH_X86_64, L_NEXT, L_ALLOW),
+		LD(offsetof(struct seccomp_data, nr)),
+		JEQ(NR_EXECVE, L_EXEC, L_NEXT),
+		JEQ(NR_EXECVEAT, L_EXEC, L_NEXT),
+		JEQ(9, L_MEM, L_NEXT),		/* mmap */
+		JEQ(10, L_MEM, L_NEXT),		/* mprotect */
+		JEQ(329, L_MEM, L_ALLOW),	/* pkey_mprotect */
+	}, execb[] = {			/* from ld.so: (a, b] */
+		LD(IP_LO + 4),
+		JEQ((uint32_t)(a >> 32), L_NEXT, L_ALLOW),
+		LD(IP_LO),
+		JGT((uint32_t)a, L_NEXT, L_ALLOW),
+		JGT((uint32_t)b, L_ALLOW, L_VIOL),
+	}, memb[] = {		/* PROT_EXEC at an address in [sl, sh) */
+		LD(ARG_LO(2)),
+		JSET(0x4, L_NEXT, L_ALLOW),
+		LD(ARG_LO(0) + 4),
+		JGE((uint32_t)(sl >> 32), L_NEXT, L_ALLOW),
+		JGT((uint32_t)(sh >> 32), L_ALLOW, L_NEXT),
+		JEQ((uint32_t)(sl >> 32), L_LOW, L_NEXT),
+		JEQ((uint32_t)(sh >> 32), L_HIGH, L_REFUSE),
+		LD(ARG_LO(0)),				/* L_LOW */
+		JGE((uint32_t)sl, L_NEXT, L_ALLOW),
+		LD(ARG_LO(0) + 4),
+		JEQ((uint32_t)(sh >> 32), L_HIGH, L_REFUSE),
+		LD(ARG_LO(0)),				/* L_HIGH */
+		JGE((uint32_t)sh, L_ALLOW, L_REFUSE),
+	};
+	const struct ins *blk[] = { head, execb, memb };
+	size_t nblk[] = { sizeof(head) / sizeof(*head),
+		exec ? sizeof(execb) / sizeof(*execb) : 0,
+		mem ? sizeof(memb) / sizeof(*memb) : 0 };
+	struct ins v[40];
+	size_t n = 0, at[8] = { 0 };
 	struct sock_filter *f;
 
 	memset(out, 0, sizeof(*out));
-	if (!loader_range(lo, &a, &b))
+	if (!exec && !mem)
 		return 0;
-	if ((f = calloc(INSNS, sizeof(*f))) == NULL)
+	for (size_t i = 0; i < 3; i++) {
+		if (i == 1)
+			at[L_EXEC] = n;
+		if (i == 2) {
+			at[L_MEM] = n;
+			at[L_LOW] = n + 7;
+			at[L_HIGH] = n + 11;
+		}
+		for (size_t k = 0; k < nblk[i]; k++)
+			v[n++] = blk[i][k];
+	}
+	at[L_ALLOW] = n;
+	at[L_VIOL] = n + 1;
+	at[L_REFUSE] = n + 2;
+	if (!exec)
+		at[L_EXEC] = at[L_ALLOW];
+	if (!mem)
+		at[L_MEM] = at[L_ALLOW];
+	if ((f = calloc(n + 3, sizeof(*f))) == NULL)
 		return -1;
-	/* 10: allow, 11: the supervisor judges (a violation: data 0).  The
-	 * address is the one after the `syscall`: in (start, end]. */
-	f[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	    offsetof(struct seccomp_data, arch));
-	f[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-	    AUDIT_ARCH_X86_64, 0, 8);
-	f[2] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	    offsetof(struct seccomp_data, nr));
-	f[3] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-	    NR_EXECVE, 1, 0);
-	f[4] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-	    NR_EXECVEAT, 0, 5);
-	f[5] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	    offsetof(struct seccomp_data, instruction_pointer) + 4);
-	f[6] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-	    (uint32_t)(a >> 32), 0, 3);
-	f[7] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	    offsetof(struct seccomp_data, instruction_pointer));
-	f[8] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K,
-	    (uint32_t)a, 0, 1);
-	f[9] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K,
-	    (uint32_t)b, 0, 1);
-	f[10] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
-	    SECCOMP_RET_ALLOW);
-	f[11] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	for (size_t i = 0; i < n; i++) {
+		size_t t = v[i].jt == L_NEXT ? i + 1 : at[v[i].jt];
+		size_t e = v[i].jf == L_NEXT ? i + 1 : at[v[i].jf];
+		f[i].code = v[i].code;
+		f[i].k = v[i].k;
+		if (BPF_CLASS(v[i].code) == BPF_JMP) {
+			f[i].jt = (uint8_t)(t - i - 1);
+			f[i].jf = (uint8_t)(e - i - 1);
+		}
+	}
+	f[n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[n + 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 	    SECCOMP_RET_TRACE);
+	f[n + 2] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_ERRNO | EACCES);
 	out->insns = f;
-	out->len = INSNS;
+	out->len = n + 3;
 	return 0;
 }
 

@@ -347,7 +347,7 @@ sp_sup_on_trap(struct sup *s, pid_t pid)
 	/* ld.so's start-up is over: its exec sites with it (entry.c) */
 	/* (where every call stops already, judging with it is enough) */
 	if (p->sp->entry.len == 0 && s->o->observe == NULL &&
-	    sp_sup_entry_filter(&p->img->pin.lo, &p->sp->entry) == 0 &&
+	    sp_sup_entry_filter(&p->img->pin, &p->sp->entry) == 0 &&
 	    p->sp->entry.len > 0 && !p->img->pin.stops_all &&
 	    !p->stops_all && sp_sup_entry_install(pid,
 	    p->img->pin.trap, &p->sp->entry, &err) == -1) {

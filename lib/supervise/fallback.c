@@ -66,7 +66,7 @@ generate_kept(struct job *j, size_t nkeep, struct sp_bpf_prog **progs,
 	size_t i, n = 0;
 	int r;
 
-	sp_placement_bpf_input(&j->pl, j->o->flags | SP_BPF_OUTSIDE,
+	sp_placement_bpf_input(&j->pl, j->flags | SP_BPF_OUTSIDE,
 	    SP_ANSWER_SUPERVISOR, &in);
 	sp_pin_narrow(j, &in);
 	if ((pins = calloc(in.npins + 1, sizeof(*pins))) == NULL)

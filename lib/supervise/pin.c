@@ -136,6 +136,23 @@ sp_pin_mmap(struct job *j, uint64_t addr, uint64_t len, uint64_t prot,
 	return sp_inject_syscall(&j->in, SYS_mmap, args, 6, ret, err);
 }
 
+/*
+ * The flags of this image: the run's, and SP_BPF_NO_PERF where the
+ * process may make uprobes (CAP_PERFMON or CAP_SYS_ADMIN, permitted):
+ * a uprobe that fires maps the kernel's executable trampoline, with a
+ * `syscall` in it, outside every range the filters know.
+ */
+static unsigned
+image_flags(pid_t pid, unsigned flags)
+{
+	unsigned long long cap;
+
+	if (sp_proc_status(pid, "CapPrm", 16, &cap) != 0 ||
+	    ((cap >> CAP_SYS_ADMIN) & 1) || ((cap >> 38) & 1))
+		flags |= SP_BPF_NO_PERF;
+	return flags;
+}
+
 static bool
 has_sys_admin(pid_t pid)
 {
@@ -281,6 +298,52 @@ reserve_arena(struct job *j)
 	    MAP_PRIVATE | MAP_NORESERVE | MAP_FIXED_NOREPLACE, &ret, &err);
 }
 
+/* Whether pid's main stack is executable (-z execstack). */
+static bool
+stack_exec(pid_t pid)
+{
+	struct sp_error err;
+	struct sp_map *m;
+	char path[64];
+	bool x = false;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
+	if (sp_maps_read(path, &m, &n, &err) == -1)
+		return true;		/* assume the worst */
+	for (size_t i = 0; i < n; i++)
+		if (m[i].kind == SP_MAP_SPECIAL &&
+		    strcmp(m[i].path, "[stack]") == 0)
+			x = (m[i].prot & PROT_EXEC) != 0;
+	sp_maps_free(m, n);
+	return x;
+}
+
+/*
+ * An executable stack grows without a system call: a sealed PROT_NONE
+ * page at the bottom of its growth region (lib/layout/self.c) keeps it
+ * there, whatever RLIMIT_STACK the program sets.
+ */
+static int
+guard_stack(struct job *j, struct sp_error *err)
+{
+	uint64_t bottom = 0;
+	long ret;
+
+	for (size_t i = 0; i < j->lo.nranges; i++)
+		if (strcmp(j->lo.objs[j->lo.ranges[i].obj].name, "[stack]") == 0)
+			bottom = j->lo.ranges[i].start;
+	if (bottom == 0 || !stack_exec(j->pid))
+		return 0;
+	if (sp_pin_mmap(j, bottom, 4096, PROT_NONE, MAP_PRIVATE |
+	    MAP_NORESERVE | MAP_FIXED_NOREPLACE, &ret, err) == -1)
+		return -1;
+	if (ret != (long)bottom)
+		return sp_error_set(err, "no room for a guard below the "
+		    "executable stack");
+	return sp_pin_call(j, SP_NR_MSEAL, bottom, 4096, 0, 0, &ret, err);
+}
+
 /* What the kernel mapped is sealed now; what ld.so maps, at the entry. */
 static int
 seal_mapped(struct job *j, struct sp_error *err)
@@ -309,6 +372,8 @@ install(struct job *j, unsigned how, struct sp_pin_result *res,
 	long ret;
 
 	reserve_arena(j);
+	if (guard_stack(j, err) == -1)
+		return -1;
 	if (j->nslots > 0 && sp_startup_reserve(j, err) == -1)
 		return -1;
 	if (!(how & SP_PIN_STOPS_ALL) && make_area(j, err) == -1)
@@ -374,7 +439,7 @@ generate(struct job *j, struct sp_error *err)
 		return sp_error_set(err, "out of memory");
 	j->pl.slots = (struct sp_bpf_range){ j->slot_lo,
 	    j->slot_lo + j->slot_used };
-	sp_placement_bpf_input(&j->pl, j->o->flags, SP_ANSWER_SUPERVISOR,
+	sp_placement_bpf_input(&j->pl, j->flags, SP_ANSWER_SUPERVISOR,
 	    &in);
 	sp_pin_narrow(j, &in);
 	return sp_bpf_generate(&in, &j->progs, &j->nprogs, err);
@@ -507,6 +572,7 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 	memset(res, 0, sizeof(*res));
 	j.pid = pid;
 	j.o = o;
+	j.flags = image_flags(pid, o->flags);
 	j.first = how & SP_PIN_FIRST;
 	j.in.pid = pid;
 	j.in.pass_trace = true;
@@ -524,6 +590,7 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 	else if (r == 0 && o->verbose)
 		say(&j, res);
 	res->sig = j.in.pending_sig;
+	res->flags = j.flags;
 	res->entry = sp_startup_entry(&j);
 	res->entry_hw = j.ldso_runs;
 	if (r == 0 && reused < 0)
@@ -560,6 +627,7 @@ sp_pin_rebuild(pid_t pid, const struct sp_pin_opts *o,
 	memset(res, 0, sizeof(*res));
 	j.pid = pid;
 	j.o = o;
+	j.flags = image_flags(pid, o->flags);
 	j.in.pid = pid;
 	if (sp_auxv_pid(pid, &j.aux, err) == 0 &&
 	    sp_layout_pid(pid, &j.lo, err) == 0) {
@@ -573,6 +641,7 @@ sp_pin_rebuild(pid_t pid, const struct sp_pin_opts *o,
 	}
 	if (r == 0)
 		hand_over(&j, res);
+	res->flags = j.flags;
 	sp_bpf_free(j.progs, j.nprogs);
 	sp_placement_free(&j.pl);
 	sp_layout_free(&j.lo);

@@ -24,6 +24,7 @@ void sp_ldso_run_free(struct sp_ldso_run *r);
 struct job {
 	pid_t pid;
 	const struct sp_pin_opts *o;
+	unsigned flags;			/* o->flags, and this image's own */
 	bool first;			/* the tree's first image */
 	struct sp_auxv aux;
 	struct sp_layout lo;

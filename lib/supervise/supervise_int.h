@@ -168,6 +168,15 @@ int sp_sup_open_mapped(pid_t pid, const struct sp_map *m, struct stat *st);
 /* reach_late.c: a pruned site that objects dlopen'ed since reach: 1. */
 int sp_sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
     const struct sp_layout *lo);
+/* freeze.c: the other threads of tid's process stopped (NULL: none, or
+ * they could not be), and let run again; the stopped call of tid resumed
+ * and waited for until the kernel holds what it names (0; -1 when it
+ * could not be resumed); tid's thread group. */
+struct sp_frozen;
+struct sp_frozen *sp_sup_freeze(struct sup *s, pid_t tid);
+void sp_sup_thaw(struct sup *s, struct sp_frozen *f);
+int sp_sup_under_way(struct sup *s, pid_t tid, int nr);
+pid_t sp_sup_tgid(pid_t tid);
 /* connect.c: a connect the filter stopped (SP_BPF_CONNECT); returns the
  * signal to resume with, or -1 (resumed already, or killed). */
 int sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
@@ -175,7 +184,8 @@ int sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
 /* entry.c: the filter that ends ld.so's exec sites at the entry point
  * (empty when the layout has no single ld.so range), and its
  * installation in the stopped tracee. */
-int sp_sup_entry_filter(const struct sp_layout *lo, struct sp_bpf_prog *out);
+int sp_sup_entry_filter(const struct sp_pin_result *res,
+    struct sp_bpf_prog *out);
 int sp_sup_entry_install(pid_t pid, uint64_t trap,
     const struct sp_bpf_prog *prog, struct sp_error *err);
 /* hwbreak.c: debug register 0 stops a tracee on this machine. */

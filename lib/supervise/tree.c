@@ -312,8 +312,12 @@ sp_supervise_flags(const struct sp_pin_opts *pin, bool landlock)
 	if (pin->exec == SP_EXEC_NONE)
 		f |= SP_BPF_NO_EXEC;
 	f |= SP_BPF_CONNECT;			/* whom unix sockets reach */
-	if (pin->exec == SP_EXEC_TRUSTED)	/* every file of code checked, */
-		f |= SP_BPF_PLACE_FILES | SP_BPF_NO_CLOCK; /* its age too */
+	if (pin->exec == SP_EXEC_TRUSTED)	/* every file of code checked */
+		f |= SP_BPF_PLACE_FILES;
+	/* Outside --exec=any a file's age decides whether its table is
+	 * believed (later.c) or it may run: the clock that dates it stays. */
+	if (pin->exec != SP_EXEC_ANY)
+		f |= SP_BPF_NO_CLOCK;
 	return f;
 }
 

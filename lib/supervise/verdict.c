@@ -237,8 +237,9 @@ asked(const char *name, uint32_t data)
 		    strstr(name, "bpf") ? " BPF_PROG_LOAD" :
 		    strstr(name, "request_key") ? " with a callout (an "
 		    "upcall runs a program outside the tree)" :
-		    strstr(name, "perf") ? " of every task, a cgroup, or a "
-		    "process outside the tree" :
+		    strstr(name, "perf") ? " (by a root process any: a "
+		    "uprobe maps the kernel's code into it; else of every "
+		    "task, a cgroup, or a process outside the tree)" :
 		    strstr(name, "time") || strstr(name, "clock") ?
 		    " (setting the clock)" : "";
 	if (strstr(name, "exec"))
@@ -386,7 +387,7 @@ rules_verdict(struct sup *s, struct image *img, const struct seccomp_data *d)
 	struct sp_error err;
 
 	if (img->rules == NULL) {
-		sp_placement_bpf_input(&img->pin.pl, s->o->pin.flags,
+		sp_placement_bpf_input(&img->pin.pl, img->pin.flags,
 		    SP_ANSWER_SUPERVISOR, &in);
 		in.narrow = s->o->pin.narrow;
 		in.narrowed = SECCOMP_RET_TRACE | SP_BPF_NARROW_DATA;

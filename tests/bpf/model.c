@@ -177,7 +177,8 @@ global_rule(enum kind k, const struct seccomp_data *d, unsigned flags,
 	case BPF:			/* BPF_PROG_LOAD */
 		return a0 == 5 ? ans->deny : SECCOMP_RET_ALLOW;
 	case PERF:			/* pid: -1 every task, 0 itself */
-		if (((uint32_t)d->args[4] & 4) || a1 == UINT32_MAX)
+		if ((flags & SP_BPF_NO_PERF) || ((uint32_t)d->args[4] & 4) ||
+		    a1 == UINT32_MAX)
 			return ans->deny;
 		return a1 == 0 ? SECCOMP_RET_ALLOW : ans->check;
 	case CLOCKSET:

@@ -64,8 +64,8 @@ mremap-span mremap-tail
 rescue-mmap rescue-keyctl later-written later-newline
 key-session key-user
 unix-cmd unix-link unix-race unix-abstract tmux-run
-perf-super perf-every ldso-execve
-execstack
+perf-super perf-every perf-uprobe ldso-execve clock-set
+execstack execstack-far
 dlopen-raw
 preload-true preload-self preload-rt-true preload-rt-self audit-true audit-self
 ldso-preload ldso-audit
@@ -223,6 +223,7 @@ invoke() {	# how name mark
 	XENV= TMO=60
 	case $name in
 	execstack) $how "$E/escape_execstack" "$mark" ;;
+	execstack-far) $how "$E/escape_execstack" "$mark" far ;;
 	ctypes-python)
 		$how "$PY" -c 'import ctypes, sys
 ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
@@ -244,7 +245,7 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		TMO=40
 		run_as "$E/escape_pty" -w 2500 -t 30 -l "$line" -l exit \
 		    -- sh -i ;;
-	mremap-span|mremap-tail|rescue-*|later-*|perf-*|ldso-execve)
+	mremap-span|mremap-tail|rescue-*|later-*|perf-*|ldso-execve|clock-set)
 		$how "$E/escape_box" "$name" "$mark" ;;
 	unix-cmd|unix-link|unix-race|unix-abstract)
 		fresh srv
@@ -343,6 +344,10 @@ baseline() {	# name
 # One attack in one mode.
 attack() {	# name
 	name=$1
+	# setting the clock matters where a file's age decides trust
+	case $name:$MODE in clock-set:trusted|clock-set:noexec|clock-set:strict) ;;
+	clock-set:*) result "$name" "$MODE" -; return ;;
+	esac
 	baseline "$name"
 	w=$(getv "works_${WHO}_$name")
 	case $name in

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * escape_execstack MARK (attack 5), linked with -z execstack: the main
- * thread's stack is executable.  At start-up it is one small mapping; we
- * grow it about 1 MiB further down (well within RLIMIT_STACK), past the
- * extent any start-up snapshot of /proc/self/maps saw, copy
- * `mov $83,%eax; syscall; ret` there and call it: mkdir(MARK).  Stopped:
- * killed (or the stack is not executable: exit 3).
+ * escape_execstack MARK [far] (attack 5), linked with -z execstack: the
+ * main thread's stack is executable.  At start-up it is one small
+ * mapping; we grow it about 1 MiB further down (well within
+ * RLIMIT_STACK), past the extent any start-up snapshot of /proc/self/maps
+ * saw, copy `mov $83,%eax; syscall; ret` there and call it: mkdir(MARK).
+ * With "far" (attack execstack-far) RLIMIT_STACK is raised first and the
+ * stack grown 24 MiB: past what the limit at the exec allowed.  Stopped:
+ * killed (or the stack is not executable, or cannot grow: exit 3).
  */
+#include <sys/resource.h>
 #include <alloca.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,10 +35,11 @@ perms(const void *addr, char perm[8])
 	return found ? 0 : -1;
 }
 
+static size_t size = 1u << 20;
+
 static __attribute__((noinline)) long
 deep(const char *mark)
 {
-	size_t size = 1u << 20;
 	volatile uint8_t *buf = alloca(size);
 	char perm[8];
 
@@ -57,9 +61,19 @@ main(int argc, char **argv)
 {
 	long r;
 
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+
 	setvbuf(stdout, NULL, _IONBF, 0);
-	if (argc != 2)
+	if (argc != 2 && (argc != 3 || strcmp(argv[2], "far") != 0))
 		return 2;
+	if (argc == 3) {
+		if (setrlimit(RLIMIT_STACK, &rl) == -1) {	/* not root */
+			getrlimit(RLIMIT_STACK, &rl);
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_STACK, &rl);
+		}
+		size = 24u << 20;
+	}
 	r = deep(argv[1]);
 	printf("mkdir returned %ld\n", r);
 	return r == 0 ? 0 : 3;

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Judging a call by what another thread can change before the kernel
+ * acts: the descriptor an mmap or a connect names, which a thread sharing
+ * the table may replace with dup2 between our look and the kernel's.
+ * The other threads of the process (every process of the tree when one
+ * shares its descriptor table without being a thread: CLONE_FILES) are
+ * stopped while the call is judged, and until the kernel holds what the
+ * call names: the call has returned, or its thread sleeps in it.
+ *
+ * A thread stopped already is left as it is: a new child held until its
+ * parent's fork event, or one whose stop is being handled further up (a
+ * connect judged while another thread's was).  A stop that comes instead
+ * of ours (a filter's, a signal) is handled as the loop would, when the
+ * others run again (tree.c, sp_sup_event).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <syspin/procfs.h>
+
+#include "supervise_int.h"
+
+#define MAX_THREADS 4096
+
+struct sp_frozen {
+	pid_t tid[MAX_THREADS];
+	int st[MAX_THREADS];
+	size_t n;
+};
+
+pid_t
+sp_sup_tgid(pid_t tid)
+{
+	unsigned long long v;
+
+	return sp_proc_status(tid, "Tgid", 10, &v) == 0 ? (pid_t)v : tid;
+}
+
+/* Whether the process has other threads (unknown counts as yes). */
+static bool
+threaded(pid_t tgid)
+{
+	unsigned long long v;
+
+	return sp_proc_status(tgid, "Threads", 10, &v) != 0 || v > 1;
+}
+
+static void
+stop_one(struct sup *s, pid_t t, struct sp_frozen *f)
+{
+	struct proc *q = sp_sup_proc(s, t, false);
+
+	if (q != NULL && (q->held || q->halted))
+		return;
+	if (f->n < MAX_THREADS && ptrace(PTRACE_INTERRUPT, t, 0, 0) == 0) {
+		f->tid[f->n++] = t;
+		if (q != NULL)
+			q->halted = true;
+	}
+}
+
+struct sp_frozen *
+sp_sup_freeze(struct sup *s, pid_t tid)
+{
+	struct proc *p = sp_sup_proc(s, tid, false);
+	bool all = p != NULL && p->files_shared;
+	pid_t tgid = sp_sup_tgid(tid), t;
+	struct sp_frozen *f;
+	struct dirent *e;
+	char path[64];
+	DIR *d;
+
+	if (!all && !threaded(tgid))
+		return NULL;
+	if ((f = calloc(1, sizeof(*f))) == NULL)
+		return NULL;
+	if (all) {
+		for (size_t i = 0; i < s->nprocs; i++)
+			if (s->procs[i].pid != tid)
+				stop_one(s, s->procs[i].pid, f);
+	} else {
+		snprintf(path, sizeof(path), "/proc/%ld/task", (long)tgid);
+		if ((d = opendir(path)) != NULL) {
+			while ((e = readdir(d)) != NULL)
+				if ((t = (pid_t)atol(e->d_name)) > 0 &&
+				    t != tid)
+					stop_one(s, t, f);
+			closedir(d);
+		}
+	}
+	for (size_t i = 0; i < f->n; i++)
+		while (waitpid(f->tid[i], &f->st[i], __WALL) == -1)
+			if (errno != EINTR) {
+				f->st[i] = 0;	/* gone: nothing to do */
+				break;
+			}
+	return f;
+}
+
+void
+sp_sup_thaw(struct sup *s, struct sp_frozen *f)
+{
+	struct proc *q;
+
+	if (f == NULL)
+		return;
+	for (size_t i = 0; i < f->n; i++) {
+		if ((q = sp_sup_proc(s, f->tid[i], false)) != NULL)
+			q->halted = false;
+		if (f->st[i] != 0)
+			sp_sup_event(s, f->tid[i], f->st[i]);
+	}
+	free(f);
+}
+
+int
+sp_sup_under_way(struct sup *s, pid_t tid, int nr)
+{
+	char path[64], buf[32], want[16];
+	struct timespec us = { 0, 50000 };
+	int st, i, fd;
+	size_t wl;
+	ssize_t n;
+
+	if (ptrace(PTRACE_SYSCALL, tid, 0, 0) == -1)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%ld/syscall", (long)tid);
+	wl = (size_t)snprintf(want, sizeof(want), "%d ", nr);
+	for (i = 0; i < 20000; i++) {
+		if (waitpid(tid, &st, __WALL | WNOHANG) == tid) {
+			if (WIFSTOPPED(st) && WSTOPSIG(st) == (SIGTRAP | 0x80))
+				ptrace(PTRACE_CONT, tid, 0, 0);	/* done */
+			else
+				sp_sup_event(s, tid, st);
+			return 0;
+		}
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (n > (ssize_t)wl && strncmp(buf, want, wl) == 0)
+				return 0;	/* asleep in it */
+		}
+		nanosleep(&us, NULL);
+	}
+	return 0;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The filter installed at the entry point (lib/supervise/entry.c): execve
+ * and execveat from ld.so's code are violations (TRACE, data 0), and an
+ * executable mapping or protection starting in the start-up slots fails
+ * with EACCES; everything else is allowed.  Checked with the one
+ * evaluator (lib/bpf/eval.c) at every edge, the slots straddling a 4 GiB
+ * boundary or not.
+ */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../lib/supervise/supervise_int.h"
+
+#define ALLOW SECCOMP_RET_ALLOW
+#define VIOL SECCOMP_RET_TRACE
+#define EACCES_ (SECCOMP_RET_ERRNO | EACCES)
+
+static struct sp_bpf_prog prog;
+
+static uint32_t
+call(uint32_t nr, uint64_t ip, uint64_t a0, uint64_t a2)
+{
+	struct seccomp_data d;
+
+	memset(&d, 0, sizeof(d));
+	d.arch = AUDIT_ARCH_X86_64;
+	d.nr = (int)nr;
+	d.instruction_pointer = ip;
+	d.args[0] = a0;
+	d.args[2] = a2;
+	return sp_bpf_run(prog.insns, prog.len, &d, NULL);
+}
+
+static void
+make(uint64_t ld_start, uint64_t ld_end, uint64_t sl, uint64_t sh)
+{
+	struct sp_pin_result res;
+	char why[128];
+
+	memset(&res, 0, sizeof(res));
+	assert_true(sp_layout_add_object(&res.lo, "ld.so", SP_OBJ_FILE,
+	    ld_start) >= 0);
+	res.lo.objs[0].loader = true;
+	assert_int_equal(sp_layout_add_range(&res.lo, ld_start, ld_end, 0),
+	    0);
+	res.pl.slots = (struct sp_bpf_range){ sl, sh };
+	free(prog.insns);
+	memset(&prog, 0, sizeof(prog));
+	assert_int_equal(sp_sup_entry_filter(&res, &prog), 0);
+	assert_true(prog.len > 0);
+	assert_int_equal(sp_bpf_check(prog.insns, prog.len, why,
+	    sizeof(why)), 0);
+	sp_layout_free(&res.lo);
+}
+
+static void
+test_exec(void **state)
+{
+	(void)state;
+	make(0x7f0000001000, 0x7f0000027000, 0x7e0000000000, 0x7e0000100000);
+	assert_int_equal(call(59, 0x7f0000010002, 0, 0), VIOL);
+	assert_int_equal(call(322, 0x7f0000027000, 0, 0), VIOL);
+	assert_int_equal(call(59, 0x7f0000027001, 0, 0), ALLOW);
+	assert_int_equal(call(59, 0x7f0000001000, 0, 0), ALLOW);
+	assert_int_equal(call(59, 0x7e0000010002, 0, 0), ALLOW);	/* libc */
+	assert_int_equal(call(39, 0x7f0000010002, 0, 0), ALLOW);
+}
+
+static void
+check_slots(uint64_t sl, uint64_t sh)
+{
+	make(0x7f0000001000, 0x7f0000027000, sl, sh);
+	assert_int_equal(call(9, 0x7f0000010002, sl, 5), EACCES_);
+	assert_int_equal(call(9, 0x7f0000010002, sh - 0x1000, 5), EACCES_);
+	assert_int_equal(call(10, 0x7e0000010002, sl + 0x2000, 4), EACCES_);
+	assert_int_equal(call(329, 0x7e0000010002, sl, 7), EACCES_);
+	assert_int_equal(call(9, 0x7f0000010002, sh, 5), ALLOW);
+	assert_int_equal(call(9, 0x7f0000010002, sl - 0x1000, 5), ALLOW);
+	assert_int_equal(call(9, 0x7f0000010002, sl, 3), ALLOW);	/* rw */
+	assert_int_equal(call(9, 0x7f0000010002, (sh & ~0xffffffffull) +
+	    (1ull << 32), 5), ALLOW);
+	assert_int_equal(call(9, 0x7f0000010002, sl & ~0xffffffffull, 5),
+	    sl & 0xffffffff ? ALLOW : EACCES_);
+}
+
+static void
+test_slots(void **state)
+{
+	(void)state;
+	check_slots(0x7e0000000000, 0x7e0000100000);	/* one high word */
+	check_slots(0x7e00fff00000, 0x7e0100100000);	/* two */
+	check_slots(0x7e00fff00000, 0x7e0300100000);	/* three */
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exec),
+		cmocka_unit_test(test_slots),
+	};
+	int r = cmocka_run_group_tests(tests, NULL, NULL);
+
+	free(prog.insns);
+	return r;
+}
