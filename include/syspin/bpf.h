@@ -43,8 +43,8 @@
  *     observed: the kernel lets CAP_PERFMON or CAP_SYS_ADMIN read any
  *     process's memory through its samples); with SP_BPF_NO_CLOCK no
  *     settimeofday, adjtimex, clock_settime or clock_adjtime of
- *     CLOCK_REALTIME or CLOCK_TAI; with SP_BPF_CONNECT every connect is
- *     `check`, with SP_BPF_NO_PERF every one denied; with SP_BPF_NO_UNIX
+ *     CLOCK_REALTIME or CLOCK_TAI; with SP_BPF_CONNECT every connect and listen
+ *     is `check`, with SP_BPF_NO_PERF every one denied; with SP_BPF_NO_UNIX
  *     no socket(AF_UNIX, SOCK_STREAM or
  *     SOCK_SEQPACKET); no pidfd_getfd; with SP_BPF_NO_PTRACE no
  *     ptrace but TRACEME, no process_vm_readv/writev, no pidfd_getfd

@@ -279,22 +279,47 @@ key_create(long ring, const char *name, struct sp_error *err)
  * first process asks, after it took a session keyring of its own
  * (lib/supervise/confine.c): it must find nothing.
  */
+static bool
+read_from(long ring)
+{
+	uint8_t buf[KEY_LEN];
+	bool got = false;
+	long id;
+
+	if ((id = kctl(KEYCTL_SEARCH, (unsigned long)ring,
+	    (unsigned long)"user", (unsigned long)KEY_NAME)) != -1)
+		got = kctl(KEYCTL_READ, id, (unsigned long)buf,
+		    sizeof(buf)) > 0;
+	explicit_bzero(buf, sizeof(buf));
+	return got;
+}
+
 bool
 sp_cache_key_readable(void)
 {
 	static const long rings[] = { KEY_SPEC_SESSION_KEYRING,
 		KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING,
 		KEY_SPEC_PROCESS_KEYRING, KEY_SPEC_THREAD_KEYRING };
-	uint8_t buf[KEY_LEN];
+	static const long linkable[] = { KEY_SPEC_USER_KEYRING,
+		KEY_SPEC_USER_SESSION_KEYRING };
 	bool got = false;
 	long id;
 
 	for (size_t i = 0; i < sizeof(rings) / sizeof(*rings) && !got; i++)
-		if ((id = kctl(KEYCTL_SEARCH, (unsigned long)rings[i],
-		    (unsigned long)"user", (unsigned long)KEY_NAME)) != -1)
-			got = kctl(KEYCTL_READ, id, (unsigned long)buf,
-			    sizeof(buf)) > 0;
-	explicit_bzero(buf, sizeof(buf));
+		got = read_from(rings[i]);
+	/* The user keyring and the user session keyring are not possessed,
+	 * but any process may link them into its session, which it does
+	 * possess: what they link (a persistent keyring) is then its own. */
+	for (size_t i = 0; i < sizeof(linkable) / sizeof(*linkable) && !got;
+	    i++) {
+		if ((id = kctl(KEYCTL_GET_KEYRING_ID, (unsigned long)linkable[i],
+		    0, 0)) == -1 || kctl(KEYCTL_LINK, (unsigned long)id,
+		    KEY_SPEC_SESSION_KEYRING, 0) == -1)
+			continue;
+		got = read_from(KEY_SPEC_SESSION_KEYRING);
+		(void)kctl(KEYCTL_UNLINK, (unsigned long)id,
+		    KEY_SPEC_SESSION_KEYRING, 0);
+	}
 	return got;
 }
 

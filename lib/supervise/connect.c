@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/user.h>
@@ -181,28 +182,61 @@ peer_name(int fd, char *out, size_t size)
 		    a.sun_path);
 }
 
-/* Whether what fd reached may be talked to; why: what it is. */
+/* Whether a process of the tree holds the socket ino (the server's end
+ * of a connection accepted before we looked). */
+static bool
+held_by_tree(const struct sup *s, uint64_t ino)
+{
+	char path[96], link[64], want[40];
+	struct dirent *e;
+	bool held = false;
+	DIR *d;
+
+	snprintf(want, sizeof(want), "socket:[%llu]", (unsigned long long)ino);
+	for (size_t i = 0; i < s->nprocs && !held; i++) {
+		snprintf(path, sizeof(path), "/proc/%ld/fd",
+		    (long)s->procs[i].pid);
+		if ((d = opendir(path)) == NULL)
+			continue;
+		while (!held && (e = readdir(d)) != NULL) {
+			char fdp[384];
+			ssize_t n;
+			snprintf(fdp, sizeof(fdp), "%s/%s", path, e->d_name);
+			if ((n = readlink(fdp, link, sizeof(link) - 1)) > 0) {
+				link[n] = '\0';
+				held = strcmp(link, want) == 0;
+			}
+		}
+		closedir(d);
+	}
+	return held;
+}
+
+/*
+ * Whether what fd reached may be talked to; why: what it is.  The
+ * listener is known by its socket, never by a pid (SO_PEERCRED's is the
+ * process that called listen(), which may have ended and its number be
+ * anyone's since: a tree that forks until it holds it).
+ */
 static bool
 reached_ok(struct sup *s, int fd, char *why, size_t size)
 {
 	struct ucred c;
 	socklen_t len = sizeof(c);
 	char name[sizeof(((struct sockaddr_un *)0)->sun_path) + 2];
+	struct stat st;
 
 	peer_name(fd, name, sizeof(name));
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &len) == -1)
 		c.pid = 0;
 	snprintf(why, size, "%s (pid %ld)", name[0] ? name : "unnamed",
 	    (long)c.pid);
-	if (c.pid > 0 && sp_sup_proc(s, c.pid, false) != NULL)
-		return true;		/* a listener of the tree */
-	/* made by a process of the tree that has ended since (a daemon
-	 * listens, then forks and its parent exits: gpg-agent), its pid
-	 * no one's now */
-	if (c.pid > 0 && (size_t)c.pid < s->ngone &&
-	    (s->gone[c.pid / 8] & (1u << (c.pid % 8))) &&
-	    kill(c.pid, 0) == -1 && errno == ESRCH)
-		return true;
+	if (fstat(fd, &st) == 0) {
+		uint64_t acc, l = sp_sup_unix_listener(st.st_ino, &acc);
+		if (sp_sup_listener_ours(s, l) || (l == 0 && acc != 0 &&
+		    held_by_tree(s, acc)))
+			return true;	/* a listener of the tree */
+	}
 	return name[0] != '\0' && allowed_name(s, name);
 }
 
@@ -288,6 +322,46 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 	if (ptrace(PTRACE_SETREGS, tid, 0, &saved) == -1)
 		return -1;
 	return in.pending_sig;
+}
+
+/* The socket of a listen() of the tree: the tree's listener.  (Another
+ * thread may put another socket at the descriptor first: then that one is
+ * recorded, the tree's too, and the real one refused to the tree's
+ * clients: nothing outside becomes the tree's.) */
+static void
+record(struct sup *s, int sock)
+{
+	struct stat st;
+
+	if (sock >= 0 && sockopt(sock, SO_DOMAIN) == AF_UNIX &&
+	    fstat(sock, &st) == 0)
+		sp_sup_listener_add(s, st.st_ino);
+}
+
+int
+sp_sup_listen(struct sup *s, pid_t tid, const struct seccomp_data *d)
+{
+	int sock = their_fd(sp_sup_tgid(tid), (int)d->args[0]);
+
+	record(s, sock);
+	if (sock >= 0)
+		close(sock);
+	return 0;
+}
+
+/* The listening unix sockets syspin's caller handed it (a service's
+ * socket activation): the first process inherits them. */
+void
+sp_sup_listeners_inherited(struct sup *s)
+{
+	char path[64];
+	int fd;
+
+	for (fd = 3; fd < 1024; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (access(path, F_OK) == 0 && sockopt(fd, SO_ACCEPTCONN) == 1)
+			record(s, fd);
+	}
 }
 
 /*

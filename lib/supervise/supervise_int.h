@@ -94,16 +94,14 @@ struct sup {
 	struct seen *seen;
 	size_t nseen, capseen;
 	int status;		/* the first process's, when it ended */
-	/* One bit per pid: a process of the tree had it and has ended (a
-	 * daemon's listener made before its fork: connect.c). */
-	uint8_t *gone;
-	size_t ngone;		/* bits */
+	/* The unix listeners of the tree, by socket inode, sorted (made
+	 * by a listen() of the tree, or inherited from syspin's caller). */
+	uint64_t *listeners;
+	size_t nlisteners, caplisteners;
 	uint64_t last_ip;	/* audit: the last (pid, nr, ip) reported */
 	uint32_t last_nr;
 	pid_t last_pid;
 };
-
-#define SP_PID_BITS (1u << 22)	/* the kernel's largest pid_max */
 
 struct proc *sp_sup_proc(struct sup *s, pid_t pid, bool create);
 /* What waitpid said of pid: handled and resumed as the loop does (a
@@ -188,6 +186,16 @@ int sp_sup_entry_filter(const struct sp_pin_result *res,
     struct sp_bpf_prog *out);
 int sp_sup_entry_install(pid_t pid, uint64_t trap,
     const struct sp_bpf_prog *prog, struct sp_error *err);
+/* connect.c: a listen() of the tree (SP_BPF_CONNECT): its socket is the
+ * tree's listener; the caller's listeners, at the start. */
+int sp_sup_listen(struct sup *s, pid_t tid, const struct seccomp_data *d);
+void sp_sup_listeners_inherited(struct sup *s);
+/* unixdiag.c: the listener (socket inode) whose accept queue holds the
+ * connected unix socket client, 0 when none (then *accepted: the socket
+ * that accepted it, when one has); the tree's listeners. */
+uint64_t sp_sup_unix_listener(uint64_t client, uint64_t *accepted);
+void sp_sup_listener_add(struct sup *s, uint64_t ino);
+bool sp_sup_listener_ours(const struct sup *s, uint64_t ino);
 /* hwbreak.c: debug register 0 stops a tracee on this machine. */
 bool sp_sup_hw_breaks(void);
 /* trust.c: a file the tree may run (SP_EXEC_TRUSTED): owned by root,

@@ -51,8 +51,6 @@ sp_sup_proc(struct sup *s, pid_t pid, bool create)
 	}
 	memset(&s->procs[s->nprocs], 0, sizeof(*nv));
 	s->procs[s->nprocs].pid = pid;
-	if (pid > 0 && (size_t)pid < s->ngone)	/* of the tree again */
-		s->gone[pid / 8] &= (uint8_t)~(1u << (pid % 8));
 	return &s->procs[s->nprocs++];
 }
 
@@ -61,10 +59,6 @@ sp_sup_forget(struct sup *s, pid_t pid)
 {
 	size_t i;
 
-	if (s->gone == NULL && (s->gone = calloc(SP_PID_BITS / 8, 1)) != NULL)
-		s->ngone = SP_PID_BITS;
-	if (pid > 0 && (size_t)pid < s->ngone)
-		s->gone[pid / 8] |= (uint8_t)(1u << (pid % 8));
 	for (i = 0; i < s->nprocs; i++)
 		if (s->procs[i].pid == pid) {
 			sp_image_drop(s->procs[i].img);
@@ -161,7 +155,7 @@ static void
 on_child(struct sup *s, pid_t parent, int event)
 {
 	struct user_regs_struct r = { 0 };
-	unsigned long msg;
+	unsigned long msg, flags = 0;
 	struct proc *pp, *c;
 	bool vm;
 	pid_t pid;
@@ -171,16 +165,17 @@ on_child(struct sup *s, pid_t parent, int event)
 	pid = (pid_t)msg;
 	if ((c = sp_sup_proc(s, pid, true)) == NULL)
 		return;
+	/* clone's flags, whatever event it reports (clone with SIGCHLD is a
+	 * "fork"); fork and vfork have none (clone3 fails in the tree) */
+	if (ptrace(PTRACE_GETREGS, parent, 0, &r) == 0 && r.orig_rax == 56)
+		flags = r.rdi;
 	/* A thread (clone with CLONE_VM) shares the address space. */
-	vm = event == PTRACE_EVENT_VFORK || (event == PTRACE_EVENT_CLONE &&
-	    ptrace(PTRACE_GETREGS, parent, 0, &r) == 0 &&
-	    (r.rdi & CLONE_VM));
+	vm = event == PTRACE_EVENT_VFORK || (flags & CLONE_VM);
 	pp = sp_sup_proc(s, parent, false);
 	if (pp != NULL && !c->inherited)
 		sp_sup_inherit(c, pp, vm);
-	/* Another process with the same descriptor table (connect.c). */
-	if (event == PTRACE_EVENT_CLONE && (r.rdi & CLONE_FILES) &&
-	    !(r.rdi & CLONE_THREAD)) {
+	/* Another process with the same descriptor table (freeze.c). */
+	if ((flags & CLONE_FILES) && !(flags & CLONE_THREAD)) {
 		c->files_shared = true;
 		if (pp != NULL)
 			pp->files_shared = true;
@@ -342,6 +337,7 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 		opts.audit = true;
 	sp_sup_trust_start(&opts.pin.start);
 	sp_forward_signals(&main_pid);
+	sp_sup_listeners_inherited(&s);
 	if (start(&opts, s.landlock, err) == -1)
 		return -1;
 	/* Out of the tree's reach where there is no Landlock: same-uid
@@ -362,6 +358,6 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 	}
 	free(s.seen);
 	free(s.procs);
-	free(s.gone);
+	free(s.listeners);
 	return status < 0 ? 127 : status;
 }

@@ -448,6 +448,10 @@ judge(struct sup *s, pid_t pid, const struct sp_violation *v,
 			return s->o->observe != NULL ? 0 :
 			    sp_sup_connect(s, pid, d, p);
 		}
+		if (d->nr == 50) {		/* listen: the tree's listener */
+			observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
+			return sp_sup_listen(s, pid, d);
+		}
 		/* perf_event_open of a process: one of the tree */
 		if (sp_sup_proc(s, (pid_t)(int32_t)d->args[1], false) != NULL) {
 			observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);

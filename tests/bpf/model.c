@@ -57,7 +57,7 @@ kind_of(int abi, uint32_t nr)
 	case 250: return KEYCTL;
 	case 310: case 311: return NOPTRACE;
 	case 438: return NOGETFD;
-	case 42: return CONNECT;
+	case 42: case 50: return CONNECT;
 	case 41: return UNIXSOCK;
 	case 317: return SECCOMP;
 	case 435: return CLONE3;

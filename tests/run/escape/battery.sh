@@ -62,7 +62,7 @@ shared-double-memfd shared-double-shm
 mprotect pkey-mprotect mremap-exec personality
 mremap-span mremap-tail
 rescue-mmap rescue-keyctl later-written later-newline
-key-session key-user
+key-session key-user key-usersession
 unix-cmd unix-link unix-race unix-abstract tmux-run
 perf-super perf-every perf-uprobe ldso-execve clock-set
 execstack execstack-far
@@ -263,7 +263,7 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		i=0
 		while [ ! -e "$mark" ] && [ $i -lt 20 ]; do sleep 0.05; i=$((i + 1)); done
 		tmux -S "$F" kill-server >/dev/null 2>&1 ;;
-	key-session|key-user)
+	key-session|key-user|key-usersession)
 		# the persistent keyring linked into the caller's session (or
 		# the user keyring) before syspin starts
 		w=${name#key-}

@@ -346,14 +346,15 @@ kctl(long op, long a, long b, long c)
  * Not an attack: `escape_box with-persistent session|user CMD...` runs
  * CMD with the user's persistent keyring linked into a session keyring
  * of its own (as Kerberos' KEYRING:persistent caches do), or into the
- * user keyring (undone when CMD ends), syspin's key made there first
+ * user keyring or the user session keyring (undone when CMD ends), syspin's key made there first
  * when missing (as syspin would).
  */
 static int
 with_persistent(const char *where, char **cmd)
 {
 	long dest = strcmp(where, "user") == 0 ? KEY_SPEC_USER_KEYRING :
-	    KEY_SPEC_SESSION_KEYRING, ring;
+	    strcmp(where, "usersession") == 0 ?
+	    KEY_SPEC_USER_SESSION_KEYRING : KEY_SPEC_SESSION_KEYRING, ring;
 	uint8_t rnd[32];
 	int st = 3 << 8;
 	pid_t c;
@@ -374,8 +375,8 @@ with_persistent(const char *where, char **cmd)
 			st = 1 << 8;
 	} else
 		printf("the cache key: %s\n", strerror(errno));
-	if (dest == KEY_SPEC_USER_KEYRING)	/* the user's again */
-		kctl(KEYCTL_UNLINK, ring, KEY_SPEC_USER_KEYRING, 0);
+	if (dest != KEY_SPEC_SESSION_KEYRING)	/* the user's again */
+		kctl(KEYCTL_UNLINK, ring, dest, 0);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -392,6 +393,11 @@ key_read(void)
 	uint8_t key[64];
 	long id, n;
 
+	/* the user's keyrings linked into the session, which the process
+	 * possesses: what they hold is possessed through it */
+	for (size_t i = 1; i < sizeof(rings) / sizeof(*rings); i++)
+		if ((id = kctl(KEYCTL_GET_KEYRING_ID, rings[i], 0, 0)) != -1)
+			kctl(KEYCTL_LINK, id, KEY_SPEC_SESSION_KEYRING, 0);
 	for (size_t i = 0; i < sizeof(rings) / sizeof(*rings); i++) {
 		if ((id = kctl(KEYCTL_SEARCH, rings[i], (long)"user",
 		    (long)KEY_NAME)) == -1)
