@@ -458,9 +458,11 @@ confine_child(void)
 		cli_error("run: %s", err.msg);
 		return -1;
 	}
-	if (sp_confine(0, &err) >= 0 ||
+	/* no abstract unix socket outside the tree (a datagram to a
+	 * listener outside needs no connect), where the kernel can */
+	if (sp_confine(SP_SCOPE_SOCKETS_IF, &err) >= 0 ||
 	    (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
-	    sp_confine(0, &err) >= 0))
+	    sp_confine(SP_SCOPE_SOCKETS_IF, &err) >= 0))
 		return 0;
 	cli_error("run: %s", err.msg);
 	return -1;
@@ -532,6 +534,9 @@ exec_child(struct run_args *a, const char *path, const char *dir,
 		    path);
 		return EXIT_TROUBLE;
 	}
+	/* An auditor runs before the runtime's constructor, unpinned. */
+	if (run_audited(path) == -1)
+		return EXIT_TROUBLE;
 	sp_forward_signals(&child);
 	kfd = sp_kmsg_open_end();
 	kmsg_child = sp_kmsg_open_end();

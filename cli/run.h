@@ -23,6 +23,8 @@ int run_elf(const char *prog, char *path, size_t size);
  * program, which run cannot pin.
  */
 int run_objects(const char *path, const char *rt, char ***objs, size_t *n);
+/* -1, said, when ld.so would run an auditor for PROG (path). */
+int run_audited(const char *path);
 void run_free_objects(char **objs, size_t n);
 
 /*

@@ -1,22 +1,20 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Which objects a program maps at start-up.  The interpreter answers with
- * `ld.so --list PROG`: it resolves DT_NEEDED exactly as it will at run time
- * (search paths, $ORIGIN, ld.so.cache, LD_LIBRARY_PATH) and, unlike ldd with
- * a foreign interpreter, never runs the program.
+ * Which objects a program maps at start-up, to analyse before it starts:
+ * the search ld.so makes (DT_NEEDED, search paths, $ORIGIN, ld.so.cache,
+ * LD_LIBRARY_PATH, LD_PRELOAD), made by lib/layout on the files alone.
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <syspin/elf.h>
+#include <syspin/needed.h>
 
 #include "cli.h"
 #include "run.h"
@@ -136,70 +134,75 @@ add(char ***v, size_t *n, const char *s)
 	return ((*v)[*n] = strdup(s)) == NULL ? -1 : (int)++*n;
 }
 
-/* "\tlibc.so.6 => /lib/libc.so.6 (0x...)" or "\t/lib64/ld.so (0x...)". */
-static void
-parse_list_line(char *line, char ***v, size_t *n)
+/*
+ * The objects ld.so may map at PROG's start, found as the supervisor finds
+ * them (lib/layout/needed.c), never by asking ld.so: `ld.so --list` runs
+ * PROG's DT_AUDIT modules and ld.so's parser on PROG's files, in syspin's
+ * process, unpinned and unconfined, before any pin.  A superset: every
+ * candidate ld.so could pick.  LD_PRELOAD's objects are the tree's too.
+ */
+static int
+needed(const char *path, char ***v, size_t *n)
 {
-	char *p = strstr(line, "=> "), *end;
+	char real[PATH_MAX];
+	/* $ORIGIN is the real file's directory, as the kernel's exec makes
+	 * it (/usr/bin/java -> /etc/alternatives/java -> .../bin/java) */
+	struct sp_needed_in in = { .exe = realpath(path, real) != NULL ?
+	    real : path,
+	    .ld_library_path = getenv("LD_LIBRARY_PATH"),
+	    .ld_preload = getenv("LD_PRELOAD"),
+	    .preload_file = "/etc/ld.so.preload",
+	    .ldcache_file = "/etc/ld.so.cache" };
+	struct sp_needed nd;
+	struct sp_error err;
+	int r = 0;
 
-	p = p != NULL ? p + 3 : line + strspn(line, " \t");
-	if (*p != '/' || (end = strstr(p, " (0x")) == NULL)
-		return;
-	*end = '\0';
-	add(v, n, p);
+	if (sp_needed_resolve(&in, &nd, &err) == -1) {
+		cli_error("%s", err.msg);
+		return -1;
+	}
+	for (size_t i = 0; i < nd.nobjs && r == 0; i++)
+		if (add(v, n, nd.objs[i].path) == -1)
+			r = -1;
+	sp_needed_free(&nd);
+	return r;
 }
 
 /*
- * ld.so expands $ORIGIN of the program it is given from the path as
- * given, the kernel's exec from the real file (/proc/self/exe): through a
- * symlink (/usr/bin/java -> /etc/alternatives/java -> .../bin/java) only
- * the real path finds what the program will load.  Its complaints go
- * nowhere: our caller says in one line that the list is incomplete, and
- * "error while loading shared libraries" would read as PROG's own failure.
+ * The runtime alone: an LD_AUDIT or DT_AUDIT module runs as ld.so starts,
+ * before the runtime's constructor pins anything (the supervisor refuses
+ * it the same way, lib/supervise/startup.c).  -1, said, when one would.
  */
-static void
-list_child(const char *interp, const char *path, int fd)
+int
+run_audited(const char *path)
 {
+	const char *env = getenv("LD_AUDIT");
 	char real[PATH_MAX];
-	int null;
+	struct sp_needed_in in = { .exe = realpath(path, real) != NULL ?
+	    real : path,
+	    .ld_library_path = getenv("LD_LIBRARY_PATH"),
+	    .ld_preload = getenv("LD_PRELOAD"),
+	    .preload_file = "/etc/ld.so.preload",
+	    .ldcache_file = "/etc/ld.so.cache" };
+	struct sp_needed nd;
+	struct sp_error err;
+	bool audit;
 
-	dup2(fd, 1);
-	if ((null = open("/dev/null", O_WRONLY | O_CLOEXEC)) != -1)
-		dup2(null, 2);
-	unsetenv("LD_PRELOAD");
-	if (realpath(path, real) != NULL)
-		path = real;
-	execl(interp, interp, "--list", path, (char *)NULL);
-	_exit(127);
-}
-
-static int
-list_needed(const char *interp, const char *path, char ***v, size_t *n)
-{
-	char *line = NULL;
-	size_t cap = 0;
-	FILE *f;
-	pid_t pid;
-	int p[2], st;
-
-	if (pipe(p) == -1)
+	if (env != NULL && env[0] != '\0') {
+		cli_error("%s: LD_AUDIT is set: its modules would run while "
+		    "ld.so loads, before any pin", path);
 		return -1;
-	if ((pid = fork()) == -1)
-		return -1;
-	if (pid == 0) {
-		close(p[0]);
-		list_child(interp, path, p[1]);
 	}
-	close(p[1]);
-	if ((f = fdopen(p[0], "r")) == NULL)
+	if (sp_needed_resolve(&in, &nd, &err) == -1) {
+		cli_error("%s", err.msg);
 		return -1;
-	while (getline(&line, &cap, f) > 0)
-		parse_list_line(line, v, n);
-	free(line);
-	fclose(f);
-	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
-		;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+	}
+	audit = nd.audit;
+	sp_needed_free(&nd);
+	if (audit)
+		cli_error("%s: DT_AUDIT: its modules would run before any pin",
+		    path);
+	return audit ? -1 : 0;
 }
 
 /* A "#!" script runs its interpreter: the ELF to analyse is that one. */
@@ -268,10 +271,11 @@ run_objects(const char *path, const char *rt, char ***objs, size_t *n)
 	if (add(objs, n, path) == -1 || add(objs, n, elf.interp) == -1 ||
 	    add(objs, n, rt) == -1 || add(objs, n, "[vdso]") == -1)
 		r = -1;
-	/* A failure here is not fatal: the runtime fills what is missing. */
-	if (r == 0 && list_needed(elf.interp, path, objs, n) == -1)
-		cli_error("%s: %s --list failed; the runtime will analyse the "
-		    "rest", path, elf.interp);
+	/* A failure here is not fatal: the supervisor says what it
+	 * cannot pin, and fills what is missing. */
+	if (r == 0 && needed(path, objs, n) == -1)
+		cli_error("%s: its libraries are not all known; they will be "
+		    "analysed as the program starts", path);
 	sp_elf_close(&elf);
 	return r;
 }

@@ -36,7 +36,7 @@ fi
 if command -v java >/dev/null; then
 	$R --allow-jit -- java -version >"$T/out" 2>"$T/err"
 	st=$?
-	if grep -q "libjli.so\|--list failed" "$T/err"; then
+	if grep -q "libjli.so\|libraries are not all known" "$T/err"; then
 		bad "java: libjli.so by \$ORIGIN of the real path"
 	fi
 	# libjvm.so, dlopen'ed after the filter, passes gettid and futex to

@@ -68,7 +68,7 @@ perf-super perf-every perf-uprobe ldso-execve clock-set
 execstack execstack-far
 dlopen-raw
 preload-true preload-self preload-rt-true preload-rt-self audit-true audit-self
-ldso-preload ldso-audit
+ldso-preload ldso-audit dt-audit
 ctypes-python libc-syscall
 exec-memfd exec-tmp
 ptrace-parent mem-parent vmwrite-parent getfd-parent
@@ -224,6 +224,11 @@ invoke() {	# how name mark
 	case $name in
 	execstack) $how "$E/escape_execstack" "$mark" ;;
 	execstack-far) $how "$E/escape_execstack" "$mark" far ;;
+	dt-audit)
+		# the program names its auditor; before any pin of syspin's,
+		# nothing may run ld.so on it (`ld.so --list` did)
+		XENV="LD_LIBRARY_PATH=$E ESC_MARK=$mark"
+		$how "$E/escape_dtaudit" ;;
 	ctypes-python)
 		$how "$PY" -c 'import ctypes, sys
 ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
