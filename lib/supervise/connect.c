@@ -241,7 +241,8 @@ reached_ok(struct sup *s, int fd, char *why, size_t size)
 }
 
 static void
-said(struct sup *s, pid_t tid, const char *why)
+said(struct sup *s, pid_t tid, const struct seccomp_data *d,
+    const struct image *img, char *why)
 {
 	char comm[64], key[96], line[512];
 	pid_t tgid = sp_sup_tgid(tid);
@@ -250,10 +251,30 @@ said(struct sup *s, pid_t tid, const char *why)
 	if (!sp_sup_first_time(s, key))
 		return;
 	sp_sup_comm(tid, comm, sizeof(comm));
+	/* a name is any bytes: one line, whatever it holds */
+	for (char *c = (char *)why; *c != '\0'; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	snprintf(line, sizeof(line), "%s[%ld]: connect to %s refused: a unix "
 	    "socket outside the pinned tree (syspin run --allow-socket NAME "
 	    "allows it)", comm, (long)tgid, why);
-	fprintf(stderr, "syspin: %s\n", line);
+	sp_sup_refused(s, tid, d, img, "connect", EACCES, line);
+}
+
+/* "path", "@name" or "unnamed": the address the caller asked for. */
+static void
+asked_name(const uint8_t *addr, size_t len, char *out, size_t size)
+{
+	const struct sockaddr_un *a = (const struct sockaddr_un *)addr;
+	size_t n = len - offsetof(struct sockaddr_un, sun_path);
+
+	if (len <= offsetof(struct sockaddr_un, sun_path))
+		snprintf(out, size, "unnamed");
+	else if (a->sun_path[0] == '\0')
+		snprintf(out, size, "@%.*s", (int)(n - 1), a->sun_path + 1);
+	else
+		snprintf(out, size, "%.*s", (int)strnlen(a->sun_path, n),
+		    a->sun_path);
 }
 
 /*
@@ -308,7 +329,9 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 		    sizeof(why)))) {
 			if (mine >= 0)
 				shutdown(mine, SHUT_RDWR);
-			said(s, tid, mine >= 0 ? why : "a socket");
+			if (mine < 0)
+				asked_name(addr, len, why, sizeof(why));
+			said(s, tid, d, p->img, why);
 			r = -EACCES;
 		} else if (r == 0)
 			r = call(&in, SYS_dup3, (uint64_t)fresh, (uint64_t)fd,
@@ -410,7 +433,8 @@ sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
 		kill(tid, SIGKILL);	/* cannot judge it: it does not run */
 		sig = -1;
 	} else if (how == REFUSE) {
-		said(s, tid, "a socket that cannot be judged (bound first)");
+		char why[] = "a socket that cannot be judged (bound first)";
+		said(s, tid, d, p->img, why);
 		sig = sp_sup_fail_call(tid, EACCES) == -1 ? -1 : 0;
 	} else if (how == NATIVE && f != NULL &&
 	    sp_sup_under_way(s, tid, 42) == 0)

@@ -175,6 +175,10 @@ struct sp_frozen *sp_sup_freeze(struct sup *s, pid_t tid);
 void sp_sup_thaw(struct sup *s, struct sp_frozen *f);
 int sp_sup_under_way(struct sup *s, pid_t tid, int nr);
 pid_t sp_sup_tgid(pid_t tid);
+/* verdict.c: a call the supervisor refused, said (line, without
+ * "syspin: ") and recorded for -o with rule and errnum. */
+void sp_sup_refused(struct sup *s, pid_t tid, const struct seccomp_data *d,
+    const struct image *img, const char *rule, int errnum, const char *line);
 /* connect.c: a connect the filter stopped (SP_BPF_CONNECT); returns the
  * signal to resume with, or -1 (resumed already, or killed). */
 int sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,

@@ -154,6 +154,17 @@ record(struct sup *s, pid_t tid, const struct sp_violation *v,
 	(void)sp_event_log(s->o->log_fd, &ev);
 }
 
+void
+sp_sup_refused(struct sup *s, pid_t tid, const struct seccomp_data *d,
+    const struct image *img, const char *rule, int errnum, const char *line)
+{
+	struct sp_violation v = { .have = true, .arch = d->arch, .nr =
+	    (uint32_t)d->nr, .ip = d->instruction_pointer };
+
+	fprintf(stderr, "syspin: %s\n", line);
+	record(s, tid, &v, img, SP_VERDICT_REFUSED, rule, errnum, line);
+}
+
 /* Tells the observer (syspin trace) how a call was judged. */
 static void
 observed(struct sup *s, pid_t pid, const struct sp_violation *v,
@@ -299,7 +310,9 @@ refuse(struct sup *s, pid_t pid, const struct sp_violation *v,
 
 	if (sp_proc_status(pid, "Tgid", 10, &tgid) == -1)
 		tgid = (unsigned long long)pid;
-	snprintf(key, sizeof(key), "refused %llu %u", tgid, data);
+	/* once per process, rule and call: a later refusal of another
+	 * call is news (a TIOCSTI said hid a perf_event_open's) */
+	snprintf(key, sizeof(key), "refused %llu %u %u", tgid, data, v->nr);
 	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
 	sp_sup_comm(pid, comm, sizeof(comm));
 	snprintf(line, sizeof(line), "%s[%llu]: %s%s refused: %s", comm, tgid,

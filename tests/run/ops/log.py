@@ -174,6 +174,41 @@ r = one(recs, "tiocsti")
 check(st == 1 and r["verdict"] == "denied" and r["rule"] == "every-call" and
       r["errno"] == "EPERM" and r["name"] == "ioctl", "tiocsti: %r" % r)
 
+# two rules of every call in one process: each said and recorded (one
+# refusal said hid every later one of the same kind)
+st, err, recs = run(["--exec=none", "python3", "-c",
+                     "import fcntl, sys, time\n"
+                     "try:\n    fcntl.ioctl(0, 0x5412, b'x')\n"
+                     "except OSError: pass\n"
+                     "try:\n    time.clock_settime(time.CLOCK_REALTIME, "
+                     "time.time())\nexcept OSError as e:\n"
+                     "    sys.exit(e.errno)"])
+check(st == 1 and [r["name"] for r in recs] == ["ioctl", "clock_settime"]
+      and all(r["rule"] == "every-call" and r["errno"] == "EPERM"
+              for r in recs), "ioctl then clock: %d %r" % (st, recs))
+for r in recs:
+    in_stderr(r, err)
+
+# a unix stream connect outside the tree: refused, named, recorded
+srv = os.path.join(TMP, "srv.sock")
+lst = subprocess.Popen(["python3", "-c", "import socket, sys, time\n"
+                        "s = socket.socket(socket.AF_UNIX)\n"
+                        "s.bind(sys.argv[1]); s.listen()\n"
+                        "print(flush=True); time.sleep(60)", srv],
+                       stdout=subprocess.PIPE)
+lst.stdout.readline()
+st, err, recs = run(["python3", "-c", "import socket, sys\n"
+                     "s = socket.socket(socket.AF_UNIX)\n"
+                     "try:\n    s.connect(sys.argv[1])\n"
+                     "except OSError as e:\n    sys.exit(e.errno)", srv])
+lst.kill()
+lst.wait()
+r = one(recs, "connect")
+check(st == 13 and r["verdict"] == "refused" and r["rule"] == "connect" and
+      r["errno"] == "EACCES" and r["name"] == "connect" and
+      srv in r["message"], "connect: %d %r" % (st, r))
+in_stderr(r, err)
+
 # the runtime alone: the kernel kills, the record comes from its audit
 # record (root; it may be rate-limited: then there is nothing to judge)
 st, err, recs = run([ATTACK, "own-nr"],
