@@ -11,13 +11,17 @@
  * kernel combines them (verdict.c), so the call is a violation from then
  * on.  The same filter ends ld.so's leave to map code into the start-up
  * slots: from the entry point an executable mapping or protection there
- * fails with EACCES (the slots' unused room stays unsealed: a chain
- * calling ld.so's mmap could otherwise put code of its own there).  Some
- * thirty instructions, of which eight run for most calls.
+ * stops, and the supervisor refuses it with EACCES (the slots' unused
+ * room stays unsealed: a chain calling ld.so's mmap could otherwise put
+ * code of its own there).  Some thirty instructions, of which eight run
+ * for most calls.
  *
  * The filter stays when the process execs another program; there a stop
  * it asks for is judged by the new image's program alone, which allows
- * what it pins.
+ * what it pins and places what ld.so maps, into the same slots when the
+ * program is the one it ran (reuse.c): the filter only ever stops, never
+ * answers, for that.  At the new image's entry point the same filter
+ * (same ld.so, same slots: sp_sup_entry_key) is not installed again.
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -28,6 +32,8 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
+
+#include <syspin/bpf.h>
 
 #include "supervise_int.h"
 
@@ -69,6 +75,20 @@ struct ins {
 #define JSET(v, t, f) { BPF_JMP | BPF_JSET | BPF_K, (v), (t), (f) }
 #define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
 #define IP_LO offsetof(struct seccomp_data, instruction_pointer)
+
+void
+sp_sup_entry_key(const struct sp_pin_result *res, uint64_t key[4])
+{
+	uint64_t a = 0, b = 0;
+	bool exec = loader_range(&res->lo, &a, &b);
+
+	key[0] = exec ? a : 0;
+	key[1] = exec ? b : 0;
+	key[2] = res->pl.slots.end > res->pl.slots.start ?
+	    res->pl.slots.start : 0;
+	key[3] = res->pl.slots.end > res->pl.slots.start ?
+	    res->pl.slots.end : 0;
+}
 
 int
 sp_sup_entry_filter(const struct sp_pin_result *res, struct sp_bpf_prog *out)
@@ -152,7 +172,7 @@ sp_sup_entry_filter(const struct sp_pin_result *res, struct sp_bpf_prog *out)
 	f[n + 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 	    SECCOMP_RET_TRACE);
 	f[n + 2] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
-	    SECCOMP_RET_ERRNO | EACCES);
+	    SECCOMP_RET_TRACE | SP_BPF_REFUSE_DATA);
 	out->insns = f;
 	out->len = n + 3;
 	return 0;

@@ -16,6 +16,7 @@
  * never runs its own code unpinned.
  */
 #include <errno.h>
+#include <linux/filter.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stddef.h>
@@ -328,6 +329,89 @@ sp_sup_on_exec_done(struct sup *s, pid_t pid)
 	return sig;
 }
 
+/* Whether p's process has the entry filter p's image makes, by key (an
+ * image moved to an earlier one's addresses makes the same: reuse.c). */
+static bool
+entry_installed(const struct proc *p, const uint64_t key[4])
+{
+	for (size_t i = 0; i < p->nentry_keys; i++)
+		if (memcmp(p->entry_keys[i], key, 4 * sizeof(*key)) == 0)
+			return true;
+	return false;
+}
+
+/* It has it now: every thread of the process does (TSYNC). */
+static void
+entry_record(struct sup *s, const struct proc *p, const uint64_t key[4])
+{
+	pid_t tgid = sp_sup_tgid(p->pid);
+	uint64_t (*nk)[4];
+
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct proc *t = &s->procs[i];
+		if (t != p && sp_sup_tgid(t->pid) != tgid)
+			continue;
+		if ((nk = realloc(t->entry_keys, (t->nentry_keys + 1) *
+		    sizeof(*nk))) == NULL)
+			continue;	/* installed again at the next exec */
+		t->entry_keys = nk;
+		memcpy(nk[t->nentry_keys++], key, 4 * sizeof(*key));
+	}
+}
+
+/* Every thread of p's process stops at every call from now on. */
+static void
+stop_all(struct sup *s, const struct proc *p)
+{
+	pid_t tgid = sp_sup_tgid(p->pid);
+
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (sp_sup_tgid(s->procs[i].pid) == tgid)
+			s->procs[i].stops_all = true;
+}
+
+/*
+ * ld.so's start-up is over: its exec sites with it, and the slots' room
+ * (entry.c).  Where every call stops already, judging with the filter is
+ * enough.  Where the process's filters leave no room for it (deep nested
+ * images), one instruction that stops every call does the same.  0, or
+ * -1 with err when the process cannot run on.
+ */
+static int
+end_startup(struct sup *s, struct proc *p, struct sp_error *err)
+{
+	struct sock_filter one = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+	struct sp_bpf_prog all = { &one, 1 };
+	uint64_t key[4];
+
+	if (p->sp->entry.len > 0 || s->o->observe != NULL ||
+	    sp_sup_entry_filter(&p->img->pin, &p->sp->entry) == -1 ||
+	    p->sp->entry.len == 0 || p->img->pin.stops_all || p->stops_all)
+		return 0;
+	sp_sup_entry_key(&p->img->pin, key);
+	if (entry_installed(p, key))
+		return 0;
+	if (sp_sup_entry_install(p->pid, p->img->pin.trap, &p->sp->entry,
+	    err) == 0) {
+		entry_record(s, p, key);
+		return 0;
+	}
+	if (err->code == ENOMEM) {
+		if (sp_sup_entry_install(p->pid, p->img->pin.trap, &all,
+		    err) == -1)
+			return -1;
+		stop_all(s, p);
+		return 0;
+	}
+	/* a thread of a constructor's with filters of its own: the image
+	 * keeps ld.so's exec site, as before */
+	if (s->o->pin.verbose)
+		fprintf(stderr, "syspin: [%ld]: %s\n", (long)p->pid, err->msg);
+	free(p->sp->entry.insns);
+	memset(&p->sp->entry, 0, sizeof(p->sp->entry));
+	return 0;
+}
+
 int
 sp_sup_on_trap(struct sup *s, pid_t pid)
 {
@@ -344,20 +428,7 @@ sp_sup_on_trap(struct sup *s, pid_t pid)
 	p->sp->startup = false;
 	if (sp_pin_seal_slots(pid, &p->img->pin, p->sp->placed, &err) == -1)
 		return sp_sup_refuse(pid, err.msg);
-	/* ld.so's start-up is over: its exec sites with it (entry.c) */
-	/* (where every call stops already, judging with it is enough) */
-	if (p->sp->entry.len == 0 && s->o->observe == NULL &&
-	    sp_sup_entry_filter(&p->img->pin, &p->sp->entry) == 0 &&
-	    p->sp->entry.len > 0 && !p->img->pin.stops_all &&
-	    !p->stops_all && sp_sup_entry_install(pid,
-	    p->img->pin.trap, &p->sp->entry, &err) == -1) {
-		/* a thread of a constructor's with filters of its own: the
-		 * image keeps ld.so's exec site, as before */
-		if (s->o->pin.verbose)
-			fprintf(stderr, "syspin: [%ld]: %s\n", (long)pid,
-			    err.msg);
-		free(p->sp->entry.insns);
-		memset(&p->sp->entry, 0, sizeof(p->sp->entry));
-	}
+	if (end_startup(s, p, &err) == -1)
+		return sp_sup_refuse(pid, err.msg);
 	return 0;
 }

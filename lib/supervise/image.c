@@ -135,6 +135,15 @@ sp_sup_inherit(struct proc *c, const struct proc *parent, bool vm)
 	c->bp_byte = parent->bp_byte;
 	c->stops_all = parent->stops_all;
 	c->exec_pending = false;
+	free(c->entry_keys);
+	c->entry_keys = NULL;
+	c->nentry_keys = 0;
+	if (parent->nentry_keys > 0 && (c->entry_keys = calloc(
+	    parent->nentry_keys, sizeof(*c->entry_keys))) != NULL) {
+		memcpy(c->entry_keys, parent->entry_keys,
+		    parent->nentry_keys * sizeof(*c->entry_keys));
+		c->nentry_keys = parent->nentry_keys;
+	}
 }
 
 static void

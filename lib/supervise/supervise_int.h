@@ -77,6 +77,10 @@ struct proc {
 				   process's too (CLONE_FILES) */
 	bool halted;		/* in a stop we took and have not resumed
 				   (connect.c must not wait for another) */
+	/* The entry filters its process has (entry.c), by key: a fork
+	 * inherits them, an exec keeps them. */
+	uint64_t (*entry_keys)[4];
+	size_t nentry_keys;
 };
 
 /* A violation already reported in audit mode, or a refusal explained. */
@@ -186,6 +190,9 @@ int sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
 /* entry.c: the filter that ends ld.so's exec sites at the entry point
  * (empty when the layout has no single ld.so range), and its
  * installation in the stopped tracee. */
+/* What an image's entry filter is made of: the same key, the same
+ * filter. */
+void sp_sup_entry_key(const struct sp_pin_result *res, uint64_t key[4]);
 int sp_sup_entry_filter(const struct sp_pin_result *res,
     struct sp_bpf_prog *out);
 int sp_sup_entry_install(pid_t pid, uint64_t trap,

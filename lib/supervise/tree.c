@@ -64,6 +64,7 @@ sp_sup_forget(struct sup *s, pid_t pid)
 			sp_image_drop(s->procs[i].img);
 			sp_space_drop(s->procs[i].sp);
 			sp_chain_drop(s->procs[i].chain);
+			free(s->procs[i].entry_keys);
 			s->procs[i] = s->procs[--s->nprocs];
 			return;
 		}

@@ -2,8 +2,10 @@
 /*
  * The filter installed at the entry point (lib/supervise/entry.c): execve
  * and execveat from ld.so's code are violations (TRACE, data 0), and an
- * executable mapping or protection starting in the start-up slots fails
- * with EACCES; everything else is allowed.  Checked with the one
+ * executable mapping or protection starting in the start-up slots stops
+ * to be refused (EACCES, by the supervisor: after an exec the filter stays
+ * and the new image may put its objects there); everything else is
+ * allowed.  Images alike make the same filter, and the same key.  Checked with the one
  * evaluator (lib/bpf/eval.c) at every edge, the slots straddling a 4 GiB
  * boundary or not.
  */
@@ -19,11 +21,13 @@
 
 #include <cmocka.h>
 
+#include <syspin/bpf.h>
+
 #include "../../lib/supervise/supervise_int.h"
 
 #define ALLOW SECCOMP_RET_ALLOW
 #define VIOL SECCOMP_RET_TRACE
-#define EACCES_ (SECCOMP_RET_ERRNO | EACCES)
+#define EACCES_ (SECCOMP_RET_TRACE | SP_BPF_REFUSE_DATA)	/* refused */
 
 static struct sp_bpf_prog prog;
 
@@ -102,12 +106,41 @@ test_slots(void **state)
 	check_slots(0x7e00fff00000, 0x7e0300100000);	/* three */
 }
 
+static void
+test_key(void **state)
+{
+	struct sp_pin_result a, b;
+	uint64_t ka[4], kb[4];
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	assert_true(sp_layout_add_object(&a.lo, "ld.so", SP_OBJ_FILE,
+	    0x7f0000001000) >= 0);
+	a.lo.objs[0].loader = true;
+	assert_int_equal(sp_layout_add_range(&a.lo, 0x7f0000001000,
+	    0x7f0000027000, 0), 0);
+	a.pl.slots = (struct sp_bpf_range){ 0x7e0000000000, 0x7e0000100000 };
+	b = a;
+	sp_sup_entry_key(&a, ka);
+	sp_sup_entry_key(&b, kb);
+	assert_memory_equal(ka, kb, sizeof(ka));
+	b.pl.slots.end += 0x1000;
+	sp_sup_entry_key(&b, kb);
+	assert_memory_not_equal(ka, kb, sizeof(ka));
+	b.pl.slots = a.pl.slots;
+	b.lo.ranges[0].end += 0x1000;	/* the same storage: a's too */
+	sp_sup_entry_key(&a, ka);
+	assert_int_equal(ka[1], 0x7f0000028000);
+	sp_layout_free(&a.lo);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_slots),
+		cmocka_unit_test(test_key),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
 
