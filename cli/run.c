@@ -270,12 +270,24 @@ parent_exists(const char *dir)
 	return -1;
 }
 
+/*
+ * The cache the run fills and its supervisor reads.  One that cannot be
+ * written costs time, never the run: tables are kept in memory and made
+ * again each run, said once (lib/pins/cache_write.c).  A default
+ * directory out of reach (a system user's HOME is /nonexistent, or none)
+ * leaves memory alone, said the same way.  One that is unsafe, or an
+ * explicit --cache-dir that cannot be made (mistyped), is refused.
+ * --fill-cache, and the runtime alone (SYSPIN_SUPERVISE=0), which reads
+ * its tables from the directory, need one they can write.
+ */
 static int
 open_cache(const struct run_args *a, struct sp_cache *c, char *dir,
     size_t size)
 {
+	const char *home = getenv("HOME"), *why;
 	struct sp_error err;
 	char *real;
+	bool mem;
 
 	if (a->cache_dir != NULL) {
 		/* The runtime runs elsewhere: give it an absolute path. */
@@ -286,14 +298,35 @@ open_cache(const struct run_args *a, struct sp_cache *c, char *dir,
 			snprintf(dir, size, "%s", a->cache_dir);
 		if (parent_exists(dir) == -1)
 			return -1;
-	} else if (sp_cache_default_dir(geteuid(), false, dir, size) == -1) {
-		cli_error("run: no cache directory: set HOME or --cache-dir");
-		return -1;
+	} else if (sp_cache_default_dir(geteuid(), false, dir, size) == -1)
+		dir[0] = '\0';
+	if (dir[0] == '\0')
+		sp_error_set(&err, "no cache directory: set HOME or --cache-dir");
+	else if (sp_cache_open(c, dir, geteuid(), true, &err) == 0)
+		err.msg[0] = '\0';
+	/* Out of reach, not unsafe (code 0: untrusted): memory alone. */
+	mem = err.msg[0] != '\0' && a->cache_dir == NULL && !a->fill &&
+	    (dir[0] == '\0' || err.code != 0);
+	if (mem) {
+		why = dir[0] != '\0' ? strerror(err.code) : home == NULL ?
+		    "HOME is not set" : "HOME is not an absolute path";
+		if (sp_cache_open_memory(c, dir, geteuid(), why, cli_error,
+		    &err) == 0)
+			err.msg[0] = '\0';
 	}
-	if (sp_cache_open(c, dir, geteuid(), true, &err) == -1) {
+	if (err.msg[0] != '\0') {
 		cli_error("run: %s", err.msg);
 		return -1;
 	}
+	if ((a->fill || !run_want_supervise()) &&
+	    sp_cache_writable(c, &err) == -1) {
+		cli_error("run: %s%s", err.msg, a->fill ? "" : ": the runtime "
+		    "alone (SYSPIN_SUPERVISE=0) needs a cache it can write");
+		sp_cache_close(c);
+		return -1;
+	}
+	if (!a->fill)
+		(void)sp_cache_keep(c, cli_error, &err);
 	/* Believe only tables our key vouches for (lib/pins/cache_mac.c). */
 	if (sp_cache_use_mac(c, &err) == -1 && a->verbose)
 		fprintf(stderr, "syspin: no kernel keyring (%s): tables are "

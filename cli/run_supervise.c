@@ -62,6 +62,48 @@ run_want_supervise(void)
 	return e == NULL || strcmp(e, "0") != 0;
 }
 
+/*
+ * The supervisor's own handle on the directory open_cache (cli/run.c)
+ * chose, "" for none.  What cannot be written is kept in memory; where
+ * open_cache had memory alone so has this, and the supervisor makes again
+ * what the tree needs.  Either was said once already (lib/pins).
+ */
+static int
+open_sup_cache(const char *dir, struct sp_cache *c)
+{
+	struct sp_error err;
+
+	if (dir[0] != '\0' && sp_cache_open(c, dir, geteuid(), true,
+	    &err) == 0) {
+		(void)sp_cache_keep(c, cli_error, &err);
+		return 0;
+	}
+	/* Not out of reach but untrusted (code 0): refused. */
+	if ((dir[0] != '\0' && err.code == 0) ||
+	    sp_cache_open_memory(c, dir, geteuid(), dir[0] != '\0' ?
+	    strerror(err.code) : "no directory", cli_error, &err) == -1) {
+		cli_error("run: %s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Where the supervisor cannot run (no ptrace), the runtime alone could:
+ * it reads its tables from the directory, so it needs one it can write.
+ */
+static bool
+runtime_may(const struct sp_cache *c, const struct sp_error *why)
+{
+	struct sp_error err;
+
+	if (sp_cache_writable(c, &err) == 0)
+		return true;
+	cli_error("run: cannot supervise (%s), and the runtime alone needs "
+	    "a cache it can write: %s", why->msg, err.msg);
+	return false;
+}
+
 int
 run_supervised(const struct run_sup *r, bool *fallback)
 {
@@ -71,10 +113,8 @@ run_supervised(const struct run_sup *r, bool *fallback)
 	int rc;
 
 	*fallback = false;
-	if (sp_cache_open(&c, r->cache_dir, geteuid(), true, &err) == -1) {
-		cli_error("run: %s", err.msg);
+	if (open_sup_cache(r->cache_dir, &c) == -1)
 		return EXIT_TROUBLE;
-	}
 	/* Tables the tree could have written are not believed (lib/pins);
 	 * without a kernel keyring, only this run's own. */
 	(void)sp_cache_use_mac(&c, &err);
@@ -98,6 +138,10 @@ run_supervised(const struct run_sup *r, bool *fallback)
 	o.pin.narrow_errno = r->x->narrow.errnum;
 	o.pin.narrow_kill = r->x->narrow.kill;
 	rc = sp_supervise(&o, &err);
+	if (rc == -1 && !runtime_may(&c, &err)) {
+		sp_cache_close(&c);
+		return EXIT_TROUBLE;
+	}
 	sp_cache_close(&c);
 	if (rc == -1) {
 		if (r->verbose)

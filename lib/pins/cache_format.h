@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
-/* On-disk header of a pin table file; see include/syspin/cache.h. */
+/* On-disk header of a pin table file, the MAC trailer of every file, and
+ * the files kept in memory; see include/syspin/cache.h. */
 #ifndef SYSPIN_CACHE_FORMAT_H
 #define SYSPIN_CACHE_FORMAT_H
 
@@ -79,5 +80,33 @@ struct sp_cache_mac {
 	void (*destroy)(struct sp_cache_mac *m);
 	enum sp_cache_auth auth;
 };
+
+/*
+ * Files kept in memory (sp_cache_keep): each as sp_cache_put would have
+ * written it, body and trailer, so that it is read, and believed, exactly
+ * as the file would be.  Newest first.  Past SP_CACHE_KEPT_MAX bytes the
+ * oldest are dropped: made again when wanted, never missing when just put.
+ */
+#define SP_CACHE_KEPT_MAX (256u << 20)
+
+struct sp_cache_kept {
+	struct sp_cache_kept *next;
+	const char *name;	/* in the same allocation, after data */
+	size_t len;
+	uint8_t data[];
+};
+
+struct sp_cache_mem {
+	struct sp_cache_kept *files;
+	size_t bytes;
+	bool failed;		/* a write failed: no more are tried */
+	char why[SP_ERROR_MAX];	/* its reason */
+	sp_cache_say *say;
+	pid_t owner;		/* the process that may say it */
+};
+
+/* The file kept under key, or NULL (cache_read.c). */
+const struct sp_cache_kept *sp_cache_kept_find(const struct sp_cache *c,
+    const char *key);
 
 #endif

@@ -5,7 +5,9 @@
  * arrays are pointed into the buffer, so a truncated or hostile file can only
  * produce "no table", never an out-of-bounds read.  Files end with a MAC
  * trailer (cache_format.h): the runtime skips it; the writer side, which
- * holds the key, checks it through the MAC attached to the cache.
+ * holds the key, checks it through the MAC attached to the cache.  A file
+ * the writer could not write is read from its memory (sp_cache_keep) the
+ * same way, trailer and all.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -218,14 +220,51 @@ open_trusted(const struct sp_cache *c, const char *key, struct stat *st,
 	return fd;
 }
 
-/* The whole file under key, at most max bytes: 1, 0 absent, -1. */
+const struct sp_cache_kept *
+sp_cache_kept_find(const struct sp_cache *c, const char *key)
+{
+	const struct sp_cache_kept *k;
+
+	if (c->mem == NULL)
+		return NULL;
+	for (k = c->mem->files; k != NULL; k = k->next)
+		if (strcmp(k->name, key) == 0)
+			return k;
+	return NULL;
+}
+
+/* A copy of the file kept in memory, read as one of the directory's. */
+static int
+read_kept(const struct sp_cache *c, const struct sp_cache_kept *k,
+    size_t max, void **buf, size_t *len, struct sp_error *err)
+{
+	if (k->len > max)
+		return sp_error_set(err, "%s/%s: too large", c->path, k->name);
+	if ((*buf = malloc(k->len ? k->len : 1)) == NULL)
+		return sp_error_set(err, "%s/%s: out of memory", c->path,
+		    k->name);
+	memcpy(*buf, k->data, k->len);
+	*len = k->len;
+	return 1;
+}
+
+/*
+ * The whole file under key, at most max bytes: 1, 0 absent, -1.  What
+ * this process could not write is in memory (sp_cache_keep), newer than
+ * any file of the directory under its name.
+ */
 static int
 read_file(const struct sp_cache *c, const char *key, size_t max,
     void **buf, size_t *len, struct sp_error *err)
 {
+	const struct sp_cache_kept *k;
 	struct stat st;
 	int fd, r;
 
+	if ((k = sp_cache_kept_find(c, key)) != NULL)
+		return read_kept(c, k, max, buf, len, err);
+	if (c->dirfd == -1)
+		return 0;	/* memory alone */
 	if ((fd = open_trusted(c, key, &st, err)) < 0)
 		return fd == -2 ? 0 : -1;
 	if ((uint64_t)st.st_size > max) {
@@ -294,31 +333,46 @@ sp_cache_load(const struct sp_cache *c, const char *key,
 	return 1;
 }
 
+int
+sp_cache_read(const struct sp_cache *c, const char *key, size_t max,
+    void **buf, size_t *len, struct sp_error *err)
+{
+	void *file;
+	size_t n;
+	int r;
+
+	if (max > SP_CACHE_MAX_FILE)
+		max = SP_CACHE_MAX_FILE;
+	r = read_file(c, key, max + sizeof(struct sp_cache_trailer), &file,
+	    &n, err);
+	if (r != 1)
+		return r;
+	if (!authentic(c, key, file, n, err) || (n = body_len(file, n)) == 0) {
+		free(file);
+		return 0;
+	}
+	if (n > max) {
+		free(file);
+		return sp_error_set(err, "%s/%s: too large", c->path, key);
+	}
+	*buf = file;
+	*len = n;
+	return 1;
+}
+
 ssize_t
 sp_cache_get(const struct sp_cache *c, const char *key, void *buf,
     size_t max, struct sp_error *err)
 {
 	void *file;
 	size_t len;
-	ssize_t n;
 	int r;
 
-	if (max > SP_CACHE_MAX_FILE)
-		max = SP_CACHE_MAX_FILE;
-	r = read_file(c, key, max + sizeof(struct sp_cache_trailer), &file,
-	    &len, err);
-	if (r != 1)
+	if ((r = sp_cache_read(c, key, max, &file, &len, err)) != 1)
 		return r;
-	if (!authentic(c, key, file, len, err))
-		n = 0;
-	else if ((len = body_len(file, len)) > max)
-		n = sp_error_set(err, "%s/%s: too large", c->path, key);
-	else {
-		memcpy(buf, file, len);
-		n = len;
-	}
+	memcpy(buf, file, len);
 	free(file);
-	return n;
+	return len;
 }
 
 bool
@@ -329,8 +383,11 @@ sp_cache_has(const struct sp_cache *c, const char *key)
 	size_t len;
 	bool ok;
 
+	if (c->mac == NULL && sp_cache_kept_find(c, key) != NULL)
+		return true;
 	if (c->mac == NULL)
-		return fstatat(c->dirfd, key, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		return c->dirfd != -1 &&
+		    fstatat(c->dirfd, key, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISREG(st.st_mode) && sp_cache_trusted(&st, c->euid,
 		    false);
 	/* Only a believed file counts: the caller would use it unread. */

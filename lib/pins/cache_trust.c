@@ -145,6 +145,21 @@ sp_cache_drop_mac(struct sp_cache *c)
 	c->mac = NULL;
 }
 
+/* The files kept in memory (sp_cache_keep) go with the handle. */
+static void
+free_kept(struct sp_cache_mem *m)
+{
+	struct sp_cache_kept *k, *next;
+
+	if (m == NULL)
+		return;
+	for (k = m->files; k != NULL; k = next) {
+		next = k->next;
+		free(k);
+	}
+	free(m);
+}
+
 void
 sp_cache_close(struct sp_cache *c)
 {
@@ -152,4 +167,6 @@ sp_cache_close(struct sp_cache *c)
 		close(c->dirfd);
 	c->dirfd = -1;
 	sp_cache_drop_mac(c);
+	free_kept(c->mem);
+	c->mem = NULL;
 }

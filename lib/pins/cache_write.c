@@ -2,6 +2,8 @@
 /*
  * Writing pin tables: from an analysis to the cache file format.  Not part
  * of the runtime (it needs scan.h's results, which only `syspin` computes).
+ * What cannot be written is kept in memory when the writer asked for it
+ * (sp_cache_keep): an unwritable cache costs time, never the run.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -131,16 +133,15 @@ trailer(const struct sp_cache *c, const char *key, const void *buf,
 		c->mac->seal(c->mac, key, buf, len, t);
 }
 
-int
-sp_cache_put(const struct sp_cache *c, const char *key, const void *buf,
-    size_t len, struct sp_error *err)
+/* Body and trailer under key: written aside, then renamed into place. */
+static int
+write_file(const struct sp_cache *c, const char *key, const void *buf,
+    size_t len, const struct sp_cache_trailer *t, struct sp_error *err)
 {
 	char tmp[SP_CACHE_KEY_MAX + 32];
-	struct sp_cache_trailer t;
 	int fd, r;
 
-	trailer(c, key, buf, len, &t);
-	/* Write aside, then rename: readers never see half a file. */
+	/* Readers never see half a file. */
 	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", key, (long)getpid());
 	fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0644);
@@ -148,7 +149,7 @@ sp_cache_put(const struct sp_cache *c, const char *key, const void *buf,
 		return sp_error_sys(err, errno, "%s/%s", c->path, tmp);
 	r = write_all(fd, buf, len);
 	if (r == 0)
-		r = write_all(fd, (const uint8_t *)&t, sizeof(t));
+		r = write_all(fd, (const uint8_t *)t, sizeof(*t));
 	if (close(fd) == -1 || r == -1 ||
 	    renameat(c->dirfd, tmp, c->dirfd, key) == -1) {
 		sp_error_sys(err, errno, "%s/%s", c->path, key);
@@ -156,6 +157,178 @@ sp_cache_put(const struct sp_cache *c, const char *key, const void *buf,
 		return -1;
 	}
 	return 0;
+}
+
+/* Drops the file kept under key. */
+static void
+forget(struct sp_cache_mem *m, const char *key)
+{
+	struct sp_cache_kept **p, *k;
+
+	for (p = &m->files; (k = *p) != NULL; p = &k->next)
+		if (strcmp(k->name, key) == 0) {
+			*p = k->next;
+			m->bytes -= k->len;
+			free(k);
+			return;
+		}
+}
+
+/* Past SP_CACHE_KEPT_MAX bytes, the oldest files go (not the newest). */
+static void
+trim(struct sp_cache_mem *m)
+{
+	struct sp_cache_kept **p;
+
+	while (m->bytes > SP_CACHE_KEPT_MAX && m->files->next != NULL) {
+		for (p = &m->files; (*p)->next != NULL; p = &(*p)->next)
+			;
+		m->bytes -= (*p)->len;
+		free(*p);
+		*p = NULL;
+	}
+}
+
+/* Keeps body and trailer under key in c's memory, as the file would be. */
+static int
+keep(const struct sp_cache *c, const char *key, const void *buf,
+    size_t len, const struct sp_cache_trailer *t, struct sp_error *err)
+{
+	struct sp_cache_mem *m = c->mem;
+	struct sp_cache_kept *k;
+	size_t n = strlen(key) + 1, total;
+
+	if (len > SP_CACHE_MAX_FILE)
+		return sp_error_set(err, "%s/%s: too large", c->path, key);
+	total = len + sizeof(*t);
+	forget(m, key);
+	if ((k = malloc(sizeof(*k) + total + n)) == NULL)
+		return sp_error_set(err, "%s/%s: out of memory", c->path, key);
+	memcpy(k->data, buf, len);
+	memcpy(k->data + len, t, sizeof(*t));
+	memcpy(k->data + total, key, n);
+	k->name = (const char *)k->data + total;
+	k->len = total;
+	k->next = m->files;
+	m->files = k;
+	m->bytes += total;
+	trim(m);
+	return 0;
+}
+
+/*
+ * Once a process, whichever of its caches, and only by the process that
+ * asked (a forked child's parent stores the same files and says it).
+ */
+static void
+tell(const struct sp_cache *c)
+{
+	static bool said;
+	const struct sp_cache_mem *m = c->mem;
+
+	if (said || m->say == NULL || getpid() != m->owner)
+		return;
+	said = true;
+	if (c->path[0] != '\0')
+		m->say("%s: cannot write (%s): tables are made again each run",
+		    c->path, m->why);
+	else
+		m->say("no cache directory (%s): tables are made again each "
+		    "run", m->why);
+}
+
+int
+sp_cache_put(const struct sp_cache *c, const char *key, const void *buf,
+    size_t len, struct sp_error *err)
+{
+	struct sp_cache_mem *m = c->mem;
+	struct sp_cache_trailer t;
+	struct sp_error why;
+
+	/* Once: the trailer may be what carries the file (lib/supervise). */
+	trailer(c, key, buf, len, &t);
+	if (m == NULL)
+		return write_file(c, key, buf, len, &t, err);
+	if (!m->failed) {
+		if (write_file(c, key, buf, len, &t, &why) == 0)
+			return 0;
+		/* Not an attack, and no reason to run unpinned: the run
+		 * pins from memory, and says so once. */
+		m->failed = true;
+		snprintf(m->why, sizeof(m->why), "%s", why.code != 0 ?
+		    strerror(why.code) : why.msg);
+	}
+	tell(c);
+	return keep(c, key, buf, len, &t, err);
+}
+
+int
+sp_cache_keep(struct sp_cache *c, sp_cache_say *say, struct sp_error *err)
+{
+	if (c->mem == NULL && (c->mem = calloc(1, sizeof(*c->mem))) == NULL)
+		return sp_error_set(err, "out of memory");
+	c->mem->say = say;
+	c->mem->owner = getpid();
+	return 0;
+}
+
+int
+sp_cache_open_memory(struct sp_cache *c, const char *dir, uid_t euid,
+    const char *why, sp_cache_say *say, struct sp_error *err)
+{
+	memset(c, 0, sizeof(*c));
+	c->dirfd = -1;
+	c->euid = euid;
+	snprintf(c->path, sizeof(c->path), "%s", dir != NULL ? dir : "");
+	if (sp_cache_keep(c, say, err) == -1)
+		return -1;
+	c->mem->failed = true;
+	snprintf(c->mem->why, sizeof(c->mem->why), "%s", why);
+	return 0;
+}
+
+/* A page: what a full file system refuses even when a name still fits. */
+static int
+probe(const struct sp_cache *c)
+{
+	static const uint8_t page[4096];
+	char tmp[64];
+	int fd, r, e;
+
+	snprintf(tmp, sizeof(tmp), ".probe.%ld.tmp", (long)getpid());
+	fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
+	if (fd == -1)
+		return errno;
+	r = write_all(fd, page, sizeof(page));
+	e = errno;
+	if (close(fd) == -1 && r == 0) {
+		r = -1;
+		e = errno;
+	}
+	unlinkat(c->dirfd, tmp, 0);
+	return r == 0 ? 0 : e;
+}
+
+int
+sp_cache_writable(const struct sp_cache *c, struct sp_error *err)
+{
+	int e;
+
+	if (c->mem != NULL && c->mem->failed) {
+		if (c->path[0] == '\0')
+			return sp_error_set(err, "no cache directory (%s)",
+			    c->mem->why);
+		return sp_error_set(err, "%s: cannot write (%s)", c->path,
+		    c->mem->why);
+	}
+	if (c->dirfd == -1)
+		return sp_error_set(err, "no cache directory");
+	if ((e = probe(c)) == 0)
+		return 0;
+	sp_error_set(err, "%s: cannot write (%s)", c->path, strerror(e));
+	err->code = e;
+	return -1;
 }
 
 int

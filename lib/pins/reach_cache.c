@@ -162,23 +162,17 @@ sp_reach_load(const struct sp_cache *c, const char *key,
     struct sp_reach_facts *f, struct sp_error *err)
 {
 	char rkey[SP_CACHE_KEY_MAX + 8];
-	struct stat st;
-	ssize_t n;
+	size_t len;
 	void *buf;
+	int r;
 
 	memset(f, 0, sizeof(*f));
 	reach_key(key, rkey, sizeof(rkey));
-	if (fstatat(c->dirfd, rkey, &st, AT_SYMLINK_NOFOLLOW) == -1)
-		return 0;
-	if (st.st_size <= 0 || st.st_size > SP_CACHE_MAX_FILE ||
-	    (buf = malloc((size_t)st.st_size)) == NULL)
-		return 0;
-	n = sp_cache_get(c, rkey, buf, (size_t)st.st_size, err);
-	if (n <= 0) {
-		free(buf);
-		return n < 0 ? -1 : 0;
-	}
-	return sp_reach_decode(buf, (size_t)n, f, err) == 0 ? 1 : -1;
+	/* Through the cache, which may hold it in memory (sp_cache_keep). */
+	r = sp_cache_read(c, rkey, SP_CACHE_MAX_FILE, &buf, &len, err);
+	if (r != 1)
+		return r;
+	return sp_reach_decode(buf, len, f, err) == 0 ? 1 : -1;
 }
 
 static bool

@@ -422,6 +422,14 @@ sp_startup_place(struct job *j, struct sp_error *err)
 
 	x = top - used - MARGIN - random_pages(1u << 16);
 	x &= ~(uint64_t)((1u << 21) - 1);
+	/* The kernel maps below TASK_SIZE minus the stack's limit: an
+	 * unlimited one (or one of tens of TiB) puts ld.so at a sixth of
+	 * the address space, where the late-code band is. */
+	if (top != UINT64_MAX && top < SP_BAND_END + used + MARGIN)
+		return sp_error_set(err, "the kernel mapped ld.so at 0x%llx, "
+		    "inside the late-code band: the stack limit is unlimited "
+		    "or too large (ulimit -s); run it with a finite one",
+		    (unsigned long long)top);
 	if (top == UINT64_MAX || top < used + MARGIN + (2ull << 30) ||
 	    x < SP_BAND_END)
 		return sp_error_set(err, "no room for the start-up objects "
