@@ -364,8 +364,8 @@ ssize_t
 sp_cache_get(const struct sp_cache *c, const char *key, void *buf,
     size_t max, struct sp_error *err)
 {
-	void *file;
-	size_t len;
+	void *file = NULL;
+	size_t len = 0;
 	int r;
 
 	if ((r = sp_cache_read(c, key, max, &file, &len, err)) != 1)
