@@ -5,10 +5,11 @@
  * syspin run --fill-cache [--cache-dir DIR] FILE...
  *
  * Analyses PROG's objects (interpreter, DT_NEEDED closure, the runtime, the
- * vDSO) into the pin cache, then runs PROG with libsyspin-rt.so preloaded:
- * the runtime installs the filter inside PROG before PROG's code runs.  We
- * wait, forward signals, and when PROG dies of SIGSYS explain why in one
- * line modelled on OpenBSD's.  Exit status: PROG's, or 128+signal.
+ * vDSO) into the pin cache, then runs PROG under the supervisor
+ * (run_supervise.c, lib/supervise), which pins every image of the tree
+ * before its first instruction; where ptrace is not allowed, or with
+ * SYSPIN_SUPERVISE=0, with the runtime alone (run_alone.c).  Exit status:
+ * PROG's, or 128+signal.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -47,7 +48,6 @@ struct run_args {
 	struct run_extra x;	/* -o, --log-fd, --deny, --allow */
 };
 
-static volatile pid_t child;
 
 static void
 usage(FILE *f)
@@ -139,29 +139,6 @@ add_dlopen(struct run_args *a, const char *file)
 		return -1;
 	}
 	a->dlopen[a->ndlopen++] = real;
-	return 0;
-}
-
-/* SYSPIN_DLOPEN for the runtime (runtime/rt.c, add_later). */
-static int
-set_dlopen(const struct run_args *a)
-{
-	char *v = NULL, *nv;
-	size_t i;
-
-	if (a->ndlopen == 0)
-		return 0;
-	for (i = 0; i < a->ndlopen; i++) {
-		if (asprintf(&nv, "%s%s%s", v ? v : "", v ? ":" : "",
-		    a->dlopen[i]) == -1) {
-			free(v);
-			return -1;
-		}
-		free(v);
-		v = nv;
-	}
-	setenv("SYSPIN_DLOPEN", v, 1);
-	free(v);
 	return 0;
 }
 
@@ -357,114 +334,6 @@ fill(const struct sp_cache *c, char **files, size_t n, bool verbose)
 
 
 
-/* The line for a pinned process killed by SIGSYS; v NULL: no record. */
-static const struct run_extra *extra;
-
-static void
-explain(const char *comm, pid_t pid, const struct sp_violation *v,
-    const char *why, const char *reportdir)
-{
-	struct sp_layout lo;
-	struct sp_placement pl;
-	struct sp_error rerr;
-	char path[PATH_MAX], line[2048], name[64];
-	bool have_report;
-
-	if (v == NULL) {
-		cli_error("%s[%ld]: killed by SIGSYS: a system call was not "
-		    "pinned (%s)", comm, (long)pid, why);
-		return;
-	}
-	snprintf(path, sizeof(path), "%s/%ld.layout", reportdir, (long)pid);
-	have_report = sp_report_read(path, &lo, &pl, &rerr) == 0;
-	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
-	if (run_extra_denied(extra, v))		/* --deny-action=kill */
-		snprintf(line, sizeof(line), "%s[%ld]: %s (code %u) denied by "
-		    "%s: killed", comm, (long)pid, name, v->nr,
-		    extra->narrow.allow ? "--allow" : "--deny");
-	else
-		sp_diag_format(line, sizeof(line), comm, pid, v,
-		    have_report ? &lo : NULL, have_report ? &pl : NULL, name);
-	cli_error("%s", line);
-	run_extra_killed(extra, comm, pid, v, have_report ? &lo : NULL,
-	    have_report ? &pl : NULL, line);
-	if (have_report) {
-		sp_layout_free(&lo);
-		sp_placement_free(&pl);
-	}
-}
-
-/* Opened at the end of the kernel log before the child starts. */
-static int kmsg_child = -1;
-
-static void
-diagnose(const char *prog, pid_t pid, const char *reportdir)
-{
-	const char *comm = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
-	struct sp_violation v;
-	struct sp_error err;
-
-	if (sp_kmsg_find(kmsg_child, pid, 500, &v, &err) == -1)
-		explain(comm, pid, NULL, err.msg, reportdir);
-	else
-		explain(comm, pid, &v, NULL, reportdir);
-}
-
-/*
- * Pinned descendants killed since the start (root: /dev/kmsg): their
- * parents reaped them, so only the kernel's records tell.  A process of
- * ours is one that left a report.  A shell reports a killed child as 159:
- * then wait a moment for kauditd.
- */
-static void
-descendants(int kfd, const char *reportdir, int status)
-{
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
-	struct sp_violation v;
-	char path[PATH_MAX];
-	int waited = 0, seen = 0;
-
-	if (kfd == -1)
-		return;
-	for (;;) {
-		while (sp_kmsg_next(kfd, &v) == 1) {
-			snprintf(path, sizeof(path), "%s/%ld.layout",
-			    reportdir, v.pid);
-			if (v.pid == child || access(path, F_OK) == -1)
-				continue;
-			explain(v.comm[0] ? v.comm : "?", v.pid, &v, NULL,
-			    reportdir);
-			seen++;
-		}
-		if (seen > 0 || status != 128 + SIGSYS || waited >= 500)
-			break;
-		nanosleep(&ts, NULL);
-		waited += 20;
-	}
-}
-
-static int
-wait_child(const char *prog, const char *reportdir, int kfd)
-{
-	int st, rc;
-
-	while (waitpid(child, &st, 0) == -1)
-		if (errno != EINTR) {
-			cli_error("run: waitpid: %s", strerror(errno));
-			return EXIT_TROUBLE;
-		}
-	if (WIFEXITED(st))
-		rc = WEXITSTATUS(st);
-	else {
-		if (WTERMSIG(st) == SIGSYS)
-			diagnose(prog, child, reportdir);
-		rc = 128 + WTERMSIG(st);
-	}
-	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGSYS)
-		descendants(kfd, reportdir, rc);
-	return rc;
-}
-
 /* The supervisor pins every image itself: no runtime, no environment. */
 static int
 supervised(const struct run_args *a, const char *path, const char *dir,
@@ -481,36 +350,14 @@ supervised(const struct run_args *a, const char *path, const char *dir,
 	return run_supervised(&r, fallback);
 }
 
-/* The first process of a runtime-only tree: into the Landlock domain. */
-static int
-confine_child(void)
-{
-	struct sp_error err;
-
-	if (sp_confine_session(&err) == -1) {
-		cli_error("run: %s", err.msg);
-		return -1;
-	}
-	/* no abstract unix socket outside the tree (a datagram to a
-	 * listener outside needs no connect), where the kernel can */
-	if (sp_confine(SP_SCOPE_SOCKETS_IF, &err) >= 0 ||
-	    (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
-	    sp_confine(SP_SCOPE_SOCKETS_IF, &err) >= 0))
-		return 0;
-	cli_error("run: %s", err.msg);
-	return -1;
-}
-
 static int
 exec_child(struct run_args *a, const char *path, const char *dir,
     const char *rt, const char *reportdir)
 {
-	bool landlock;
-	char flags[16] = "", self[PATH_MAX], *pre;
-	const char *old = getenv("LD_PRELOAD");
-	size_t n = 0;
-	ssize_t len;
-	int kfd, rc;
+	struct run_alone r = { a->argv, path, dir, rt, reportdir, a->strict,
+	    a->allow_jit, a->audit, a->verbose, false, a->dlopen, a->ndlopen,
+	    &a->x };
+	int rc;
 
 	if (run_want_supervise()) {
 		bool fallback;
@@ -519,80 +366,22 @@ exec_child(struct run_args *a, const char *path, const char *dir,
 			return rc;
 	}
 	/*
-	 * The runtime alone: see its limits in runtime/rt.c.  It cannot
-	 * follow an exec whose environment drops it, so by default the tree
-	 * execs nothing; --exec=any asks for exec'd programs that are not
-	 * pinned unless they load the runtime themselves.
+	 * The runtime alone (run_alone.c).  It cannot follow an exec whose
+	 * environment drops it, so by default the tree execs nothing;
+	 * --exec=any asks for exec'd programs that are not pinned unless
+	 * they load the runtime themselves.
 	 */
 	if (a->exec == SP_EXEC_TRUSTED || a->scope != 0) {
 		cli_error("run: --exec=trusted and --scope need the supervisor "
 		    "(ptrace)");
 		return EXIT_TROUBLE;
 	}
-	if (!a->exec_given) {
-		a->exec = SP_EXEC_NONE;
-		if (a->verbose)
-			fprintf(stderr, "syspin: run: without the supervisor "
-			    "the tree may exec nothing (--exec=any allows "
-			    "it, and what it execs may run unpinned)\n");
-	}
-	landlock = sp_confine_available();
-	if (a->strict)
-		flags[n++] = 's';
-	if (a->exec == SP_EXEC_NONE)
-		flags[n++] = 'x';
-	if (!landlock)
-		flags[n++] = 'p';
-	if (a->allow_jit)
-		flags[n++] = 'j';
-	if (a->audit)
-		flags[n++] = 'a';
-	if ((len = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
-		self[len] = '\0';
-		setenv("SYSPIN_BIN", self, 1);
-	}
-	if (asprintf(&pre, "%s%s%s", rt, old ? ":" : "", old ? old : "") ==
-	    -1)
-		return EXIT_TROUBLE;
-	setenv("LD_PRELOAD", pre, 1);
-	setenv("SYSPIN_CACHE_DIR", dir, 1);
-	setenv("SYSPIN_REPORT_DIR", reportdir, 1);
-	setenv("SYSPIN_FLAGS", flags, 1);
-	if (a->verbose)
-		setenv("SYSPIN_VERBOSE", "1", 1);
-	if (set_dlopen(a) == -1 || run_extra_env(&a->x) == -1)
-		return EXIT_TROUBLE;
-	if (run_is_static(path)) {
-		cli_error("%s: statically linked: pinning it needs ptrace",
-		    path);
-		return EXIT_TROUBLE;
-	}
-	/* An auditor runs before the runtime's constructor, unpinned. */
-	if (run_audited(path) == -1)
-		return EXIT_TROUBLE;
-	sp_forward_signals(&child);
-	kfd = sp_kmsg_open_end();
-	kmsg_child = sp_kmsg_open_end();
-	if ((child = fork()) == -1) {
-		cli_error("run: fork: %s", strerror(errno));
-		return EXIT_TROUBLE;
-	}
-	if (child == 0) {
-		if (landlock && confine_child() == -1)
-			_exit(126);
-		execv(path, a->argv);
-		cli_error("%s: %s", path, strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
-	}
-	/* The tree cannot reach us anyway where it is in a Landlock domain;
-	 * elsewhere this keeps same-uid processes out of our memory. */
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	rc = wait_child(a->argv[0], reportdir, kfd);
-	if (kfd != -1)
-		close(kfd);
-	if (kmsg_child != -1)
-		close(kmsg_child);
-	return rc;
+	if (!a->exec_given && a->verbose)
+		fprintf(stderr, "syspin: run: without the supervisor the tree "
+		    "may exec nothing (--exec=any allows it, and what it "
+		    "execs may run unpinned)\n");
+	r.exec_none = !a->exec_given || a->exec == SP_EXEC_NONE;
+	return run_alone(&r);
 }
 
 int
@@ -608,7 +397,6 @@ cmd_run(int argc, char **argv)
 
 	if (parse(argc, argv, &a) == -1 || run_extra_open(&a.x) == -1)
 		return EXIT_TROUBLE;
-	extra = &a.x;
 	/* A program that cannot run makes no cache directory. */
 	if (!a.fill && (run_find_prog(a.argv[0], path, sizeof(path)) == -1 ||
 	    run_find_runtime(rt, sizeof(rt)) == -1 ||

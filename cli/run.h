@@ -128,4 +128,22 @@ struct run_sup {
  */
 int run_supervised(const struct run_sup *r, bool *fallback);
 
+/* ---- run_alone.c: the runtime alone (SYSPIN_SUPERVISE=0) ---- */
+
+struct run_alone {
+	char **argv;		/* PROG ARG... */
+	const char *path;	/* PROG as found */
+	const char *cache_dir;
+	const char *rt;		/* libsyspin-rt.so */
+	const char *reportdir;
+	bool strict, allow_jit, audit, verbose;
+	bool exec_none;		/* the tree execs nothing */
+	char *const *dlopen;	/* --dlopen FILE... */
+	size_t ndlopen;
+	const struct run_extra *x;	/* -o, --deny, ... */
+};
+
+/* Runs PROG with the runtime preloaded and returns its status. */
+int run_alone(const struct run_alone *r);
+
 #endif
