@@ -87,6 +87,7 @@ sp_sup_on_exec(struct sup *s, pid_t pid)
 	if (p == NULL)
 		return sp_sup_refuse(pid, "out of memory");
 	p->inherited = true;
+	p->tgid = pid;		/* an exec makes the thread the leader */
 	/* The old image and its address space are gone. */
 	sp_image_drop(p->img);
 	sp_space_drop(p->sp);
@@ -344,12 +345,11 @@ entry_installed(const struct proc *p, const uint64_t key[4])
 static void
 entry_record(struct sup *s, const struct proc *p, const uint64_t key[4])
 {
-	pid_t tgid = sp_sup_tgid(p->pid);
 	uint64_t (*nk)[4];
 
 	for (size_t i = 0; i < s->nprocs; i++) {
 		struct proc *t = &s->procs[i];
-		if (t != p && sp_sup_tgid(t->pid) != tgid)
+		if (t != p && t->tgid != p->tgid)
 			continue;
 		if ((nk = realloc(t->entry_keys, (t->nentry_keys + 1) *
 		    sizeof(*nk))) == NULL)
@@ -363,10 +363,8 @@ entry_record(struct sup *s, const struct proc *p, const uint64_t key[4])
 static void
 stop_all(struct sup *s, const struct proc *p)
 {
-	pid_t tgid = sp_sup_tgid(p->pid);
-
 	for (size_t i = 0; i < s->nprocs; i++)
-		if (sp_sup_tgid(s->procs[i].pid) == tgid)
+		if (s->procs[i].tgid == p->tgid)
 			s->procs[i].stops_all = true;
 }
 

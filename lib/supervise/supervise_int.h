@@ -60,6 +60,7 @@ struct chain {
 /* What we know about one traced thread. */
 struct proc {
 	pid_t pid;
+	pid_t tgid;		/* its process (a thread's leader) */
 	struct image *img;	/* the pinned image it runs, NULL before */
 	struct space *sp;	/* its address space, NULL before */
 	struct chain *chain;	/* the images its filters are for */

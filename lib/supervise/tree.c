@@ -51,6 +51,7 @@ sp_sup_proc(struct sup *s, pid_t pid, bool create)
 	}
 	memset(&s->procs[s->nprocs], 0, sizeof(*nv));
 	s->procs[s->nprocs].pid = pid;
+	s->procs[s->nprocs].tgid = pid;	/* a thread's: on_child */
 	return &s->procs[s->nprocs++];
 }
 
@@ -175,6 +176,7 @@ on_child(struct sup *s, pid_t parent, int event)
 	pp = sp_sup_proc(s, parent, false);
 	if (pp != NULL && !c->inherited)
 		sp_sup_inherit(c, pp, vm);
+	c->tgid = (flags & CLONE_THREAD) && pp != NULL ? pp->tgid : pid;
 	/* Another process with the same descriptor table (freeze.c). */
 	if ((flags & CLONE_FILES) && !(flags & CLONE_THREAD)) {
 		c->files_shared = true;
