@@ -242,21 +242,29 @@ sp_layout_free(struct sp_layout *lo)
 }
 
 /*
- * The region the main stack may grow into, as a range with no pins: an
- * executable stack (-z execstack) grows below its start-up extent without
- * a system call, and no call may come from what it grows into.  Down to
- * the mapping below it, whatever RLIMIT_STACK says now: the program may
- * raise it (a region cut at the limit let a stack grown past it run
- * code outside every range).  The supervisor keeps the stack inside it
- * (a sealed guard page at its bottom, lib/supervise/pin.c).
+ * The region an executable main stack (-z execstack) may grow into, as a
+ * range with no pins: it grows below its start-up extent without a system
+ * call, and no call may come from what it grows into.  RLIMIT_STACK deep
+ * as the image starts (4 GiB when unlimited), or down to the mapping below
+ * when that is nearer.  The pinner keeps the stack inside it, whatever
+ * limit the program sets later: a sealed guard page at its bottom
+ * (lib/supervise/pin.c, runtime/rt.c).  No region for a stack that is not
+ * executable (nothing can make it so: PROT_EXEC outside the band is
+ * refused), nor a deeper one: its filter outlives the image, and a region
+ * reaching down to the mappings below would hold where the kernel puts
+ * the objects of the next program the process execs.
  */
+#define STACK_UNLIMITED (4ull << 30)
+
 int
 sp_layout_add_stack(struct sp_layout *lo, pid_t pid, struct sp_error *err)
 {
 	struct sp_map *maps;
+	struct rlimit rl;
 	char path[64];
 	size_t n, i;
-	uint64_t top = 0, below = 0, bottom;
+	uint64_t top = 0, below = 0, bottom, depth = STACK_UNLIMITED;
+	bool exec = false;
 	long oi;
 
 	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
@@ -264,16 +272,23 @@ sp_layout_add_stack(struct sp_layout *lo, pid_t pid, struct sp_error *err)
 		return -1;
 	for (i = 0; i < n; i++)
 		if (maps[i].kind == SP_MAP_SPECIAL &&
-		    strcmp(maps[i].path, "[stack]") == 0)
+		    strcmp(maps[i].path, "[stack]") == 0) {
 			top = maps[i].end;
+			exec = (maps[i].prot & PROT_EXEC) != 0;
+		}
 	for (i = 0; i < n; i++)
 		if (maps[i].end <= top && maps[i].end > below &&
 		    strcmp(maps[i].path, "[stack]") != 0)
 			below = maps[i].end;
 	sp_maps_free(maps, n);
-	if (top == 0)
+	if (top == 0 || !exec)
 		return 0;
-	bottom = below;
+	if (prlimit(pid, RLIMIT_STACK, NULL, &rl) == 0 &&
+	    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < depth)
+		depth = rl.rlim_cur;
+	bottom = top > depth ? (top - depth) & ~(uint64_t)4095 : 0;
+	if (bottom < below)
+		bottom = below;
 	if ((oi = sp_layout_add_object(lo, "[stack]", SP_OBJ_UNKNOWN, 0)) < 0 ||
 	    sp_layout_add_range(lo, bottom, top, (size_t)oi) == -1)
 		return sp_error_set(err, "out of memory");
