@@ -72,7 +72,7 @@
  *     and lengths of 2^56 or more are refused): of the image's ranges,
  *     refused; of band memory, only within the band (in place, or with
  *     MREMAP_FIXED into it).  shmat with SHM_EXEC
- *     and personality(READ_IMPLIES_EXEC): refused.  execve/execveat:
+ *     and personality(READ_IMPLIES_EXEC or MMAP_PAGE_ZERO): refused.  execve/execveat:
  *     refused with SP_BPF_STRICT or SP_BPF_NO_EXEC.  Refused: `refuse`.
  *     "Inside" an area means addr in [start, end) and len < 4 GiB: the
  *     caller keeps 4 GiB of room behind `end` (SP_BAND_MARGIN).

@@ -24,6 +24,7 @@
 #define MREMAP_FIXED_	0x2u
 #define SHM_EXEC_	0x8000u		/* 0100000 */
 #define READ_IMPLIES_EXEC_ 0x0400000u
+#define MMAP_PAGE_ZERO_	0x0100000u	/* the next exec maps page 0 r-x */
 #define TIOCSTI_	0x5412u
 #define TIOCLINUX_	0x541cu
 #define SECCOMP_SET_MODE_FILTER_ 1u
@@ -694,7 +695,8 @@ sp_emit_cont(struct pgen *g, uint32_t frag, struct cont c, uint32_t allow)
 		/* 0xffffffff only queries the persona */
 		ld(g, frag, 0);
 		jeq(g, frag, UINT32_MAX, allow, NEXT);
-		jset(g, frag, READ_IMPLIES_EXEC_, g->ret[RET_REFUSE], allow);
+		jset(g, frag, READ_IMPLIES_EXEC_ | MMAP_PAGE_ZERO_,
+		    g->ret[RET_REFUSE], allow);
 		break;
 	default:
 		emit_global(g, frag, c.rule, allow);

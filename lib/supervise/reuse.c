@@ -17,7 +17,8 @@
  * register follow.  ld.so then maps the start-up objects into the earlier
  * image's slots.  /proc/PID/auxv keeps the kernel's first values.  An
  * executable stack is not moved and its growth would not be covered by
- * the earlier filter: such an image is pinned afresh.
+ * the earlier filter: such an image is pinned afresh, as one with any
+ * other executable mapping.
  */
 #include <elf.h>
 #include <errno.h>
@@ -171,6 +172,12 @@ make_plan(const struct job *j, struct plan *p, struct sp_map *m, size_t n)
 			return -1;
 		if (d == 0 && bss)
 			d = last;
+		/* code the earlier filter knows nothing of (the kernel maps
+		 * page 0 r-x for MMAP_PAGE_ZERO): pinned afresh, it is a
+		 * range with no pins */
+		if (d == 0 && (m[i].prot & PROT_EXEC) &&
+		    m[i].kind != SP_MAP_VSYSCALL)
+			return -1;
 		follow = d != 0 && !is_vdso(&m[i]);
 		last = d;
 		if (d != 0)

@@ -256,7 +256,8 @@ asked(const char *name, uint32_t data)
 	if (strstr(name, "exec"))
 		return "";
 	return strstr(name, "shmat") ? " with SHM_EXEC" :
-	    strstr(name, "personality") ? " with READ_IMPLIES_EXEC" :
+	    strstr(name, "personality") ? " with READ_IMPLIES_EXEC or "
+	    "MMAP_PAGE_ZERO" :
 	    strstr(name, "mremap") ? " of pinned or late code" :
 	    " with PROT_EXEC";
 }

@@ -301,7 +301,7 @@ own_rule(int abi, const struct sp_bpf_input *in, const struct seccomp_data *d,
 	case SHMAT:
 		return a2 & 0x8000 ? ans->refuse : SECCOMP_RET_ALLOW;
 	case PERSONALITY:
-		return a0 != 0xffffffff && (a0 & 0x0400000) ? ans->refuse :
+		return a0 != 0xffffffff && (a0 & 0x0500000) ? ans->refuse :
 		    SECCOMP_RET_ALLOW;
 	case EXEC:
 		return in->flags & (SP_BPF_STRICT | SP_BPF_NO_EXEC) ?

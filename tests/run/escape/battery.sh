@@ -68,7 +68,7 @@ perf-super perf-every perf-uprobe ldso-execve clock-set
 execstack execstack-far
 dlopen-raw
 preload-true preload-self preload-rt-true preload-rt-self audit-true audit-self
-ldso-preload ldso-audit dt-audit slot-map slot-reexec
+ldso-preload ldso-audit dt-audit slot-map slot-reexec page-zero
 ctypes-python libc-syscall
 exec-memfd exec-tmp
 ptrace-parent mem-parent vmwrite-parent getfd-parent
@@ -224,7 +224,8 @@ invoke() {	# how name mark
 	case $name in
 	execstack) $how "$E/escape_execstack" "$mark" ;;
 	execstack-far) $how "$E/escape_execstack" "$mark" far ;;
-	slot-map|slot-reexec) $how "$E/escape_slot" $name "$mark" ;;
+	slot-map|slot-reexec|page-zero)
+		$how "$E/escape_slot" $name "$mark" ;;
 	dt-audit)
 		# the program names its auditor; before any pin of syspin's,
 		# nothing may run ld.so on it (`ld.so --list` did)

