@@ -316,8 +316,14 @@ refuse(struct sup *s, pid_t pid, const struct sp_violation *v,
 	snprintf(key, sizeof(key), "refused %llu %u %u", tgid, data, v->nr);
 	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
 	sp_sup_comm(pid, comm, sizeof(comm));
-	snprintf(line, sizeof(line), "%s[%llu]: %s%s refused: %s", comm, tgid,
-	    name, asked(name, data), because(s, name, d, data));
+	if (strcmp(name, "mmap") == 0 && (d->args[3] & MAP_GROWSDOWN))
+		snprintf(line, sizeof(line), "%s[%llu]: mmap with "
+		    "MAP_GROWSDOWN refused: memory that grows without a system "
+		    "call may not be made in a pinned tree", comm, tgid);
+	else
+		snprintf(line, sizeof(line), "%s[%llu]: %s%s refused: %s",
+		    comm, tgid, name, asked(name, data),
+		    because(s, name, d, data));
 	observed(s, pid, v, img, data == SP_BPF_DENY_DATA ? SP_OBS_DENIED :
 	    SP_OBS_REFUSED, line);
 	if (s->o->observe == NULL && sp_sup_first_time(s, key)) {
