@@ -8,6 +8,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <syspin/error.h>
+
 #include "cli.h"
 
 static const struct cli_cmd subcommands[] = {
@@ -22,13 +24,14 @@ static const struct cli_cmd subcommands[] = {
 void
 cli_error(const char *fmt, ...)
 {
+	char line[4096];
 	va_list ap;
 
-	fputs("syspin: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	sp_error_printable(line);	/* names are anyone's bytes */
+	fprintf(stderr, "syspin: %s\n", line);
 }
 
 static void

@@ -49,7 +49,7 @@
  *     SOCK_SEQPACKET); no pidfd_getfd; with SP_BPF_NO_PTRACE no
  *     ptrace but TRACEME, no process_vm_readv/writev, no pidfd_getfd
  *     (where no Landlock domain scopes them); with SP_BPF_GUARD clone with
- *     CLONE_UNTRACED is killed and clone3 fails with ENOSYS (its flags are
+ *     CLONE_UNTRACED is refused and clone3 fails with ENOSYS (its flags are
  *     in memory).  Refused: `deny`.
  *  5. The image's own rules, for calls from its sites: no executable
  *     memory outside the band.  mmap with PROT_EXEC: refused when

@@ -18,7 +18,8 @@ struct sp_error {
 	int code;		/* errno of the failed system call, or 0 */
 };
 
-/* Sets err->msg (printf-style) and code 0; err may be NULL.  Returns -1. */
+/* Sets err->msg (printf-style, made printable) and code 0; err may be
+ * NULL.  Returns -1. */
 int sp_error_set(struct sp_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -29,5 +30,12 @@ int sp_error_set(struct sp_error *err, const char *fmt, ...)
  */
 int sp_error_sys(struct sp_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/*
+ * Control characters in s (a file name, a process name: anyone's bytes)
+ * made '?': a message is one line on a terminal, whatever it names.
+ * sp_error_set and sp_error_sys do it to every message.
+ */
+void sp_error_printable(char *s);
 
 #endif

@@ -591,7 +591,7 @@ emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
 		break;
 	case R_CLONE:
 		ld(g, f, 0);
-		jset(g, f, CLONE_UNTRACED_, g->ret[RET_KILL], allow);
+		jset(g, f, CLONE_UNTRACED_, deny, allow);
 		break;
 	case R_BPF:
 		ld(g, f, 0);

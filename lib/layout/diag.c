@@ -342,4 +342,5 @@ sp_diag_format(char *buf, size_t size, const char *comm, long pid,
 	snprintf(buf, size, "%s[%ld]: pinsyscalls addr 0x%" PRIx64 "(%s) code "
 	    "%" PRIu32 " (%s)%s%s", comm, pid, addr, w, v->nr, name, more,
 	    late);
+	sp_error_printable(buf);	/* names of objects and processes */
 }

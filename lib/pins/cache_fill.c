@@ -52,6 +52,8 @@ store(const struct sp_cache *c, const char *key, struct sp_elf *elf,
 
 	memset(&scan, 0, sizeof(scan));
 	memset(&empty, 0, sizeof(empty));
+	/* said whatever path failed (one out of memory sets nothing) */
+	sp_error_set(&serr, "out of memory, or a limit");
 	if (sp_scan(elf, &opts, &scan, &serr) == 0 &&
 	    sp_pintab_from_scan(&scan, &tab, &serr) == 0) {
 		sp_scan_free(&scan);

@@ -205,14 +205,22 @@ open_trusted(const struct sp_cache *c, const char *key, struct stat *st,
 {
 	int fd;
 
-	fd = openat(c->dirfd, key, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO put under the name would block the open (and
+	 * every run after) until someone writes to it */
+	fd = openat(c->dirfd, key, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC);
 	if (fd == -1) {
-		if (errno == ENOENT)
+		if (errno == ENOENT || errno == ELOOP || errno == ENXIO)
 			return -2;
 		return sp_error_sys(err, errno, "%s/%s", c->path, key);
 	}
-	if (fstat(fd, st) == -1 || !S_ISREG(st->st_mode) ||
-	    !sp_cache_trusted(st, c->euid, false)) {
+	/* what is no regular file is no table: made again, kept in memory
+	 * where it cannot be written in its place */
+	if (fstat(fd, st) == -1 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		return -2;
+	}
+	if (!sp_cache_trusted(st, c->euid, false)) {
 		close(fd);
 		return sp_error_set(err, "%s/%s: untrusted cache file "
 		    "(owner or mode)", c->path, key);

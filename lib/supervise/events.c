@@ -43,16 +43,20 @@ sp_sup_comm(pid_t pid, char *buf, size_t size)
 	if (fgets(buf, size, f) != NULL && (n = strcspn(buf, "\n")) >= 0)
 		buf[n] = '\0';
 	fclose(f);
+	sp_error_printable(buf);	/* PR_SET_NAME: any bytes */
 }
 
 int
-sp_sup_refuse(pid_t pid, const char *why)
+sp_sup_refuse(struct sup *s, pid_t pid, const char *why)
 {
-	char comm[64];
+	char comm[64], line[512];
 
 	sp_sup_comm(pid, comm, sizeof(comm));
-	fprintf(stderr, "syspin: %s[%ld]: cannot pin: %s\n", comm, (long)pid,
-	    why);
+	snprintf(line, sizeof(line), "%s[%ld]: cannot pin: %s", comm,
+	    (long)pid, why);
+	sp_error_printable(line);
+	fprintf(stderr, "syspin: %s\n", line);
+	sp_sup_refused_image(s, pid, line);
 	kill(pid, SIGKILL);
 	return -1;
 }
@@ -68,12 +72,12 @@ check_exec(struct sup *s, pid_t pid)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return sp_sup_refuse(pid, "--exec=trusted: the program cannot "
+		return sp_sup_refuse(s, pid, "--exec=trusted: the program cannot "
 		    "be checked");
 	if (!sp_sup_trusted_fd(s, fd, why, sizeof(why))) {
 		close(fd);
 		snprintf(msg, sizeof(msg), "--exec=trusted: %s", why);
-		return sp_sup_refuse(pid, msg);
+		return sp_sup_refuse(s, pid, msg);
 	}
 	close(fd);
 	return 0;
@@ -85,7 +89,7 @@ sp_sup_on_exec(struct sup *s, pid_t pid)
 	struct proc *p = sp_sup_proc(s, pid, true);
 
 	if (p == NULL)
-		return sp_sup_refuse(pid, "out of memory");
+		return sp_sup_refuse(s, pid, "out of memory");
 	p->inherited = true;
 	p->tgid = pid;		/* an exec makes the thread the leader */
 	/* The old image and its address space are gone. */
@@ -284,7 +288,7 @@ refuse_compat(struct sup *s, struct proc *p)
 	char comm[64];
 
 	if (!s->o->audit)
-		return sp_sup_refuse(p->pid, why);
+		return sp_sup_refuse(s, p->pid, why);
 	sp_sup_comm(p->pid, comm, sizeof(comm));
 	fprintf(stderr, "syspin: audit: %s[%ld]: cannot pin: %s: it runs "
 	    "unpinned (killed without --audit)\n", comm, (long)p->pid, why);
@@ -307,7 +311,7 @@ sp_sup_on_exec_done(struct sup *s, pid_t pid)
 	if (compat_task(pid))
 		return refuse_compat(s, p);
 	if ((img = pin(s, p, &chain, &err)) == NULL)
-		return sp_sup_refuse(pid, unreadable(pid) ? "the program is "
+		return sp_sup_refuse(s, pid, unreadable(pid) ? "the program is "
 		    "not readable by this user (execute-only): pinning reads "
 		    "it" : err.msg);
 	s->main_pinned = s->main_pinned || pid == s->main;
@@ -315,7 +319,7 @@ sp_sup_on_exec_done(struct sup *s, pid_t pid)
 	if ((sp = sp_space_new(img->pin.nslots)) == NULL) {
 		sp_image_drop(img);
 		sp_chain_drop(chain);
-		return sp_sup_refuse(pid, "out of memory");
+		return sp_sup_refuse(s, pid, "out of memory");
 	}
 	sp->startup = img->pin.nslots > 0;
 	if (sp->startup && plant(pid, p, img->pin.entry, img->pin.entry_hw,
@@ -323,7 +327,7 @@ sp_sup_on_exec_done(struct sup *s, pid_t pid)
 		sp_image_drop(img);
 		sp_space_drop(sp);
 		sp_chain_drop(chain);
-		return sp_sup_refuse(pid, err.msg);
+		return sp_sup_refuse(s, pid, err.msg);
 	}
 	sp_sup_pinned(s, pid, img, sp, chain, img->pin.stops_all ||
 	    p->stops_all);
@@ -420,13 +424,13 @@ sp_sup_on_trap(struct sup *s, pid_t pid)
 	if (!at_breakpoint(pid, p, &r))
 		return SIGTRAP;		/* not ours: the program's own */
 	if (unplant(pid, p, &r, &err) == -1)
-		return sp_sup_refuse(pid, err.msg);
+		return sp_sup_refuse(s, pid, err.msg);
 	if (p->img == NULL || p->sp == NULL)
 		return 0;
 	p->sp->startup = false;
 	if (sp_pin_seal_slots(pid, &p->img->pin, p->sp->placed, &err) == -1)
-		return sp_sup_refuse(pid, err.msg);
+		return sp_sup_refuse(s, pid, err.msg);
 	if (end_startup(s, p, &err) == -1)
-		return sp_sup_refuse(pid, err.msg);
+		return sp_sup_refuse(s, pid, err.msg);
 	return 0;
 }

@@ -133,8 +133,10 @@ void sp_sup_pinned(struct sup *s, pid_t pid, struct image *img,
 
 /* The thread's command name, "?" when unknown (events.c). */
 void sp_sup_comm(pid_t pid, char *buf, size_t size);
-/* Kills pid after saying why ("cannot pin: why"); returns -1. */
-int sp_sup_refuse(pid_t pid, const char *why);
+/* Kills pid after saying why ("cannot pin: why") and recording it for
+ * -o (verdict.c: sp_sup_refused_image); returns -1. */
+int sp_sup_refuse(struct sup *s, pid_t pid, const char *why);
+void sp_sup_refused_image(struct sup *s, pid_t pid, const char *line);
 
 /* events.c: each returns the signal to resume the tracee with, or -1 when
  * the tracee was killed (do not resume it). */

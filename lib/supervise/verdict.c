@@ -165,6 +165,16 @@ sp_sup_refused(struct sup *s, pid_t tid, const struct seccomp_data *d,
 	record(s, tid, &v, img, SP_VERDICT_REFUSED, rule, errnum, line);
 }
 
+/* An image refused before its first instruction: its execve, killed. */
+void
+sp_sup_refused_image(struct sup *s, pid_t pid, const char *line)
+{
+	struct sp_violation v = { .have = true, .arch = AUDIT_ARCH_X86_64,
+	    .nr = 59, .ip = 2 };	/* no site: address 0 */
+
+	record(s, pid, &v, NULL, SP_VERDICT_KILLED, "image", 0, line);
+}
+
 /* Tells the observer (syspin trace) how a call was judged. */
 static void
 observed(struct sup *s, pid_t pid, const struct sp_violation *v,
@@ -246,6 +256,8 @@ asked(const char *name, uint32_t data)
 		    strstr(name, "keyctl") ? " KEYCTL_GET_PERSISTENT" :
 		    strstr(name, "arch_prctl") ? " ARCH_MAP_VDSO" :
 		    strstr(name, "bpf") ? " BPF_PROG_LOAD" :
+		    strcmp(name, "clone") == 0 ? " with CLONE_UNTRACED (a "
+		    "child the supervisor would not see)" :
 		    strstr(name, "request_key") ? " with a callout (an "
 		    "upcall runs a program outside the tree)" :
 		    strstr(name, "perf") ? " (by a root process any: a "

@@ -5,6 +5,14 @@
 
 #include <syspin/error.h>
 
+void
+sp_error_printable(char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 int
 sp_error_set(struct sp_error *err, const char *fmt, ...)
 {
@@ -15,6 +23,7 @@ sp_error_set(struct sp_error *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
+	sp_error_printable(err->msg);
 	err->code = 0;
 	return -1;
 }
@@ -38,6 +47,7 @@ sp_error_sys(struct sp_error *err, int code, const char *fmt, ...)
 	}
 	snprintf(err->msg + n, sizeof(err->msg) - n, "%s%s",
 	    n > 0 ? ": " : "", strerror(code));
+	sp_error_printable(err->msg);
 	err->code = code;
 	return -1;
 }

@@ -161,7 +161,7 @@ global_rule(enum kind k, const struct seccomp_data *d, unsigned flags,
 		    SECCOMP_RET_ALLOW;
 	case CLONE:
 		return flags & SP_BPF_GUARD && (a0 & 0x00800000) ?
-		    SECCOMP_RET_KILL_PROCESS : SECCOMP_RET_ALLOW;
+		    ans->deny : SECCOMP_RET_ALLOW;
 	case CLONE3:
 		return flags & SP_BPF_GUARD ? SECCOMP_RET_ERRNO | ENOSYS :
 		    SECCOMP_RET_ALLOW;
