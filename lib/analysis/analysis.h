@@ -26,6 +26,8 @@ struct unit {
 	/* Filled on first use: */
 	bool decoded, solved;
 	int8_t noreturn;	/* 0 not asked, 1 never returns, 2 may return */
+	int8_t open_ijmp;	/* 0 not asked, 1 an indirect jump with no
+				   table read, 2 none (sites.c) */
 	struct insn_list code;
 	struct flow_graph graph;
 	uint64_t *targets;	/* sorted jump targets inside the unit */

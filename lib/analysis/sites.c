@@ -105,8 +105,11 @@ resolve_in_block(struct unit *u, size_t idx, struct val *v)
 	int reg = SP_REG_RAX;
 
 	/* An indirect jump whose table we could not read may land anywhere
-	 * after a terminator: leave such units to the full data flow. */
-	if (has_open_ijmp(&u->code))
+	 * after a terminator: leave such units to the full data flow.  Asked
+	 * once per unit (once per site was quadratic in a unit of many). */
+	if (u->open_ijmp == 0)
+		u->open_ijmp = has_open_ijmp(&u->code) ? 1 : 2;
+	if (u->open_ijmp == 1)
 		return false;
 
 	for (size_t i = idx; i-- > 0;) {
