@@ -40,13 +40,15 @@
 const char *
 sp_syscall_name(uint32_t arch, uint32_t nr, char *buf, size_t size)
 {
+	bool x32 = arch != SP_AUDIT_ARCH_I386 && (nr & SP_BPF_X32_BIT);
 	char *n = seccomp_syscall_resolve_num_arch(arch ==
-	    SP_AUDIT_ARCH_I386 ? SCMP_ARCH_X86 : SCMP_ARCH_X86_64, nr);
-	const char *newer = arch == SP_AUDIT_ARCH_I386 ? NULL :
+	    SP_AUDIT_ARCH_I386 ? SCMP_ARCH_X86 : x32 ? SCMP_ARCH_X32 :
+	    SCMP_ARCH_X86_64, nr);
+	const char *newer = arch == SP_AUDIT_ARCH_I386 || x32 ? NULL :
 	    sp_syscall_newer(nr);
 
-	snprintf(buf, size, "%s%s", arch == SP_AUDIT_ARCH_I386 ? "i386 " : "",
-	    n != NULL ? n : newer != NULL ? newer : "?");
+	snprintf(buf, size, "%s%s", arch == SP_AUDIT_ARCH_I386 ? "i386 " :
+	    x32 ? "x32 " : "", n != NULL ? n : newer != NULL ? newer : "?");
 	free(n);
 	return buf;
 }
