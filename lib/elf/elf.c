@@ -26,8 +26,17 @@
 #include "elf_internal.h"
 
 /* Larger than any real object; keeps arithmetic far from overflow. */
-
 #define SP_ELF_MAX_PHDRS 4096
+
+/*
+ * Executable code (the p_filesz of the executable PT_LOADs) beyond which a
+ * file is not analysed: the analysis costs memory and time with the code
+ * it decodes, and `syspin run` analyses what the pinned tree execs.  The
+ * largest real x86-64 code measured is ~400 MB (CUDA's libcublasLt, a
+ * Go terraform provider; libLLVM ~100 MB): 1 GiB is 2.5 times that.  The
+ * refusal's err->code is EFBIG, so that callers tell it from bad input.
+ */
+#define SP_ELF_MAX_CODE (1ull << 30)
 
 const char *
 sp_elf_kind_name(enum sp_elf_kind kind)
@@ -166,6 +175,27 @@ check_load(const struct sp_elf *elf, const Elf64_Phdr *ph, size_t idx,
 	return 0;
 }
 
+/* The executable PT_LOADs' bytes in the file, under SP_ELF_MAX_CODE.  Each
+ * is inside the file (check_load), so the sum cannot overflow. */
+static int
+check_code_size(const Elf64_Phdr *ph, size_t n, struct sp_error *err)
+{
+	uint64_t code = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X))
+			code += ph[i].p_filesz;
+	if (code <= SP_ELF_MAX_CODE)
+		return 0;
+	sp_error_set(err, "executable code of %.1f GiB: over syspin's limit "
+	    "of %llu GiB", code / (double)(1u << 30),
+	    SP_ELF_MAX_CODE >> 30);
+	if (err != NULL)
+		err->code = EFBIG;
+	return -1;
+}
+
 /*
  * The ELF header and the PT_LOADs, from raw bytes (fd: before the file is
  * mapped).  Everything later stages index through program headers is
@@ -200,6 +230,8 @@ check_headers(struct sp_elf *elf, int fd, struct sp_error *err)
 			nload++;
 	if (r == 0 && nload == 0)
 		r = sp_error_set(err, "no PT_LOAD segment");
+	if (r == 0)
+		r = check_code_size(ph, eh.e_phnum, err);
 	free(ph);
 	return r;
 }

@@ -85,7 +85,9 @@ late_table(const struct sup *s, pid_t pid, const struct sp_map *m,
 		return false;
 	if (sp_cache_load(s->o->pin.cache, key, tab, &err) == 1)
 		return true;
-	if (sp_cache_fill(s->o->pin.cache, m->path, false, &err) == -1)
+	/* in a child of ours bounded in memory and time (fill.c) */
+	if (sp_sup_fill(s->o->pin.cache, &(struct sp_fill){ m->path, key,
+	    SP_FILL_TABLE }, 1, s->o->pin.verbose, &err) == -1)
 		return false;
 	return sp_cache_load(s->o->pin.cache, key, tab, &err) == 1;
 }

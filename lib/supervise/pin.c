@@ -34,24 +34,19 @@
 #include <syspin/placement.h>
 
 #include "pin_int.h"
+#include "supervise_int.h"
 
 #define RED_ZONE 256
 #define STACK_MAX (96u << 10)	/* the initial stack has 128 KiB below */
 
+/* In a bounded child (fill.c), with the facts reach will want; over a
+ * limit the image is refused. */
 static int
-fill_missing(struct job *j, const size_t *missing, size_t n)
+fill_missing(struct job *j, const size_t *missing, size_t n,
+    struct sp_error *err)
 {
-	struct sp_error err;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		const struct sp_object *o = &j->lo.objs[missing[i]];
-		const char *what = o->kind == SP_OBJ_VDSO ? "[vdso]" : o->name;
-		int r = sp_cache_fill(j->o->cache, what, false, &err);
-		if ((r == -1 || r == 2) && j->o->verbose)
-			fprintf(stderr, "syspin: %s\n", err.msg);
-	}
-	return 0;
+	return sp_sup_fill_image(j->o->cache, &j->lo, missing, n,
+	    j->o->reach, j->o->verbose, err);
 }
 
 static int
@@ -59,19 +54,22 @@ tables(struct job *j, struct sp_error *err)
 {
 	struct sp_error warn;
 	size_t *missing, nmissing;
+	int r;
 
 	warn.msg[0] = '\0';
 	if (sp_layout_load(&j->lo, j->o->cache, &missing, &nmissing,
 	    &warn) == -1)
 		return sp_error_set(err, "%s", warn.msg);
-	if (nmissing > 0) {
-		fill_missing(j, missing, nmissing);
+	r = fill_missing(j, missing, nmissing, err);
+	if (r == 0 && nmissing > 0) {
 		free(missing);
 		if (sp_layout_load(&j->lo, j->o->cache, &missing, &nmissing,
 		    &warn) == -1)
 			return sp_error_set(err, "%s", warn.msg);
 	}
 	free(missing);
+	if (r == -1)
+		return -1;
 	if (j->o->verbose && warn.msg[0] != '\0')
 		fprintf(stderr, "syspin: %s\n", warn.msg);
 	return j->o->reach ? sp_pin_reach(j, err) : 0;

@@ -151,7 +151,8 @@ late_imports(const struct sup *s, pid_t pid, const struct sp_map *m,
 	if (!sp_sup_late_key(s, pid, m, key, sizeof(key)))
 		return 0;
 	if (sp_reach_load(s->o->pin.cache, key, &f, &err) != 1 &&
-	    (sp_reach_fill(s->o->pin.cache, m->path, key, &err) == -1 ||
+	    (sp_sup_fill(s->o->pin.cache, &(struct sp_fill){ m->path, key,
+	    SP_FILL_REACH }, 1, s->o->pin.verbose, &err) == -1 ||
 	    sp_reach_load(s->o->pin.cache, key, &f, &err) != 1))
 		return names_add(nm, SP_REACH_DLSYM_ANY);
 	for (size_t i = 0; i < f.ncalls && rc == 0; i++)

@@ -219,21 +219,29 @@ bool sp_sup_trusted_fd(const struct sup *s, int fd, char *why, size_t size);
 void sp_sup_trust_start(struct timespec *start);
 
 /*
- * fill.c: what sp_cache_fill (SP_FILL_TABLE) and sp_reach_fill
- * (SP_FILL_REACH) make of the file at path, whose table key is key ("[vdso]":
- * our vDSO), made in a child of ours bounded in memory and time: the files
- * the tree names are analysed nowhere else.  0 filled; 1 not filled, or
- * an empty table stored (the analysis failed): err says why (-v); -1 over
- * a limit, or no child could be made: err names the file and the limit,
- * and the image must not run.
+ * fill.c: the analyses of files the tree names, made in one child of ours
+ * bounded in memory and time: for each of f[0..n), what sp_cache_fill
+ * (SP_FILL_TABLE) and sp_reach_fill (SP_FILL_REACH) make of path, whose
+ * table key is key ("[vdso]": our vDSO).  0 when each was made within
+ * the limits (one that failed is said with verbose, as sp_cache_fill's
+ * callers say it); -1 over a limit, or when no child could be made: err
+ * names the file and the limit, and the image must not run.
  */
 #define SP_FILL_TABLE 0x1u
 #define SP_FILL_REACH 0x2u
-int sp_sup_fill(const struct sp_cache *c, const char *path, const char *key,
-    unsigned what, struct sp_error *err);
-/* The reachability facts lo's files lack, made so (sp_layout_reach then
- * makes none in our process); none when the cache has lo's result. */
-int sp_sup_fill_reach(const struct sp_cache *c, const struct sp_layout *lo,
+struct sp_fill {
+	const char *path;
+	const char *key;
+	unsigned what;
+};
+int sp_sup_fill(const struct sp_cache *c, const struct sp_fill *f, size_t n,
+    bool verbose, struct sp_error *err);
+/* So, what lo's objects lack: the tables of missing[0..nmissing) (object
+ * indices), with reach the facts of those and of every object whose facts
+ * are not cached (none when lo's result is: reach_memo.c), so that
+ * sp_layout_reach makes none in our process. */
+int sp_sup_fill_image(const struct sp_cache *c, const struct sp_layout *lo,
+    const size_t *missing, size_t nmissing, bool reach, bool verbose,
     struct sp_error *err);
 
 #endif
