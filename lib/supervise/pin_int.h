@@ -61,8 +61,14 @@ int sp_pin_call(struct job *j, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
     uint64_t a3, long *ret, struct sp_error *err);
 int sp_pin_mmap(struct job *j, uint64_t addr, uint64_t len, uint64_t prot,
     uint64_t flags, long *ret, struct sp_error *err);
+/* install.c: room in the tracee for j's programs (below its stack, else a
+ * mapping); the programs installed there (TSYNC): 0 with *kret 0, or with
+ * *kret the kernel's -errno for the first it refused; -1 when the
+ * injection failed; what the area held, and the registers, put back. */
+int sp_pin_make_area(struct job *j, struct sp_error *err);
 int sp_pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
     size_t nprogs, long *kret, struct sp_error *err);
+int sp_pin_restore(struct job *j, struct sp_error *err);
 /* The narrowing of the run into in (--deny, --allow). */
 void sp_pin_narrow(const struct job *j, struct sp_bpf_input *in);
 /* reuse.c: moves the image to the addresses a (the same program) has,
