@@ -183,8 +183,9 @@ int sp_layout_reach_with(struct sp_layout *lo,
     const struct sp_reach_facts *facts, const char *const *extra,
     size_t nextra, struct sp_reach_report *rep, struct sp_error *err);
 
-/* The same with each object's facts from the cache (made when missing),
- * or the result for the same objects from the cache (reach_memo.c). */
+/* The same with each object's facts from the cache (one without is
+ * whole: none is made here, sp_reach_fill makes them), or the result for
+ * the same objects from the cache (reach_memo.c). */
 int sp_layout_reach(struct sp_layout *lo, const struct sp_cache *c,
     struct sp_reach_report *rep, struct sp_error *err);
 

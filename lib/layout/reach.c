@@ -158,23 +158,29 @@ sp_layout_reach_with(struct sp_layout *lo,
 	return reach_with(lo, facts, extra, nextra, rep, NULL, err);
 }
 
-/* Every object's facts, from the cache, made there when missing. */
+/*
+ * Every object's facts, from the cache; none made here: the supervisor,
+ * which calls this, makes them beforehand in a bounded child
+ * (lib/supervise/fill.c), and never parses what the tree names in its own
+ * process.  An object without facts is whole (its every site kept);
+ * *complete says whether every object had them.
+ */
 static struct sp_reach_facts *
-load_all(const struct sp_layout *lo, const struct sp_cache *c)
+load_all(const struct sp_layout *lo, const struct sp_cache *c,
+    bool *complete)
 {
 	struct sp_reach_facts *v = calloc(lo->nobjs + 1, sizeof(*v));
 	struct sp_error err;
 
+	*complete = true;
 	for (size_t i = 0; v != NULL && i < lo->nobjs; i++) {
 		const struct sp_object *o = &lo->objs[i];
 		if (o->kind != SP_OBJ_FILE || o->key[0] == '\0')
 			continue;
 		if (sp_reach_load(c, o->key, &v[i], &err) == 1)
 			continue;
-		if (sp_reach_fill(c, o->name, o->key, &err) == 0 &&
-		    sp_reach_load(c, o->key, &v[i], &err) == 1)
-			continue;
 		memset(&v[i], 0, sizeof(v[i]));
+		*complete = false;
 	}
 	return v;
 }
@@ -227,12 +233,13 @@ sp_layout_reach(struct sp_layout *lo, const struct sp_cache *c,
 	struct sp_error werr;
 	size_t *nsites = NULL;
 	uint8_t **kept;
+	bool complete;
 	int rc;
 
 	sp_reach_memo_key(lo, key, sizeof(key));
 	if (sp_reach_memo_load(c, key, lo, rep) == 1)
 		return 0;
-	v = load_all(lo, c);
+	v = load_all(lo, c, &complete);
 	kept = alloc_bits(lo, &nsites);
 	if (v == NULL || kept == NULL) {
 		free_all(v, lo->nobjs);
@@ -241,7 +248,9 @@ sp_layout_reach(struct sp_layout *lo, const struct sp_cache *c,
 		return sp_error_set(err, "out of memory");
 	}
 	rc = reach_with(lo, v, NULL, 0, rep, kept, err);
-	if (rc == 0)	/* a record that cannot be written is made again */
+	/* a record that cannot be written is made again; one made with an
+	 * object's facts missing is not the objects' result */
+	if (rc == 0 && complete)
 		(void)sp_reach_memo_store(c, key, lo, nsites,
 		    (const uint8_t *const *)kept, rep, &werr);
 	free_all(v, lo->nobjs);
@@ -254,7 +263,8 @@ int
 sp_layout_reach_live(const struct sp_layout *lo, const struct sp_cache *c,
     size_t obj, uint64_t addr, const char *const *extra, size_t nextra)
 {
-	struct sp_reach_facts *v = load_all(lo, c);
+	bool complete;
+	struct sp_reach_facts *v = load_all(lo, c, &complete);
 	struct sp_reach_result r;
 	struct sp_error err;
 	int rc = -1;
