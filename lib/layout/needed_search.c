@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,8 +212,186 @@ legacy_dirs(struct sp_nd_search *s, const char *base, size_t first,
 	}
 }
 
+/*
+ * What probe_dir found under an absolute directory, kept for the process's
+ * life (the supervisor asks it at every exec, for the same few
+ * directories): the directories that existed, by identity.  Every
+ * directory it looked for is in one of them, so while none of them
+ * changed (a subdirectory made or removed changes its parent's mtime and
+ * ctime, which a stat since makes distinct on the file systems of 6.13
+ * on), the answer is the same.  The parent a search starts from is
+ * stat'ed each time too.
+ */
+#define MEMO_DIRS 64
+#define MEMO_SEEN 16
+
+struct seen_dir {
+	char *path;
+	struct stat st;
+};
+
+struct dir_memo {
+	char *dir;
+	struct seen_dir seen[MEMO_SEEN];	/* [0]: dir itself */
+	size_t nseen;
+	struct sp_nd_strv out;
+};
+
+static struct dir_memo memo[MEMO_DIRS];
+static size_t memo_next;
+
+static bool
+same_dir(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+static void
+memo_clear(struct dir_memo *m)
+{
+	free(m->dir);
+	for (size_t i = 0; i < m->nseen; i++)
+		free(m->seen[i].path);
+	sp_nd_strv_free(&m->out);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The remembered answer for dir, copied into out: true when still true. */
+static bool
+memo_get(struct sp_nd_search *s, const char *dir, struct sp_nd_strv *out)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < MEMO_DIRS; i++) {
+		struct dir_memo *m = &memo[i];
+		bool same = m->dir != NULL && strcmp(m->dir, dir) == 0;
+		for (size_t k = 0; same && k < m->nseen; k++)
+			same = sp_nd_spend(s) == 0 &&
+			    stat(m->seen[k].path, &st) == 0 &&
+			    S_ISDIR(st.st_mode) && same_dir(&st, &m->seen[k].st);
+		if (m->dir == NULL || strcmp(m->dir, dir) != 0)
+			continue;
+		if (!same) {
+			memo_clear(m);
+			return false;
+		}
+		for (size_t k = 0; k < m->out.n; k++)
+			if (sp_nd_strv_add(out, m->out.v[k]) == -1) {
+				(void)sp_nd_fail(s, "out of memory");
+				return true;
+			}
+		return true;
+	}
+	return false;
+}
+
+static void
+memo_put(const char *dir, const struct seen_dir *seen, size_t nseen,
+    const struct sp_nd_strv *out)
+{
+	struct dir_memo *m = &memo[memo_next++ % MEMO_DIRS];
+
+	memo_clear(m);
+	if ((m->dir = strdup(dir)) == NULL)
+		return;
+	for (size_t k = 0; k < nseen; k++) {
+		if ((m->seen[k].path = strdup(seen[k].path)) == NULL)
+			goto fail;
+		m->seen[k].st = seen[k].st;
+		m->nseen++;
+	}
+	for (size_t k = 0; k < out->n; k++)
+		if (sp_nd_strv_add(&m->out, out->v[k]) == -1)
+			goto fail;
+	return;
+fail:
+	memo_clear(m);
+}
+
+/* The directories of out (and glibc-hwcaps) that exist, with dir first. */
+static size_t
+seen_dirs(const char *dir, const struct sp_nd_strv *out,
+    struct seen_dir *seen)
+{
+	char top[PATH_MAX];
+	size_t n = 0;
+
+	if (sp_nd_join(top, sizeof(top), dir, "glibc-hwcaps") == -1)
+		return MEMO_SEEN + 1;
+	seen[n++].path = (char *)dir;
+	seen[n++].path = top;
+	for (size_t k = 0; k < out->n && n <= MEMO_SEEN; k++)
+		if (strcmp(out->v[k], dir) != 0)
+			seen[n++].path = out->v[k];
+	if (n > MEMO_SEEN)
+		return n;
+	for (size_t k = 0; k < n; k++)
+		if (stat(seen[k].path, &seen[k].st) == -1) {
+			if (k == 1) {	/* no glibc-hwcaps: its parent says */
+				memmove(&seen[1], &seen[2], (n - 2) *
+				    sizeof(*seen));
+				n--;
+				k--;
+				continue;
+			}
+			return MEMO_SEEN + 1;
+		}
+	return n;
+}
+
+static void
+probe_dir_once(struct sp_nd_search *s, const char *dir,
+    struct sp_nd_strv *out);
+
+static bool
+same_strv(const struct sp_nd_strv *a, const struct sp_nd_strv *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t k = 0; k < a->n; k++)
+		if (strcmp(a->v[k], b->v[k]) != 0)
+			return false;
+	return true;
+}
+
 static void
 probe_dir(struct sp_nd_search *s, const char *dir, struct sp_nd_strv *out)
+{
+	struct seen_dir seen[MEMO_SEEN + 2];
+	struct sp_nd_strv again = { 0 };
+	struct stat st;
+	size_t n, k;
+
+	/* in the process's own root, by absolute path alone */
+	if (s->rootfd >= 0 || dir[0] != '/') {
+		probe_dir_once(s, dir, out);
+		return;
+	}
+	if (memo_get(s, dir, out))
+		return;
+	probe_dir_once(s, dir, out);
+	/* Remembered when a second look, between two stats of the
+	 * directories that exist, finds the same: nothing changed during
+	 * it (a change shows in those stats). */
+	if (s->failed || (n = seen_dirs(dir, out, seen)) > MEMO_SEEN)
+		return;
+	probe_dir_once(s, dir, &again);
+	for (k = 0; k < n && !s->failed && same_strv(out, &again); k++)
+		if (stat(seen[k].path, &st) == -1 || !same_dir(&st,
+		    &seen[k].st))
+			break;
+	if (k == n && !s->failed && same_strv(out, &again))
+		memo_put(dir, seen, n, out);
+	sp_nd_strv_free(&again);
+}
+
+static void
+probe_dir_once(struct sp_nd_search *s, const char *dir,
+    struct sp_nd_strv *out)
 {
 	char top[PATH_MAX], path[PATH_MAX];
 	size_t i;

@@ -502,6 +502,64 @@ test_timing(void **state)
 	}
 }
 
+static void
+copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	size_t n;
+
+	assert_non_null(in);
+	assert_non_null(out);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+}
+
+/*
+ * A search directory's hwcaps subdirectories are remembered between
+ * resolutions (needed_search.c): one made or removed since is seen at
+ * once, legacy or glibc-hwcaps, nested or not.
+ */
+static void
+test_dirs_change(void **state)
+{
+	static const char *const subs[] = { "glibc-hwcaps/x86-64-v3",
+		"tls", "x86_64/haswell" };
+	char llp[PATH_MAX], dir[2 * PATH_MAX], file[3 * PATH_MAX], rel[128];
+	struct sp_needed_in in = { .exe = tree_at(root, "prog"),
+	    .ld_library_path = llp };
+	struct sp_needed n;
+
+	(void)state;
+	snprintf(llp, sizeof(llp), "%s", tree_at(root, "llp"));
+	for (size_t i = 0; i < sizeof(subs) / sizeof(*subs); i++) {
+		snprintf(rel, sizeof(rel), "llp/%s/libnd_llp.so", subs[i]);
+		resolve(&in, &n);	/* remembered without it */
+		expect(&n, rel, 0);
+		sp_needed_free(&n);
+		snprintf(dir, sizeof(dir), "%s/%s", llp, subs[i]);
+		for (char *p = dir + strlen(llp) + 1; (p = strchr(p, '/')) !=
+		    NULL; p++) {
+			*p = '\0';
+			(void)mkdir(dir, 0755);
+			*p = '/';
+		}
+		assert_int_equal(mkdir(dir, 0755), 0);
+		snprintf(file, sizeof(file), "%s/libnd_llp.so", dir);
+		copy_file(tree_at(root, "llp/libnd_llp.so"), file);
+		resolve(&in, &n);
+		expect(&n, rel, SP_NEEDED_PROGRAM);
+		sp_needed_free(&n);
+		assert_int_equal(unlink(file), 0);
+		assert_int_equal(rmdir(dir), 0);
+		resolve(&in, &n);
+		expect(&n, rel, 0);
+		sp_needed_free(&n);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -515,6 +573,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_bad_program),
 		cmocka_unit_test(test_hostile_candidates),
 		cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_dirs_change),
 		cmocka_unit_test(test_timing),
 	};
 
