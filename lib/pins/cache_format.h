@@ -96,7 +96,10 @@ struct sp_cache_kept {
 	uint8_t data[];
 };
 
+struct sp_cache_memo;
+
 struct sp_cache_mem {
+	struct sp_cache_memo *memo;	/* files believed (cache_memo.c) */
 	struct sp_cache_kept *files;
 	size_t bytes;
 	bool failed;		/* a write failed: no more are tried */
@@ -104,6 +107,15 @@ struct sp_cache_mem {
 	sp_cache_say *say;
 	pid_t owner;		/* the process that may say it */
 };
+
+/* cache_memo.c: the file believed under key, a copy into *buf (1), or 0;
+ * put when believed, dropped when written again. */
+int sp_cache_memo_get(const struct sp_cache *c, const char *key, size_t max,
+    void **buf, size_t *len);
+void sp_cache_memo_put(const struct sp_cache *c, const char *key,
+    const void *buf, size_t len);
+void sp_cache_memo_drop(const struct sp_cache *c, const char *key);
+void sp_cache_memo_free(struct sp_cache_memo *m);
 
 /* The file kept under key, or NULL (cache_read.c). */
 const struct sp_cache_kept *sp_cache_kept_find(const struct sp_cache *c,

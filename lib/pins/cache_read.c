@@ -329,12 +329,15 @@ sp_cache_load(const struct sp_cache *c, const char *key,
 	int r;
 
 	memset(tab, 0, sizeof(*tab));
-	r = read_file(c, key, SP_CACHE_MAX_FILE, &buf, &len, err);
-	if (r != 1)
-		return r;
-	if (!authentic(c, key, buf, len, err) || stale(buf, len)) {
-		free(buf);
-		return 0;	/* analyse again */
+	if (sp_cache_memo_get(c, key, SP_CACHE_MAX_FILE, &buf, &len) == 0) {
+		r = read_file(c, key, SP_CACHE_MAX_FILE, &buf, &len, err);
+		if (r != 1)
+			return r;
+		if (!authentic(c, key, buf, len, err) || stale(buf, len)) {
+			free(buf);
+			return 0;	/* analyse again */
+		}
+		sp_cache_memo_put(c, key, buf, len);
 	}
 	if (sp_pintab_decode(buf, body_len(buf, len), tab, err) == -1)
 		return -1;
@@ -351,11 +354,19 @@ sp_cache_read(const struct sp_cache *c, const char *key, size_t max,
 
 	if (max > SP_CACHE_MAX_FILE)
 		max = SP_CACHE_MAX_FILE;
-	r = read_file(c, key, max + sizeof(struct sp_cache_trailer), &file,
-	    &n, err);
-	if (r != 1)
-		return r;
-	if (!authentic(c, key, file, n, err) || (n = body_len(file, n)) == 0) {
+	if (sp_cache_memo_get(c, key, max + sizeof(struct sp_cache_trailer),
+	    &file, &n) == 0) {
+		r = read_file(c, key, max + sizeof(struct sp_cache_trailer),
+		    &file, &n, err);
+		if (r != 1)
+			return r;
+		if (!authentic(c, key, file, n, err)) {
+			free(file);
+			return 0;
+		}
+		sp_cache_memo_put(c, key, file, n);
+	}
+	if ((n = body_len(file, n)) == 0) {
 		free(file);
 		return 0;
 	}

@@ -153,6 +153,7 @@ free_kept(struct sp_cache_mem *m)
 
 	if (m == NULL)
 		return;
+	sp_cache_memo_free(m->memo);
 	for (k = m->files; k != NULL; k = next) {
 		next = k->next;
 		free(k);

@@ -247,6 +247,7 @@ sp_cache_put(const struct sp_cache *c, const char *key, const void *buf,
 
 	/* Once: the trailer may be what carries the file (lib/supervise). */
 	trailer(c, key, buf, len, &t);
+	sp_cache_memo_drop(c, key);	/* believed anew when read */
 	if (m == NULL)
 		return write_file(c, key, buf, len, &t, err);
 	if (!m->failed) {

@@ -214,11 +214,17 @@ test_kept_mac(void **state)
 	assert_int_equal(rmdir(dir), 0);
 	sample(&t, 21);
 	assert_int_equal(sp_cache_store(&c, "f-m", &t, &err), 0);
-	assert_int_equal(loaded(&c, "f-m"), 21);
 	/* A number changed in memory: not believed, made again. */
 	c.mem->files->data[sizeof(struct sp_cache_hdr) + 8] ^= 1;
 	assert_int_equal(sp_cache_load(&c, "f-m", &t, &err), 0);
 	assert_non_null(strstr(err.msg, "not believed"));
+	/* Stored again, believed once: the bytes believed are what later
+	 * loads get (lib/pins/cache_memo.c), whatever the kept copy holds. */
+	sample(&t, 21);
+	assert_int_equal(sp_cache_store(&c, "f-m", &t, &err), 0);
+	assert_int_equal(loaded(&c, "f-m"), 21);
+	c.mem->files->data[sizeof(struct sp_cache_hdr) + 8] ^= 1;
+	assert_int_equal(loaded(&c, "f-m"), 21);
 	sp_cache_close(&c);
 }
 
