@@ -251,7 +251,7 @@ names_syscall(const char *path)
 	bool yes = false;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1)
 		return false;
 	if (fstat(fd, &st) == 0 && st.st_size > 0 && (f = mmap(NULL,
 	    st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) != MAP_FAILED) {

@@ -72,7 +72,7 @@ sp_layout_add_later(struct sp_layout *lo, const char *path,
 	long oi;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1)
 		return sp_error_sys(err, errno, "%s", path);
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_size == 0) {
 		close(fd);

@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -191,6 +192,72 @@ read_all(int fd, char *buf, size_t size)
 	return 0;
 }
 
+/*
+ * The last file parsed, by path and identity: the supervisor reads the
+ * same /etc/ld.so.cache at every exec.  A stat that finds the same
+ * device, inode, size, mtime and ctime finds the same bytes.
+ */
+static struct {
+	char *path;
+	struct stat st;
+	struct sp_ldcache c;
+} last;
+
+static bool
+same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	    a->st_size == b->st_size &&
+	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* A copy of last.c into c: its entries point into c's own data. */
+static int
+copy_last(struct sp_ldcache *c)
+{
+	if ((c->data = malloc(last.c.size + 1)) == NULL ||
+	    (c->ents = malloc((last.c.nents + 1) * sizeof(*c->ents))) ==
+	    NULL) {
+		free(c->data);
+		memset(c, 0, sizeof(*c));
+		return -1;
+	}
+	memcpy(c->data, last.c.data, last.c.size + 1);
+	c->size = last.c.size;
+	c->nents = last.c.nents;
+	for (size_t i = 0; i < c->nents; i++) {
+		c->ents[i] = last.c.ents[i];
+		c->ents[i].key = c->data + (last.c.ents[i].key - last.c.data);
+		c->ents[i].path = c->data + (last.c.ents[i].path -
+		    last.c.data);
+	}
+	return 0;
+}
+
+static void
+remember(const char *file, const struct stat *st, const struct sp_ldcache *c)
+{
+	struct sp_ldcache keep;
+
+	free(last.path);
+	sp_ldcache_free(&last.c);
+	last.path = NULL;
+	if ((last.path = strdup(file)) == NULL)
+		return;
+	last.st = *st;
+	last.c = *c;		/* copied back out of it below */
+	if (copy_last(&keep) == -1) {
+		memset(&last.c, 0, sizeof(last.c));
+		free(last.path);
+		last.path = NULL;
+		return;
+	}
+	last.c = keep;
+}
+
 int
 sp_ldcache_read(const char *file, struct sp_ldcache *c, struct sp_error *err)
 {
@@ -199,7 +266,12 @@ sp_ldcache_read(const char *file, struct sp_ldcache *c, struct sp_error *err)
 	int fd, rc;
 
 	memset(c, 0, sizeof(*c));
-	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) == -1)
+	if (last.path != NULL && strcmp(last.path, file) == 0 &&
+	    stat(file, &st) == 0 && same_file(&st, &last.st))
+		return copy_last(c) == 0 ? 0 : sp_error_set(err,
+		    "out of memory");
+	/* O_NONBLOCK: a FIFO there (a chroot's) would block the open */
+	if ((fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1)
 		return sp_error_sys(err, errno, NULL);
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
 	    (uint64_t)st.st_size > SP_LDCACHE_MAX_FILE) {
@@ -224,6 +296,7 @@ sp_ldcache_read(const char *file, struct sp_ldcache *c, struct sp_error *err)
 		sp_ldcache_free(c);
 		return -1;
 	}
+	remember(file, &st, c);
 	return 0;
 }
 
