@@ -141,8 +141,10 @@ add(char ***v, size_t *n, const char *s)
  * process, unpinned and unconfined, before any pin.  A superset: every
  * candidate ld.so could pick.  LD_PRELOAD's objects are the tree's too.
  */
+/* The objects of PROG at path, resolved as its start in this
+ * environment would; -1 after saying why. */
 static int
-needed(const char *path, char ***v, size_t *n)
+resolve_here(const char *path, struct sp_needed *nd)
 {
 	char real[PATH_MAX];
 	/* $ORIGIN is the real file's directory, as the kernel's exec makes
@@ -153,14 +155,23 @@ needed(const char *path, char ***v, size_t *n)
 	    .ld_preload = getenv("LD_PRELOAD"),
 	    .preload_file = "/etc/ld.so.preload",
 	    .ldcache_file = "/etc/ld.so.cache" };
-	struct sp_needed nd;
 	struct sp_error err;
-	int r = 0;
 
-	if (sp_needed_resolve(&in, &nd, &err) == -1) {
+	if (sp_needed_resolve(&in, nd, &err) == -1) {
 		cli_error("%s", err.msg);
 		return -1;
 	}
+	return 0;
+}
+
+static int
+needed(const char *path, char ***v, size_t *n)
+{
+	struct sp_needed nd;
+	int r = 0;
+
+	if (resolve_here(path, &nd) == -1)
+		return -1;
 	for (size_t i = 0; i < nd.nobjs && r == 0; i++)
 		if (add(v, n, nd.objs[i].path) == -1)
 			r = -1;
@@ -177,15 +188,7 @@ int
 run_audited(const char *path)
 {
 	const char *env = getenv("LD_AUDIT");
-	char real[PATH_MAX];
-	struct sp_needed_in in = { .exe = realpath(path, real) != NULL ?
-	    real : path,
-	    .ld_library_path = getenv("LD_LIBRARY_PATH"),
-	    .ld_preload = getenv("LD_PRELOAD"),
-	    .preload_file = "/etc/ld.so.preload",
-	    .ldcache_file = "/etc/ld.so.cache" };
 	struct sp_needed nd;
-	struct sp_error err;
 	bool audit;
 
 	if (env != NULL && env[0] != '\0') {
@@ -193,10 +196,8 @@ run_audited(const char *path)
 		    "ld.so loads, before any pin", path);
 		return -1;
 	}
-	if (sp_needed_resolve(&in, &nd, &err) == -1) {
-		cli_error("%s", err.msg);
+	if (resolve_here(path, &nd) == -1)
 		return -1;
-	}
 	audit = nd.audit;
 	sp_needed_free(&nd);
 	if (audit)

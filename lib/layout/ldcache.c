@@ -24,6 +24,8 @@
 
 #include <syspin/needed.h>
 
+#include "../util/file.h"
+
 #define MAGIC_NEW "glibc-ld.so.cache1.1"
 #define MAGIC_OLD "ld.so-1.7.0"
 #define HDR_NEW 48u
@@ -203,17 +205,6 @@ static struct {
 	struct sp_ldcache c;
 } last;
 
-static bool
-same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
-	    a->st_size == b->st_size &&
-	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
-	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
-}
-
 /* A copy of last.c into c: its entries point into c's own data. */
 static int
 copy_last(struct sp_ldcache *c)
@@ -267,7 +258,7 @@ sp_ldcache_read(const char *file, struct sp_ldcache *c, struct sp_error *err)
 
 	memset(c, 0, sizeof(*c));
 	if (last.path != NULL && strcmp(last.path, file) == 0 &&
-	    stat(file, &st) == 0 && same_file(&st, &last.st))
+	    stat(file, &st) == 0 && sp_same_stat(&st, &last.st))
 		return copy_last(c) == 0 ? 0 : sp_error_set(err,
 		    "out of memory");
 	/* O_NONBLOCK: a FIFO there (a chroot's) would block the open */

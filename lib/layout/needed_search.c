@@ -240,16 +240,6 @@ struct dir_memo {
 static struct dir_memo memo[MEMO_DIRS];
 static size_t memo_next;
 
-static bool
-same_dir(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
-	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
-	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
-}
-
 static void
 memo_clear(struct dir_memo *m)
 {
@@ -272,7 +262,7 @@ memo_get(struct sp_nd_search *s, const char *dir, struct sp_nd_strv *out)
 		for (size_t k = 0; same && k < m->nseen; k++)
 			same = sp_nd_spend(s) == 0 &&
 			    stat(m->seen[k].path, &st) == 0 &&
-			    S_ISDIR(st.st_mode) && same_dir(&st, &m->seen[k].st);
+			    S_ISDIR(st.st_mode) && sp_same_stat(&st, &m->seen[k].st);
 		if (m->dir == NULL || strcmp(m->dir, dir) != 0)
 			continue;
 		if (!same) {
@@ -381,7 +371,7 @@ probe_dir(struct sp_nd_search *s, const char *dir, struct sp_nd_strv *out)
 		return;
 	probe_dir_once(s, dir, &again);
 	for (k = 0; k < n && !s->failed && same_strv(out, &again); k++)
-		if (stat(seen[k].path, &st) == -1 || !same_dir(&st,
+		if (stat(seen[k].path, &st) == -1 || !sp_same_stat(&st,
 		    &seen[k].st))
 			break;
 	if (k == n && !s->failed && same_strv(out, &again))

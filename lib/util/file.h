@@ -27,4 +27,13 @@ int sp_open_path_fd(int pathfd);
 int sp_open_regular(const char *path, struct stat *st);
 int sp_open_regular_fd(int pathfd, struct stat *st);
 
+/*
+ * Whether a and b are the same file unchanged: device, inode, size, mtime
+ * and ctime (a change to a file or a directory's entries moves its
+ * mtime; one a stat has seen since moves it to a distinct value on the
+ * file systems of 6.13 on).
+ */
+#include <stdbool.h>
+bool sp_same_stat(const struct stat *a, const struct stat *b);
+
 #endif
