@@ -458,6 +458,7 @@ install(struct rt *rt)
 	struct sp_bpf_prog *progs;
 	struct sp_error err;
 	size_t nprogs;
+	long before;
 
 	drop_loader_exec(rt);
 	if (may_uprobe())
@@ -471,7 +472,9 @@ install(struct rt *rt)
 	rt->t[5] = usec();
 	report(rt);
 	seal(rt);
-	rt_place_init(rt->flags & SP_BPF_STRICT);
+	if (!rt_place_init(rt->flags & SP_BPF_STRICT))
+		die("%s", "no sealed guard below the late-code band");
+	before = sp_filters_pid(getpid());
 	if (sp_bpf_install(progs, nprogs, have_sys_admin() ?
 	    SP_BPF_INSTALL_NO_NNP : 0, &err) == -1) {
 		/* ENOMEM: the stack of filters inherited from pinned
@@ -480,6 +483,11 @@ install(struct rt *rt)
 			die_nested(nprogs);
 		die("%s", err.msg);
 	}
+	/* A filter of the process's may have answered our seccomp(2) with
+	 * 0 without running it (lib/supervise/verify.c): the count says. */
+	if (before < 0 || sp_filters_pid(getpid()) != before + (long)nprogs)
+		die("%s", "the filter is not installed: a filter of the "
+		    "process answered seccomp(2) without running it");
 	rt->t[6] = usec();
 	if (rt->verbose)
 		fprintf(stderr, "syspin-rt: %s[%ld]: %zu objects, %zu ranges, "

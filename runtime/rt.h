@@ -8,6 +8,6 @@
 /* Reserves the band's arena and installs the SIGSYS handler that places
  * new code there (rt_place.c; with no_new_code, refuses it).  Before the
  * filter. */
-void rt_place_init(bool no_new_code);
+bool rt_place_init(bool no_new_code);
 
 #endif

@@ -99,13 +99,20 @@ on_sigsys(int sig, siginfo_t *si, void *ucv)
 	errno = saved;
 }
 
-void
+bool
 rt_place_init(bool no_new_code)
 {
+	uint64_t guard = SP_BAND_START - SP_BAND_GUARD;
 	struct sigaction sa;
 	long r;
 
 	strict = no_new_code;
+	/* what grows down in the band stops at a sealed page below it
+	 * (lib/supervise/pin.c, reserve_arena) */
+	if (sp_raw_mmap(guard, SP_BAND_GUARD, PROT_NONE, MAP_PRIVATE |
+	    MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0) !=
+	    (long)guard || sp_raw_mseal(guard, SP_BAND_GUARD, 0) != 0)
+		return false;
 	r = sp_raw_mmap(SP_BAND_START, SP_BAND_ARENA, PROT_NONE, MAP_PRIVATE |
 	    MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
 	reserved = (uint64_t)r == SP_BAND_START;
@@ -115,4 +122,5 @@ rt_place_init(bool no_new_code)
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGSYS, &sa, NULL);
+	return true;
 }

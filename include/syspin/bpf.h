@@ -141,6 +141,9 @@ struct sp_bpf_pin {
 /* The band's first bytes, reserved (PROT_NONE) when an image is pinned:
  * mappings placed for it go there, and nothing else does. */
 #define SP_BAND_ARENA	(64ull << 30)
+/* Just below the band, a sealed PROT_NONE page: what grows down in the
+ * band (a mapping with VM_GROWSDOWN moved there) stops at it. */
+#define SP_BAND_GUARD	4096ull
 
 /* An executable range of the pinned image: [start, end). */
 struct sp_bpf_range {

@@ -59,6 +59,14 @@ void sp_maps_free(struct sp_map *maps, size_t nmaps);
  * -1 when unknown. */
 int sp_proc_status(pid_t pid, const char *field, int base,
     unsigned long long *value);
+/* The fields of /proc/PID/status the supervisor looks at, in one read
+ * (unknown: every capability, -1). */
+struct sp_proc_state {
+	unsigned long long cap_prm, cap_eff;
+	long filters;		/* Seccomp_filters */
+	int no_new_privs;
+};
+int sp_proc_state(pid_t pid, struct sp_proc_state *st);
 /* Seccomp_filters of a process, from /proc/PID/status; -1 unknown. */
 long sp_filters_pid(pid_t pid);
 

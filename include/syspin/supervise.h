@@ -173,7 +173,8 @@ struct sp_pin_result {
 	uint64_t trap;		/* where our calls are made (the vDSO's) */
 	long reused;		/* >= 0: moved to prior[reused]'s addresses,
 				   judged by its filter; nothing else here
-				   is set but sig and entry */
+				   is set but sig, entry and filters */
+	long filters;		/* the process's seccomp filters after */
 };
 
 void sp_pin_result_free(struct sp_pin_result *res);
@@ -188,6 +189,9 @@ void sp_pin_result_free(struct sp_pin_result *res);
 				   (syspin filter) */
 #define SP_PIN_TRACE_ALL 0x8u	/* install one instruction that stops
 				   every call (syspin trace) */
+#define SP_PIN_CHECK_SEALS 0x10u /* the process has filters the supervisor
+				   did not install, which may answer its
+				   mseal(2) calls: check each seal (smaps) */
 
 /*
  * Pins the tracee pid, stopped at the end of its execve: layout (with
@@ -207,10 +211,12 @@ int sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 /*
  * Seals what ld.so mapped in the slots (and the unused slots), once the
  * image reaches its entry point; the slot region must hold only the
- * objects that were placed there.  -1 with err: kill it.
+ * objects that were placed there.  With check, each seal is checked in
+ * the kernel's account (the process has filters of its own, which may
+ * answer mseal(2)).  -1 with err: kill it.
  */
 int sp_pin_seal_slots(pid_t pid, const struct sp_pin_result *res,
-    const bool *placed, struct sp_error *err);
+    const bool *placed, bool check, struct sp_error *err);
 
 /*
  * syspin filter -p PID: the program the supervisor would build for pid's

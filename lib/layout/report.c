@@ -181,29 +181,70 @@ sp_report_read(const char *path, struct sp_layout *lo,
 	return ret;
 }
 
-int
-sp_proc_status(pid_t pid, const char *field, int base,
-    unsigned long long *value)
+/* /proc/PID/status into buf (one read: the kernel makes it whole). */
+static int
+status_read(pid_t pid, char *buf, size_t size)
 {
-	char path[64], buf[4096], *p;
-	size_t len = strlen(field);
+	char path[64];
 	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
+	return 0;
+}
+
+static int
+status_field(const char *buf, const char *field, int base,
+    unsigned long long *value)
+{
+	size_t len = strlen(field);
+	const char *p;
+
 	for (p = buf; p != NULL; p = (p = strchr(p, '\n')) ? p + 1 : NULL)
 		if (strncmp(p, field, len) == 0 && p[len] == ':') {
 			*value = strtoull(p + len + 1, NULL, base);
 			return 0;
 		}
 	return -1;
+}
+
+int
+sp_proc_status(pid_t pid, const char *field, int base,
+    unsigned long long *value)
+{
+	char buf[4096];
+
+	if (status_read(pid, buf, sizeof(buf)) == -1)
+		return -1;
+	return status_field(buf, field, base, value);
+}
+
+int
+sp_proc_state(pid_t pid, struct sp_proc_state *st)
+{
+	unsigned long long v;
+	char buf[4096];
+
+	st->cap_prm = st->cap_eff = ~0ull;	/* unknown: the worst */
+	st->filters = st->no_new_privs = -1;
+	if (status_read(pid, buf, sizeof(buf)) == -1)
+		return -1;
+	if (status_field(buf, "CapPrm", 16, &v) == 0)
+		st->cap_prm = v;
+	if (status_field(buf, "CapEff", 16, &v) == 0)
+		st->cap_eff = v;
+	if (status_field(buf, "Seccomp_filters", 10, &v) == 0)
+		st->filters = (long)v;
+	if (status_field(buf, "NoNewPrivs", 10, &v) == 0)
+		st->no_new_privs = (int)v;
+	return 0;
 }
 
 long

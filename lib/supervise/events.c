@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "supervise_int.h"
+#include "verify.h"
 
 void
 sp_sup_comm(pid_t pid, char *buf, size_t size)
@@ -217,7 +218,11 @@ pin(struct sup *s, struct proc *p, struct chain **chain, struct sp_error *err)
 	else if (s->o->observe != NULL)
 		how |= SP_PIN_TRACE_ALL;
 	if (p->pid == s->main && !s->main_pinned)
-		how |= SP_PIN_FIRST;
+		how |= SP_PIN_FIRST;	/* what it has is its caller's */
+	else if (sp_verify_filters(p->pid) != p->filters_known)
+		p->own_filters = true;
+	if (p->own_filters)
+		how |= SP_PIN_CHECK_SEALS;
 	if ((img = calloc(1, sizeof(*img))) == NULL) {
 		sp_error_set(err, "out of memory");
 		return NULL;
@@ -229,6 +234,7 @@ pin(struct sup *s, struct proc *p, struct chain **chain, struct sp_error *err)
 		sp_image_drop(img);
 		return NULL;
 	}
+	p->filters_known = img->pin.filters;
 	if (img->pin.reused >= 0) {
 		struct image *same = sp_image_ref(imgs[img->pin.reused]);
 		p->pending_sig = img->pin.sig;
@@ -363,6 +369,28 @@ entry_record(struct sup *s, const struct proc *p, const uint64_t key[4])
 	}
 }
 
+/* Whether the supervisor knows other threads of p's process. */
+static bool
+threads(const struct sup *s, const struct proc *p)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (&s->procs[i] != p && s->procs[i].tgid == p->tgid)
+			return true;
+	return false;
+}
+
+/* The filters every thread of p's process has now (TSYNC made their
+ * filters p's), as the supervisor knows them. */
+static void
+known(struct sup *s, const struct proc *p, long n)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (&s->procs[i] == p || s->procs[i].tgid == p->tgid) {
+			s->procs[i].filters_known = n;
+			s->procs[i].own_filters |= p->own_filters;
+		}
+}
+
 /* Every thread of p's process stops at every call from now on. */
 static void
 stop_all(struct sup *s, const struct proc *p)
@@ -380,11 +408,14 @@ stop_all(struct sup *s, const struct proc *p)
  * -1 with err when the process cannot run on.
  */
 static int
-end_startup(struct sup *s, struct proc *p, struct sp_error *err)
+end_startup(struct sup *s, struct proc *p, long before, struct sp_error *err)
 {
 	struct sock_filter one = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
 	struct sp_bpf_prog all = { &one, 1 };
+	struct sp_frozen *f;
 	uint64_t key[4];
+	long n;
+	int r;
 
 	if (p->sp->entry.len > 0 || s->o->observe != NULL ||
 	    sp_sup_entry_filter(&p->img->pin, &p->sp->entry) == -1 ||
@@ -393,25 +424,26 @@ end_startup(struct sup *s, struct proc *p, struct sp_error *err)
 	sp_sup_entry_key(&p->img->pin, key);
 	if (entry_installed(p, key))
 		return 0;
-	if (sp_sup_entry_install(p->pid, p->img->pin.trap, &p->sp->entry,
-	    err) == 0) {
+	/* A constructor's threads stopped: none installs a filter of its own
+	 * between the count and ours (verify.c). */
+	f = threads(s, p) ? sp_sup_freeze(s, p->pid) : NULL;
+	if (f != NULL && (n = sp_verify_filters(p->pid)) != before) {
+		p->own_filters = true;	/* one came meanwhile */
+		before = n;
+	}
+	if ((r = sp_sup_entry_install(p->pid, p->img->pin.trap,
+	    &p->sp->entry, err)) == 0)
 		entry_record(s, p, key);
-		return 0;
-	}
-	if (err->code == ENOMEM) {
-		if (sp_sup_entry_install(p->pid, p->img->pin.trap, &all,
-		    err) == -1)
-			return -1;
+	else if (err->code == ENOMEM && (r = sp_sup_entry_install(p->pid,
+	    p->img->pin.trap, &all, err)) == 0)
 		stop_all(s, p);
-		return 0;
-	}
-	/* a thread of a constructor's with filters of its own: the image
-	 * keeps ld.so's exec site, as before */
-	if (s->o->pin.verbose)
-		fprintf(stderr, "syspin: [%ld]: %s\n", (long)p->pid, err->msg);
-	free(p->sp->entry.insns);
-	memset(&p->sp->entry, 0, sizeof(p->sp->entry));
-	return 0;
+	/* Installed, or the image may not run on: where it stayed, ld.so's
+	 * exec sites and the room of the slots would stay open to it. */
+	if (r == 0 && (r = sp_verify_installed(p->pid, before + 1, false,
+	    err)) == 0)
+		known(s, p, before + 1);
+	sp_sup_thaw(s, f);
+	return r;
 }
 
 int
@@ -420,6 +452,7 @@ sp_sup_on_trap(struct sup *s, pid_t pid)
 	struct proc *p = sp_sup_proc(s, pid, false);
 	struct user_regs_struct r;
 	struct sp_error err;
+	long before;
 
 	if (!at_breakpoint(pid, p, &r))
 		return SIGTRAP;		/* not ours: the program's own */
@@ -428,9 +461,12 @@ sp_sup_on_trap(struct sup *s, pid_t pid)
 	if (p->img == NULL || p->sp == NULL)
 		return 0;
 	p->sp->startup = false;
-	if (sp_pin_seal_slots(pid, &p->img->pin, p->sp->placed, &err) == -1)
+	if ((before = sp_verify_filters(pid)) != p->filters_known)
+		p->own_filters = true;
+	if (sp_pin_seal_slots(pid, &p->img->pin, p->sp->placed,
+	    p->own_filters, &err) == -1)
 		return sp_sup_refuse(s, pid, err.msg);
-	if (end_startup(s, p, &err) == -1)
+	if (end_startup(s, p, before, &err) == -1)
 		return sp_sup_refuse(s, pid, err.msg);
 	return 0;
 }

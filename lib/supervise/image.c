@@ -134,6 +134,8 @@ sp_sup_inherit(struct proc *c, const struct proc *parent, bool vm)
 	c->bp_hw = false;
 	c->bp_byte = parent->bp_byte;
 	c->stops_all = parent->stops_all;
+	c->filters_known = parent->filters_known;
+	c->own_filters = parent->own_filters;
 	c->exec_pending = false;
 	free(c->entry_keys);
 	c->entry_keys = NULL;

@@ -141,6 +141,7 @@ sp_pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
 			*kret = ret;
 			return 0;
 		}
+		j->installed++;		/* checked by its count: verify.c */
 	}
 	return 0;
 }

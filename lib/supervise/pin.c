@@ -138,23 +138,21 @@ sp_pin_mmap(struct job *j, uint64_t addr, uint64_t len, uint64_t prot,
  * `syscall` in it, outside every range the filters know.
  */
 static unsigned
-image_flags(pid_t pid, unsigned flags)
+image_flags(const struct sp_proc_state *st, unsigned flags)
 {
-	unsigned long long cap;
-
-	if (sp_proc_status(pid, "CapPrm", 16, &cap) != 0 ||
-	    ((cap >> CAP_SYS_ADMIN) & 1) || ((cap >> 38) & 1))
+	if (((st->cap_prm >> CAP_SYS_ADMIN) & 1) || ((st->cap_prm >> 38) & 1))
 		flags |= SP_BPF_NO_PERF;
 	return flags;
 }
 
-static bool
-has_sys_admin(pid_t pid)
+int
+sp_pin_seal(struct job *j, uint64_t a, uint64_t len, struct sp_error *err)
 {
-	unsigned long long cap;
+	long ret;
 
-	return sp_proc_status(pid, "CapEff", 16, &cap) == 0 &&
-	    ((cap >> CAP_SYS_ADMIN) & 1);
+	if (sp_seals_add(&j->seals, a, len) == -1)
+		return sp_error_set(err, "out of memory");
+	return sp_pin_call(j, SP_NR_MSEAL, a, len, 0, 0, &ret, err);
 }
 
 /*
@@ -162,15 +160,32 @@ has_sys_admin(pid_t pid)
  * places go there (band.c), and nothing else lands in it.  Where the
  * reservation fails (RLIMIT_AS), placements still go there, with
  * MAP_FIXED_NOREPLACE.
+ *
+ * Below the band, a sealed PROT_NONE page: memory that grows down (a
+ * piece of the stack mremap'ed into the band keeps VM_GROWSDOWN, blind
+ * round 3, F2), made executable in the band under --allow-jit, would
+ * otherwise grow out of it, where every filter lets calls through.  A
+ * mapping grows into a gap only: never over another.
  */
-static void
-reserve_arena(struct job *j)
+static int
+reserve_arena(struct job *j, struct sp_error *err)
 {
+	uint64_t guard = SP_BAND_START - SP_BAND_GUARD;
 	long ret;
-	struct sp_error err;
 
-	(void)sp_pin_mmap(j, SP_BAND_START, SP_BAND_ARENA, PROT_NONE,
-	    MAP_PRIVATE | MAP_NORESERVE | MAP_FIXED_NOREPLACE, &ret, &err);
+	/* one mapping, the guard's page sealed alone: one call fewer */
+	if (sp_pin_mmap(j, guard, SP_BAND_GUARD + SP_BAND_ARENA, PROT_NONE,
+	    MAP_PRIVATE | MAP_NORESERVE | MAP_FIXED_NOREPLACE, &ret,
+	    err) == -1)
+		return -1;
+	if ((uint64_t)ret != guard && sp_pin_mmap(j, guard, SP_BAND_GUARD,
+	    PROT_NONE, MAP_PRIVATE | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
+	    &ret, err) == -1)
+		return -1;
+	if ((uint64_t)ret != guard)
+		return sp_error_set(err, "no room for the guard below the "
+		    "late-code band at 0x%llx", (unsigned long long)guard);
+	return sp_pin_seal(j, guard, SP_BAND_GUARD, err);
 }
 
 /* Whether pid's main stack is executable (-z execstack). */
@@ -216,14 +231,13 @@ guard_stack(struct job *j, struct sp_error *err)
 	if (ret != (long)bottom)
 		return sp_error_set(err, "no room for a guard below the "
 		    "executable stack");
-	return sp_pin_call(j, SP_NR_MSEAL, bottom, 4096, 0, 0, &ret, err);
+	return sp_pin_seal(j, bottom, 4096, err);
 }
 
 /* What the kernel mapped is sealed now; what ld.so maps, at the entry. */
 static int
 seal_mapped(struct job *j, struct sp_error *err)
 {
-	long ret;
 	size_t i;
 
 	for (i = 0; i < j->lo.nranges; i++) {
@@ -233,8 +247,7 @@ seal_mapped(struct job *j, struct sp_error *err)
 		    (o->kind == SP_OBJ_FILE && r->start >= j->slot_lo &&
 		    r->start < j->slot_hi))
 			continue;
-		if (sp_pin_call(j, SP_NR_MSEAL, r->start, r->end - r->start, 0,
-		    0, &ret, err) == -1)
+		if (sp_pin_seal(j, r->start, r->end - r->start, err) == -1)
 			return -1;
 	}
 	return 0;
@@ -246,17 +259,21 @@ install(struct job *j, unsigned how, struct sp_pin_result *res,
 {
 	long ret;
 
-	reserve_arena(j);
-	if (guard_stack(j, err) == -1)
+	if (reserve_arena(j, err) == -1 || guard_stack(j, err) == -1)
 		return -1;
 	if (j->nslots > 0 && sp_startup_reserve(j, err) == -1)
 		return -1;
 	if (!(how & SP_PIN_STOPS_ALL) && sp_pin_make_area(j, err) == -1)
 		return -1;
-	if (!has_sys_admin(j->pid) && (sp_pin_call(j, SYS_prctl,
-	    PR_SET_NO_NEW_PRIVS, 1, 0, 0, &ret, err) == -1 || ret != 0))
-		return ret != 0 ? sp_error_sys(err, (int)-ret,
-		    "no_new_privs") : -1;
+	/* unknown capabilities (all bits) are no reason to skip it */
+	if (j->st.cap_eff == ~0ull || !((j->st.cap_eff >> CAP_SYS_ADMIN) & 1)) {
+		if (sp_pin_call(j, SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0,
+		    &ret, err) == -1)
+			return -1;
+		if (ret != 0)
+			return sp_error_sys(err, (int)-ret, "no_new_privs");
+		j->nnp = true;
+	}
 	if (seal_mapped(j, err) == -1)
 		return -1;
 	if (how & SP_PIN_STOPS_ALL) {	/* every call stops already */
@@ -276,6 +293,24 @@ install(struct job *j, unsigned how, struct sp_pin_result *res,
 	if (ret != 0)
 		return sp_error_sys(err, (int)-ret, "seccomp in the process");
 	return 0;
+}
+
+/*
+ * What install did, checked where the kernel keeps it (verify.c): the
+ * filters by their count, the seals where the process has filters the
+ * supervisor did not install.
+ */
+static int
+installed(struct job *j, unsigned how, struct sp_error *err)
+{
+	if (j->filters < 0)
+		return sp_error_set(err, "cannot read the process's seccomp "
+		    "filter count");
+	if (sp_verify_installed(j->pid, j->filters + (long)j->installed,
+	    j->nnp, err) == -1)
+		return -1;
+	return how & SP_PIN_CHECK_SEALS ? sp_verify_sealed(j->pid, &j->seals,
+	    err) : 0;
 }
 
 /* --deny / --allow: the supervisor answers (verdict.c). */
@@ -359,11 +394,10 @@ static int
 install_reused(struct job *j, const struct sp_pin_result *a,
     struct sp_error *err)
 {
-	long ret;
 	size_t i;
 
-	reserve_arena(j);
-	if (j->nslots > 0 && sp_startup_reserve(j, err) == -1)
+	if (reserve_arena(j, err) == -1 ||
+	    (j->nslots > 0 && sp_startup_reserve(j, err) == -1))
 		return -1;
 	for (i = 0; i < a->lo.nranges; i++) {
 		const struct sp_layout_range *r = &a->lo.ranges[i];
@@ -371,8 +405,7 @@ install_reused(struct job *j, const struct sp_pin_result *a,
 		if ((k != SP_OBJ_FILE && k != SP_OBJ_VDSO) ||
 		    (r->start >= a->slot_lo && r->start < a->slot_hi))
 			continue;
-		if (sp_pin_call(j, SP_NR_MSEAL, r->start, r->end - r->start, 0,
-		    0, &ret, err) == -1)
+		if (sp_pin_seal(j, r->start, r->end - r->start, err) == -1)
 			return -1;
 	}
 	return 0;
@@ -429,7 +462,9 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 	memset(res, 0, sizeof(*res));
 	j.pid = pid;
 	j.o = o;
-	j.flags = image_flags(pid, o->flags);
+	(void)sp_proc_state(pid, &j.st);
+	j.flags = image_flags(&j.st, o->flags);
+	j.filters = j.st.filters;
 	j.first = how & SP_PIN_FIRST;
 	j.in.pid = pid;
 	j.in.pass_trace = true;
@@ -437,6 +472,9 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 		r = how & SP_PIN_DRY ? 0 : reused >= 0 ?
 		    install_reused(&j, prior[reused], err) :
 		    install(&j, how, res, err);
+	if (r == 0 && !(how & SP_PIN_DRY))
+		r = installed(&j, how, err);
+	res->filters = j.filters + (long)j.installed;
 	if (sp_pin_restore(&j, &rerr) == -1 && r == 0)
 		r = sp_error_set(err, "%s", rerr.msg);
 	res->reused = reused;
@@ -457,6 +495,7 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 	sp_placement_free(&j.pl);
 	sp_layout_free(&j.lo);
 	sp_startup_free(j.slots, j.nslots);
+	sp_seals_free(&j.seals);
 	return r;
 }
 
@@ -484,7 +523,8 @@ sp_pin_rebuild(pid_t pid, const struct sp_pin_opts *o,
 	memset(res, 0, sizeof(*res));
 	j.pid = pid;
 	j.o = o;
-	j.flags = image_flags(pid, o->flags);
+	(void)sp_proc_state(pid, &j.st);
+	j.flags = image_flags(&j.st, o->flags);
 	j.in.pid = pid;
 	if (sp_auxv_pid(pid, &j.aux, err) == 0 &&
 	    sp_layout_pid(pid, &j.lo, err) == 0) {

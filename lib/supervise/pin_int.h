@@ -8,6 +8,7 @@
 #include <syspin/supervise.h>
 #include <syspin/placement.h>
 #include "../util/raw.h"
+#include "verify.h"
 
 /* ldso_run.c: what ld.so run by name was told (`ld.so [OPT]... PROG`). */
 struct sp_ldso_run {
@@ -45,6 +46,13 @@ struct job {
 	/* ... and runs PROG, slots[0], whose entry is this far into it */
 	bool ldso_runs;
 	uint64_t prog_entry_off;
+	/* the process's filter count before our installs, and the programs
+	 * the kernel accepted since; the ranges our mseal calls named */
+	struct sp_proc_state st;	/* its status as the pin began */
+	long filters;
+	size_t installed;
+	bool nnp;			/* we set no_new_privs */
+	struct sp_seals seals;
 };
 
 /* Does the image get start-up slots (a dynamic one, or ld.so PROG)?
@@ -59,6 +67,8 @@ int sp_pin_reach(struct job *j, struct sp_error *err);
 /* Runs nr(a0..a5) in the tracee at its trap. */
 int sp_pin_call(struct job *j, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
     uint64_t a3, long *ret, struct sp_error *err);
+/* mseal(2) of [a, a + len) in the tracee, remembered for verify.c. */
+int sp_pin_seal(struct job *j, uint64_t a, uint64_t len, struct sp_error *err);
 int sp_pin_mmap(struct job *j, uint64_t addr, uint64_t len, uint64_t prot,
     uint64_t flags, long *ret, struct sp_error *err);
 /* install.c: room in the tracee for j's programs (below its stack, else a

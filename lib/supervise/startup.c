@@ -506,11 +506,14 @@ check_region(pid_t pid, const struct sp_pin_result *res, const bool *placed,
 }
 
 static int
-seal(struct sp_inject *in, uint64_t a, uint64_t len, struct sp_error *err)
+seal(struct sp_inject *in, struct sp_seals *done, uint64_t a, uint64_t len,
+    struct sp_error *err)
 {
 	uint64_t args[6] = { a, len, 0, 0, 0, 0 };
 	long ret;
 
+	if (sp_seals_add(done, a, len) == -1)
+		return sp_error_set(err, "out of memory");
 	return sp_inject_syscall(in, SP_NR_MSEAL, args, 6, &ret, err);
 }
 
@@ -521,10 +524,11 @@ seal(struct sp_inject *in, uint64_t a, uint64_t len, struct sp_error *err)
  */
 int
 sp_pin_seal_slots(pid_t pid, const struct sp_pin_result *res,
-    const bool *placed, struct sp_error *err)
+    const bool *placed, bool check, struct sp_error *err)
 {
 	struct sp_inject in = { .pid = pid, .trap = res->trap,
 	    .pass_trace = true };
+	struct sp_seals done = { NULL, 0, 0 };
 	struct user_regs_struct regs;
 	size_t i;
 	long k;
@@ -541,13 +545,16 @@ sp_pin_seal_slots(pid_t pid, const struct sp_pin_result *res,
 		if (res->lo.objs[g->obj].kind != SP_OBJ_FILE ||
 		    (k = slot_at(res, g->start)) < 0 || !placed[k])
 			continue;
-		r = seal(&in, g->start, g->end - g->start, err);
+		r = seal(&in, &done, g->start, g->end - g->start, err);
 	}
 	for (i = 0; i < res->nslots && r == 0; i++)
 		if (!placed[i])
-			r = seal(&in, res->slots[i].base, res->slots[i].room,
-			    err);
+			r = seal(&in, &done, res->slots[i].base,
+			    res->slots[i].room, err);
 	if (ptrace(PTRACE_SETREGS, pid, 0, &regs) == -1 && r == 0)
 		r = sp_error_sys(err, errno, "ptrace setregs");
+	if (r == 0 && check)
+		r = sp_verify_sealed(pid, &done, err);
+	sp_seals_free(&done);
 	return r;
 }

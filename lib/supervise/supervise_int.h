@@ -78,6 +78,11 @@ struct proc {
 				   process's too (CLONE_FILES) */
 	bool halted;		/* in a stop we took and have not resumed
 				   (connect.c must not wait for another) */
+	/* The seccomp filters the supervisor knows its thread has: syspin's
+	 * caller's and ours (a fork inherits them, an exec keeps them).  A
+	 * count above it is the tree's own filters: verify.c. */
+	long filters_known;
+	bool own_filters;	/* it had more once: they stay (exec too) */
 	/* The entry filters its process has (entry.c), by key: a fork
 	 * inherits them, an exec keeps them. */
 	uint64_t (*entry_keys)[4];

@@ -75,7 +75,7 @@ ptrace-parent mem-parent vmwrite-parent getfd-parent
 ptrace-victim mem-victim vmwrite-victim getfd-victim
 tiocsti tioclinux
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
-user-notif
+user-notif fake-pin fake-seal stackmove
 env-flags-a env-flags-t env-flags-j env-filling env-dlopen env-clear env-cachedir
 forged-table forged-table-rerun forged-default forged-default-rerun
 filter"
@@ -224,6 +224,8 @@ invoke() {	# how name mark
 	case $name in
 	execstack) $how "$E/escape_execstack" "$mark" ;;
 	execstack-far) $how "$E/escape_execstack" "$mark" far ;;
+	fake-pin|fake-seal|stackmove)
+		$how "$E/escape_answer" $name "$mark" ;;
 	slot-map|slot-reexec|page-zero)
 		$how "$E/escape_slot" $name "$mark" ;;
 	dt-audit)
