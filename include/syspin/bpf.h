@@ -41,7 +41,12 @@
  *     perf_event_open of every task (pid -1) or of a cgroup, and one of
  *     another process is `check` (only a process of the tree may be
  *     observed: the kernel lets CAP_PERFMON or CAP_SYS_ADMIN read any
- *     process's memory through its samples); with SP_BPF_NO_CLOCK no
+ *     process's memory through its samples), prlimit64 of another process
+ *     is `check` (a raised core or CPU limit gets its memory written to a
+ *     core file), no F_SETSIG of a signal that dumps core; with
+ *     SP_BPF_GUARD kill, tkill, tgkill, rt_sigqueueinfo,
+ *     rt_tgsigqueueinfo and pidfd_send_signal of a signal that dumps core
+ *     are `check` (only a process of the tree); with SP_BPF_NO_CLOCK no
  *     settimeofday, adjtimex, clock_settime or clock_adjtime of
  *     CLOCK_REALTIME or CLOCK_TAI; with SP_BPF_CONNECT every connect and listen
  *     is `check`, with SP_BPF_NO_PERF every one denied; with SP_BPF_NO_UNIX

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/user.h>
 #include <time.h>
 
 #include <linux/filter.h>
@@ -52,6 +53,10 @@ struct sp_inject {
 	bool seccomp_stop;	/* a filter answered SECCOMP_RET_TRACE */
 	bool pass_trace;	/* our own filters stop our calls too (the
 				   process stops every call): let them run */
+	/* the registers after the last call (each call sets the ones it
+	 * uses: no need to read them again) */
+	struct user_regs_struct regs;
+	bool have_regs;
 };
 
 /*
@@ -69,6 +74,11 @@ int sp_inject_syscall(struct sp_inject *in, long nr, const uint64_t *args,
 int sp_mem_read(pid_t pid, uint64_t addr, void *buf, size_t len,
     struct sp_error *err);
 int sp_mem_write(pid_t pid, uint64_t addr, const void *buf, size_t len,
+    struct sp_error *err);
+/* One byte of the tracee's code set to v (*old: what it was), through
+ * ptrace's word access: two calls, where a write to read-only code costs
+ * the above four. */
+int sp_mem_poke_byte(pid_t pid, uint64_t addr, uint8_t v, uint8_t *old,
     struct sp_error *err);
 
 /* ---- the layout of another process (layout_pid.c) ---- */

@@ -38,6 +38,13 @@
 #define PERF_FLAG_PID_CGROUP_ 0x4u
 #define CLOCK_REALTIME_	0u
 #define CLOCK_TAI_	11u
+#define F_SETSIG_	10u
+/* The signals whose default action dumps core (signal(7)): SIGQUIT,
+ * SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGXCPU, SIGXFSZ,
+ * SIGSYS.  A core is the process's memory, written where its owner may
+ * read it. */
+#define CORE_SIGNALS_	(1u << 3 | 1u << 4 | 1u << 5 | 1u << 6 | 1u << 7 | \
+			 1u << 8 | 1u << 11 | 1u << 24 | 1u << 25 | 1u << 31)
 
 struct numrule {
 	uint32_t nr;
@@ -56,6 +63,9 @@ static const struct numrule x86_64_rules[] = {
 	{ 159, R_CLOCKSET }, { 164, R_CLOCKSET }, { 227, R_CLOCKID },
 	{ 249, R_REQKEY },
 	{ 298, R_PERF }, { 305, R_CLOCKID }, { 321, R_BPF },
+	{ 302, R_PRLIMIT }, { 72, R_FCNTL },
+	{ 62, R_SIGNAL1 }, { 200, R_SIGNAL1 }, { 129, R_SIGNAL1 },
+	{ 424, R_SIGNAL1 }, { 234, R_SIGNAL2 }, { 297, R_SIGNAL2 },
 };
 
 /* 32-bit calls run only from pinned 32-bit sites, which the analysis
@@ -200,6 +210,11 @@ sp_policy_cont(const struct norm *in, int abi, uint32_t nr,
 		break;
 	case R_UNIXSOCK:
 		if (!(flags & SP_BPF_NO_UNIX))
+			r = R_NONE;
+		break;
+	case R_SIGNAL1:
+	case R_SIGNAL2:		/* only a supervisor can tell the tree */
+		if (!(flags & SP_BPF_GUARD))
 			r = R_NONE;
 		break;
 	default:
@@ -558,6 +573,20 @@ out:
 	free(br);
 }
 
+/* Jumps to core when args[arg] is a signal that dumps core, else to
+ * other. */
+static void
+emit_core_signal(struct pgen *g, uint32_t f, unsigned arg, uint32_t core,
+    uint32_t other)
+{
+	ld(g, f, arg);
+	jump(g, f, BPF_JGE, 32, other, NEXT);
+	sp_asm_emit(&g->a, f, BPF_MISC | BPF_TAX, 0, 0, 0);
+	sp_asm_emit(&g->a, f, BPF_LD | BPF_IMM, 1, 0, 0);
+	sp_asm_emit(&g->a, f, BPF_ALU | BPF_LSH | BPF_X, 0, 0, 0);
+	jset(g, f, CORE_SIGNALS_, core, other);
+}
+
 /* Rules of every call (2.). */
 static void
 emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
@@ -626,6 +655,21 @@ emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
 		ld(g, f, 0);
 		jeq(g, f, CLOCK_REALTIME_, deny, NEXT);
 		jeq(g, f, CLOCK_TAI_, deny, allow);
+		break;
+	case R_PRLIMIT:		/* (pid, resource, new, old): 0 is itself */
+		ld(g, f, 0);
+		jeq(g, f, 0, allow, g->ret[RET_CHECK]);
+		break;
+	case R_SIGNAL1:		/* kill, tkill, rt_sigqueueinfo, pidfd_send_signal */
+		emit_core_signal(g, f, 1, g->ret[RET_CHECK], allow);
+		break;
+	case R_SIGNAL2:		/* tgkill, rt_tgsigqueueinfo */
+		emit_core_signal(g, f, 2, g->ret[RET_CHECK], allow);
+		break;
+	case R_FCNTL:		/* F_SETSIG: the signal SIGIO's owner gets */
+		ld(g, f, 1);
+		jeq(g, f, F_SETSIG_, NEXT, allow);
+		emit_core_signal(g, f, 2, deny, allow);
 		break;
 	default:
 		break;

@@ -34,7 +34,8 @@ enum rule {
 	/* every call's (bpf.h, 2.) */
 	R_IOCTL, R_SECCOMP, R_KEYCTL, R_ARCH_PRCTL, R_PTRACE, R_NOPTRACE,
 	R_CLONE, R_CLONE3, R_BPF, R_PERF, R_CLOCKSET, R_CLOCKID, R_REQKEY,
-	R_CONNECT, R_UNIXSOCK, R_NOGETFD,
+	R_CONNECT, R_UNIXSOCK, R_NOGETFD, R_PRLIMIT, R_SIGNAL1, R_SIGNAL2,
+	R_FCNTL,
 };
 
 /* Where a call comes from, for the rules. */

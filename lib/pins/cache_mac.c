@@ -271,6 +271,10 @@ key_create(long ring, const char *name, struct sp_error *err)
 	return id;
 }
 
+/* The serial of the key user_key() read, -1 before: what
+ * sp_cache_key_readable() looks for. */
+static long user_key_id = -1;
+
 /*
  * Whether this process can read the key some way other than
  * KEYCTL_GET_PERSISTENT: through a keyring it possesses (its session
@@ -286,8 +290,12 @@ read_from(long ring)
 	bool got = false;
 	long id;
 
+	/* A key of that name that is not the key (its serial is another:
+	 * one the tree planted in the user keyring, say) is not: refusing
+	 * for it would let any tree stop every later run of its user. */
 	if ((id = kctl(KEYCTL_SEARCH, (unsigned long)ring,
-	    (unsigned long)"user", (unsigned long)KEY_NAME)) != -1)
+	    (unsigned long)"user", (unsigned long)KEY_NAME)) != -1 &&
+	    (user_key_id == -1 || id == user_key_id))
 		got = kctl(KEYCTL_READ, id, (unsigned long)buf,
 		    sizeof(buf)) > 0;
 	explicit_bzero(buf, sizeof(buf));
@@ -342,6 +350,8 @@ user_key(const char *name, struct secret *s, struct sp_error *err)
 	if (id == -1)
 		return -1;
 	/* Read back even what we made: a racing maker may have won. */
+	if (strcmp(name, KEY_NAME) == 0)
+		user_key_id = id;
 	n = kctl(KEYCTL_READ, id, (unsigned long)s->key, sizeof(s->key));
 	if (n == -1)
 		return sp_error_sys(err, errno, "key %s", name);

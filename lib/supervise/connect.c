@@ -377,14 +377,18 @@ sp_sup_listen(struct sup *s, pid_t tid, const struct seccomp_data *d)
 void
 sp_sup_listeners_inherited(struct sup *s)
 {
-	char path[64];
+	struct dirent *e;
+	DIR *d;
 	int fd;
 
-	for (fd = 3; fd < 1024; fd++) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		if (access(path, F_OK) == 0 && sockopt(fd, SO_ACCEPTCONN) == 1)
+	/* the descriptors there are, not a thousand access(2) calls */
+	if ((d = opendir("/proc/self/fd")) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if ((fd = atoi(e->d_name)) > 2 && fd != dirfd(d) &&
+		    sockopt(fd, SO_ACCEPTCONN) == 1)
 			record(s, fd);
-	}
+	closedir(d);
 }
 
 /*

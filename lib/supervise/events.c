@@ -130,8 +130,6 @@ static int
 plant(pid_t pid, struct proc *p, uint64_t entry, bool hw,
     struct sp_error *err)
 {
-	uint8_t cc = 0xcc;
-
 	if (hw) {
 		if (!sp_sup_hw_breaks())
 			return sp_error_set(err, "ld.so runs a program here, "
@@ -142,8 +140,7 @@ plant(pid_t pid, struct proc *p, uint64_t entry, bool hw,
 		    ptrace(PTRACE_POKEUSER, pid, DR(7), DR7_L0) == -1)
 			return sp_error_sys(err, errno, "a breakpoint at "
 			    "0x%llx", (unsigned long long)entry);
-	} else if (sp_mem_read(pid, entry, &p->bp_byte, 1, err) == -1 ||
-	    sp_mem_write(pid, entry, &cc, 1, err) == -1)
+	} else if (sp_mem_poke_byte(pid, entry, 0xcc, &p->bp_byte, err) == -1)
 		return -1;
 	p->bp = entry;
 	p->bp_hw = hw;
@@ -175,7 +172,7 @@ unplant(pid_t pid, struct proc *p, struct user_regs_struct *r,
 		return 0;
 	}
 	r->rip = p->bp;
-	if (sp_mem_write(pid, p->bp, &p->bp_byte, 1, err) == -1)
+	if (sp_mem_poke_byte(pid, p->bp, p->bp_byte, NULL, err) == -1)
 		return -1;
 	p->bp = 0;
 	if (ptrace(PTRACE_SETREGS, pid, 0, r) == -1)

@@ -79,6 +79,29 @@ sp_mem_write(pid_t pid, uint64_t addr, const void *buf, size_t len,
 	return 0;
 }
 
+int
+sp_mem_poke_byte(pid_t pid, uint64_t addr, uint8_t v, uint8_t *old,
+    struct sp_error *err)
+{
+	uint64_t at = addr & ~(uint64_t)7;	/* one page holds the word */
+	unsigned shift = (unsigned)(addr - at) * 8;
+	long w;
+
+	errno = 0;
+	w = ptrace(PTRACE_PEEKTEXT, pid, at, 0);
+	if (w == -1 && errno != 0)
+		return sp_error_sys(err, errno, "cannot read 0x%llx of process "
+		    "%ld", (unsigned long long)addr, (long)pid);
+	if (old != NULL)
+		*old = (uint8_t)((unsigned long)w >> shift);
+	w = (long)(((unsigned long)w & ~(0xfful << shift)) |
+	    ((unsigned long)v << shift));
+	if (ptrace(PTRACE_POKETEXT, pid, at, w) == -1)
+		return sp_error_sys(err, errno, "cannot write 0x%llx of "
+		    "process %ld", (unsigned long long)addr, (long)pid);
+	return 0;
+}
+
 static void
 load_args(struct user_regs_struct *r, const uint64_t *a, size_t n)
 {
@@ -135,8 +158,11 @@ sp_inject_syscall(struct sp_inject *in, long nr, const uint64_t *args,
 {
 	struct user_regs_struct r;
 
-	if (ptrace(PTRACE_GETREGS, in->pid, 0, &r) == -1)
+	if (!in->have_regs &&
+	    ptrace(PTRACE_GETREGS, in->pid, 0, &in->regs) == -1)
 		return sp_error_sys(err, errno, "ptrace getregs");
+	in->have_regs = false;
+	r = in->regs;
 	r.rip = in->trap;
 	r.rax = nr;
 	r.orig_rax = -1;	/* no system call to restart */
@@ -151,5 +177,7 @@ sp_inject_syscall(struct sp_inject *in, long nr, const uint64_t *args,
 		return sp_error_set(err, "the injected system call did not "
 		    "return where expected");
 	*ret = (long)r.rax;
+	in->regs = r;
+	in->have_regs = true;
 	return 0;
 }

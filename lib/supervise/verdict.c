@@ -403,6 +403,7 @@ narrowed(struct sup *s, pid_t pid, const struct sp_violation *v,
 	return sp_sup_fail_call(pid, e) == -1 ? sp_sup_doom(s, pid) : 0;
 }
 
+static bool of_tree(struct sup *, pid_t, const struct seccomp_data *);
 static int violation(struct sup *, pid_t, const struct sp_violation *,
     const struct seccomp_data *, struct proc *);
 
@@ -486,8 +487,9 @@ judge(struct sup *s, pid_t pid, const struct sp_violation *v,
 			observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
 			return sp_sup_listen(s, pid, d);
 		}
-		/* perf_event_open of a process: one of the tree */
-		if (sp_sup_proc(s, (pid_t)(int32_t)d->args[1], false) != NULL) {
+		/* a call on another process (perf_event_open, prlimit64, a
+		 * signal that dumps core): one of the tree */
+		if (of_tree(s, pid, d)) {
 			observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
 			return 0;
 		}
@@ -495,6 +497,79 @@ judge(struct sup *s, pid_t pid, const struct sp_violation *v,
 	default:
 		return violation(s, pid, v, d, p);
 	}
+}
+
+/* The process a pidfd of tid's names (its fdinfo's Pid), or -1. */
+static pid_t
+pidfd_target(pid_t tid, int fd)
+{
+	char path[64], line[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%d", (long)tid, fd);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Pid: %ld", &v) == 1)
+			break;
+	fclose(f);
+	return v > 0 ? (pid_t)v : -1;
+}
+
+/* Whether process a catches or ignores sig: then it dumps no core. */
+static bool
+handled(pid_t a, int sig)
+{
+	unsigned long long cgt, ign;
+
+	return sig >= 1 && sig <= 64 &&
+	    sp_proc_status(a, "SigCgt", 16, &cgt) == 0 &&
+	    sp_proc_status(a, "SigIgn", 16, &ign) == 0 &&
+	    (((cgt | ign) >> (sig - 1)) & 1);
+}
+
+/*
+ * Whether the process a `check` call acts on may be (lib/bpf/policy.c):
+ * perf_event_open's pid and prlimit64's must be of the tree; a signal
+ * that would dump core (a core is the process's memory, written where its
+ * owner reads it; raising another's core or CPU limit is the same) may
+ * reach a process of the tree, or one outside that catches or ignores it
+ * (nginx -s quit: its master stops on SIGQUIT): kill's pid (a group, 0 or
+ * -1 included, is not judged: refused), tgkill's thread group and thread,
+ * a pidfd's process.
+ */
+static bool
+of_tree(struct sup *s, pid_t tid, const struct seccomp_data *d)
+{
+	pid_t a = (pid_t)(int32_t)d->args[0], b = 0;
+	int sig = (int)d->args[1];
+
+	switch (d->nr) {
+	case 298:			/* perf_event_open(attr, pid, ...) */
+		a = (pid_t)(int32_t)d->args[1];
+		sig = 0;
+		break;
+	case 302:			/* prlimit64(pid, ...) */
+		sig = 0;
+		break;
+	case 234:			/* tgkill(tgid, tid, sig) */
+	case 297:			/* rt_tgsigqueueinfo */
+		b = (pid_t)(int32_t)d->args[1];
+		sig = (int)d->args[2];
+		break;
+	case 424:			/* pidfd_send_signal(pidfd, sig, ...) */
+		a = pidfd_target(tid, (int)d->args[0]);
+		break;
+	default:			/* kill, tkill, rt_sigqueueinfo */
+		break;
+	}
+	if (a <= 0 || b < 0)
+		return false;
+	if (sp_sup_proc(s, a, false) != NULL &&
+	    (b == 0 || sp_sup_proc(s, b, false) != NULL))
+		return true;
+	return sig != 0 && handled(a, sig);
 }
 
 static int

@@ -13,7 +13,7 @@
 enum kind { NONE, MMAP, MPROTECT, MREMAP, SHMAT, PERSONALITY, EXEC,
 	OPAQUE, MMAP32, MPROTECT32, IOCTL, SECCOMP, KEYCTL, ARCH_PRCTL,
 	PTRACE, NOPTRACE, CLONE, CLONE3, BPF, PERF, CLOCKSET, CLOCKID,
-	REQKEY, CONNECT, UNIXSOCK, NOGETFD };
+	REQKEY, CONNECT, UNIXSOCK, NOGETFD, PRLIMIT, FCNTL, SIGNAL1, SIGNAL2 };
 
 /* From arch/x86/entry/syscalls/syscall_{64,32}.tbl. */
 static enum kind
@@ -66,7 +66,24 @@ kind_of(int abi, uint32_t nr)
 	case 298: return PERF;
 	case 159: case 164: return CLOCKSET;
 	case 227: case 305: return CLOCKID;
+	case 302: return PRLIMIT;
+	case 72: return FCNTL;
+	case 62: case 200: case 129: case 424: return SIGNAL1;
+	case 234: case 297: return SIGNAL2;
 	default: return NONE;
+	}
+}
+
+/* signal(7): the signals whose default action is "Core". */
+static bool
+dumps_core(uint32_t sig)
+{
+	switch (sig) {
+	case 3: case 4: case 5: case 6: case 7: case 8: case 11: case 24:
+	case 25: case 31:
+		return true;
+	default:
+		return false;
 	}
 }
 
@@ -186,6 +203,18 @@ global_rule(enum kind k, const struct seccomp_data *d, unsigned flags,
 	case CLOCKID:			/* CLOCK_REALTIME, CLOCK_TAI */
 		return flags & SP_BPF_NO_CLOCK && (a0 == 0 || a0 == 11) ?
 		    ans->deny : SECCOMP_RET_ALLOW;
+	case PRLIMIT:			/* pid 0: itself */
+		return a0 == 0 ? SECCOMP_RET_ALLOW : ans->check;
+	case FCNTL:			/* F_SETSIG of a core signal */
+		return a1 == 10 && dumps_core((uint32_t)d->args[2]) ?
+		    ans->deny : SECCOMP_RET_ALLOW;
+	case SIGNAL1:
+		return flags & SP_BPF_GUARD && dumps_core(a1) ? ans->check :
+		    SECCOMP_RET_ALLOW;
+	case SIGNAL2:
+		return flags & SP_BPF_GUARD &&
+		    dumps_core((uint32_t)d->args[2]) ? ans->check :
+		    SECCOMP_RET_ALLOW;
 	default:
 		return SECCOMP_RET_ALLOW;
 	}

@@ -43,7 +43,10 @@ done
 # Exec of a file the attacker wrote is pinned as written (docs/run.md);
 # --exec=trusted / --exec=none are meant to close it.  The same holds for
 # a library it wrote and dlopens: with --exec=any its table says what it
-# passes to syscall() (later-written), as an exec'd copy would.
+# passes to syscall() (later-written), as an exec'd copy would.  The
+# runtime alone cannot tell the tree's processes from others: a signal
+# that dumps core reaches a process outside (docs/threat-model.md; its
+# --scope=signals closes it).
 KNOWN="exec-memfd:default exec-memfd:jit exec-memfd:runtime exec-memfd:nobody
 exec-tmp:default exec-tmp:jit exec-tmp:runtime exec-tmp:nobody
 exec-memfd:runexec exec-tmp:runexec
@@ -53,7 +56,8 @@ preload-rt-self:runexec audit-true:runexec audit-self:runexec
 ldso-preload:runexec ldso-audit:runexec
 env-clear:runexec env-filling:runexec env-flags-a:runexec
 env-flags-j:runexec env-flags-t:runexec env-dlopen:runexec
-env-cachedir:runexec forged-table:runexec"
+env-cachedir:runexec forged-table:runexec
+sigquit-victim:runtime sigquit-victim:runexec"
 
 ATTACKS="wrong-site libc-site
 remap-libc
@@ -73,6 +77,7 @@ ctypes-python libc-syscall
 exec-memfd exec-tmp
 ptrace-parent mem-parent vmwrite-parent getfd-parent
 ptrace-victim mem-victim vmwrite-victim getfd-victim
+prlimit-parent prlimit-victim sigquit-victim
 tiocsti tioclinux
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove

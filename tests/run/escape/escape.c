@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -759,6 +760,45 @@ vm_route(const char *who)
 
 /* pidfd_getfd: a copy of one of the target's descriptors (the victim's
  * open file, the parent's stderr).  Escape: we got it (MARK made here). */
+/* prlimit64 of another process: raised core and CPU limits make the
+ * kernel write its memory to a core file (blind round 4).  The victim
+ * sees a soft RLIMIT_NOFILE of 777; the parent gets its own back. */
+static int
+prlimit_route(const char *who)
+{
+	struct target t;
+	struct rlimit old, rl;
+	int r;
+
+	if ((r = get_target(who, &t)) != 0)
+		return r;
+	if (prlimit(t.pid, RLIMIT_NOFILE, NULL, &old) == -1)
+		return refused("prlimit (get) of another process");
+	rl = old;
+	if (t.victim)
+		rl.rlim_cur = 777;
+	if (prlimit(t.pid, RLIMIT_NOFILE, &rl, NULL) == -1)
+		return refused("prlimit (set) of another process");
+	return crossed(&t, "prlimit");
+}
+
+/* A signal that dumps core, to a process outside: its memory in a core
+ * file its owner (the tree's user) reads.  The victim catches it. */
+static int
+sigquit_route(const char *who)
+{
+	struct target t;
+	int r;
+
+	if ((r = get_target(who, &t)) != 0)
+		return r;
+	if (!t.victim)
+		return 1;
+	if (kill(t.pid, SIGQUIT) == -1)
+		return refused("kill SIGQUIT of another process");
+	return crossed(&t, "kill SIGQUIT");
+}
+
 static int
 getfd_route(const char *who)
 {
@@ -1028,6 +1068,8 @@ main(int argc, char **argv)
 	if (strcmp(m, "mem") == 0 && arg) return mem_route(arg);
 	if (strcmp(m, "vmwrite") == 0 && arg) return vm_route(arg);
 	if (strcmp(m, "getfd") == 0 && arg) return getfd_route(arg);
+	if (strcmp(m, "prlimit") == 0 && arg) return prlimit_route(arg);
+	if (strcmp(m, "sigquit") == 0 && arg) return sigquit_route(arg);
 	if (strcmp(m, "tiocsti") == 0) return tiocsti();
 	if (strcmp(m, "ownfilter-trace0") == 0) return own_trace_filter(0, false);
 	if (strcmp(m, "ownfilter-traceffff") == 0)

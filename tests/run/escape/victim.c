@@ -4,9 +4,14 @@
  * starts it), the target of the ptrace/mem/process_vm/pidfd attacks.  It
  * holds a file open, writes "PID FLAG-ADDRESS FD" to INFO, then polls
  * `flag`: when someone else sets it to 1 it creates MARK.  It exits after
- * 60 s in any case.
+ * 60 s in any case.  A signal that would dump its core (SIGQUIT: blocked,
+ * not caught, seen pending) sets the flag too, and so does a soft
+ * RLIMIT_NOFILE of 777 set by someone else (prlimit: the core and CPU
+ * limits are a way to its memory).
  */
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -34,7 +39,19 @@ main(int argc, char **argv)
 	fprintf(f, "%d %lx %d\n", (int)getpid(), (unsigned long)&flag, fd);
 	if (fclose(f) != 0 || rename(tmp, argv[1]) == -1)
 		return 1;
+	sigset_t quit, pending;
+
+	/* its default action (a shell's background job ignores it) */
+	signal(SIGQUIT, SIG_DFL);
+	sigemptyset(&quit);
+	sigaddset(&quit, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &quit, NULL);
 	for (int i = 0; i < 6000; i++) {
+		struct rlimit rl;
+		if ((getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur == 777) ||
+		    (sigpending(&pending) == 0 &&
+		    sigismember(&pending, SIGQUIT)))
+			flag = 1;
 		if (flag == 1)
 			return mkdir(argv[2], 0755) == 0 ? 0 : 1;
 		nanosleep(&ts, NULL);
