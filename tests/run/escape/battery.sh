@@ -85,7 +85,7 @@ env-flags-a env-flags-t env-flags-j env-filling env-dlopen env-clear env-cachedi
 forged-table forged-table-rerun forged-default forged-default-rerun
 filter"
 CONTROLS="mkdir-ok dlopen-ok filter-ok python-modules sh-pipe sh-kill pty-jobs
-unix-tree unix-allowed node-jit java-jit"
+unix-tree unix-allowed node-jit java-jit key-decoy"
 
 # ESC_ONLY="NAME..." runs only those attacks and controls;
 # ESC_VERBOSE=1 shows the output of every pinned run.
@@ -451,6 +451,11 @@ control() {	# name
 	esac
 	case $name in
 	mkdir-ok|dlopen-ok|filter-ok) pinned "$E/escape" "$name" "$mark" ;;
+	key-decoy)
+		# a key named as the cache's in the user keyring, not the key
+		# (a tree planted it): the run goes on
+		run_as "$E/escape_box" with-decoy env $MENV "$SYS" run $MOPT \
+		    --cache-dir "$CACHE" "$E/escape" mkdir-ok "$mark" ;;
 	python-modules)
 		[ -n "$PY" ] || { echo "skip control python-modules: no python3"; result "$name" "$MODE" skip; return; }
 		# the modules that import unpinned must import pinned

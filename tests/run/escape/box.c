@@ -381,6 +381,32 @@ with_persistent(const char *where, char **cmd)
 }
 
 /*
+ * Not an attack: `escape_box with-decoy CMD...` runs CMD with a key named
+ * as syspin's cache key, which is not it, in the user keyring (a tree can
+ * plant one there: it must not stop every later run of its user), and
+ * removes it when CMD ends.
+ */
+static int
+with_decoy(char **cmd)
+{
+	int st = 3 << 8;
+	long id;
+	pid_t c;
+
+	if ((id = syscall(SYS_add_key, "user", KEY_NAME, "decoy", 5,
+	    KEY_SPEC_USER_KEYRING)) == -1)
+		return refused("add_key in the user keyring");
+	if ((c = fork()) == 0) {
+		execvp(cmd[0], cmd);
+		_exit(127);
+	}
+	if (c == -1 || waitpid(c, &st, 0) != c)
+		st = 1 << 8;
+	kctl(KEYCTL_UNLINK, id, KEY_SPEC_USER_KEYRING, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/*
  * Inside the tree: the cache's key through any keyring the process
  * possesses (its session, the user keyring, the user session keyring).
  * The effect: MARK made with the key's bytes in hand.
@@ -709,6 +735,8 @@ main(int argc, char **argv)
 	const char *m = argc >= 2 ? argv[1] : "";
 
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (strcmp(m, "with-decoy") == 0 && argc >= 3)
+		return with_decoy(argv + 2);
 	if (strcmp(m, "with-persistent") == 0 && argc >= 4)
 		return with_persistent(argv[2], argv + 3);
 	if (strcmp(m, "cmd-server") == 0 && argc == 4)
