@@ -81,6 +81,10 @@ loosening(const struct rt *rt, const char *name)
 	return rt->inherited ? NULL : env(rt, name);
 }
 
+/* argv[0]'s last part: the runtime's constructor runs first of all
+ * (-z initfirst), before libc's own sets program_invocation_short_name. */
+static const char *rt_name = "";
+
 /* One line, whatever argv[0] holds: a long name is cut, not the reason. */
 __attribute__((noreturn)) static void
 die(const char *fmt, const char *arg)
@@ -90,7 +94,7 @@ die(const char *fmt, const char *arg)
 
 	snprintf(why, sizeof(why), fmt, arg);
 	n = snprintf(msg, sizeof(msg), "syspin: %.64s[%ld]: cannot pin: %s\n",
-	    program_invocation_short_name, (long)getpid(), why);
+	    rt_name, (long)getpid(), why);
 	if (n >= (int)sizeof(msg)) {	/* keep the newline */
 		n = sizeof(msg) - 1;
 		msg[n - 1] = '\n';
@@ -422,35 +426,6 @@ die_nested(size_t nprogs)
 	    "Limits)", what);
 }
 
-/*
- * ld.so's start-up is over when the runtime pins the image: its exec
- * sites (dl_main's execve) would only serve a chain (lib/supervise/
- * entry.c does the same at the entry point).  ld.so is the object loaded
- * at AT_BASE.
- */
-static void
-drop_loader_exec(struct rt *rt)
-{
-	uint64_t base = getauxval(AT_BASE);
-	size_t i, j, o = 0;
-
-	for (i = 0; base != 0 && i < rt->pl.npins; i++) {
-		const struct sp_bpf_pin *p = &rt->pl.pins[i];
-		bool drop = false;
-		if (p->abi == SP_ABI_X86_64 && (p->nr == 59 || p->nr == 322))
-			for (j = 0; j < rt->lo.nranges && !drop; j++) {
-				const struct sp_layout_range *r =
-				    &rt->lo.ranges[j];
-				drop = rt->lo.objs[r->obj].base == base &&
-				    p->ip > r->start && p->ip <= r->end;
-			}
-		if (!drop)
-			rt->pl.pins[o++] = *p;
-	}
-	if (base != 0)
-		rt->pl.npins = o;
-}
-
 static void
 install(struct rt *rt)
 {
@@ -460,7 +435,8 @@ install(struct rt *rt)
 	size_t nprogs;
 	long before;
 
-	drop_loader_exec(rt);
+	/* ld.so's start-up is over: its exec sites would serve only a chain */
+	sp_placement_drop_loader_exec(&rt->pl, &rt->lo);
 	if (may_uprobe())
 		rt->flags |= SP_BPF_NO_PERF;
 	/* Placements are made by our SIGSYS handler (rt_place.c). */
@@ -492,19 +468,31 @@ install(struct rt *rt)
 	if (rt->verbose)
 		fprintf(stderr, "syspin-rt: %s[%ld]: %zu objects, %zu ranges, "
 		    "%zu pins, %zu any-number sites, %zu programs\n",
-		    program_invocation_short_name, (long)getpid(),
+		    rt_name, (long)getpid(),
 		    rt->lo.nobjs, rt->lo.nranges, rt->pl.npins,
 		    rt->pl.nany_ips, nprogs);
 	sp_bpf_free(progs, nprogs);
 }
 
 
+/*
+ * The first constructor of the process (-z initfirst): a start-up
+ * object's own runs after it, so that none can keep the process from
+ * being pinned (one that never returns, a process it makes that shares
+ * the memory: blind round 4).  libc's has not run yet either: environ
+ * and the program's name are taken from what ld.so passes.
+ */
 __attribute__((constructor)) static void
-syspin_rt_init(void)
+syspin_rt_init(int argc, char **argv, char **envp)
 {
 	static struct rt rt;
 	struct sp_error err;
 
+	if (environ == NULL)
+		environ = envp;
+	if (argc > 0 && argv[0] != NULL)
+		rt_name = strrchr(argv[0], '/') != NULL ?
+		    strrchr(argv[0], '/') + 1 : argv[0];
 	rt.t[0] = usec();
 	rt.secure = getauxval(AT_SECURE) != 0;
 	/* Unknown counts as inherited: the safe side. */

@@ -49,6 +49,16 @@ void sp_placement_bpf_input(const struct sp_placement *pl, unsigned flags,
 int sp_layout_place(const struct sp_layout *lo, struct sp_placement *pl,
     struct sp_error *err);
 
+/*
+ * Without the execve and execveat pins of the objects marked loader
+ * (ld.so): dl_main execs a program only where ld.so runs a static one by
+ * name; as a program's interpreter its exec sites would serve only a
+ * chain, whatever instruction the process reached (an entry point can be
+ * jumped past, a process sharing the memory made before it).
+ */
+void sp_placement_drop_loader_exec(struct sp_placement *pl,
+    const struct sp_layout *lo);
+
 /* One more pin (the supervisor's own calls at its injection site). */
 int sp_placement_add_pin(struct sp_placement *pl, uint32_t nr, uint64_t ip);
 

@@ -21,6 +21,7 @@ sp_flow_free(struct flow_graph *g)
 {
 	free(g->b);
 	free(g->open);
+	free(g->memo);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -471,10 +472,24 @@ sp_flow_state_at(const struct flow_graph *g, size_t idx, struct state *st)
 			st->reached = false;
 		return;
 	}
-	*st = g->b[bi].in;
-	for (size_t i = g->b[bi].first; i < idx; i++) {
+	struct flow_graph *m = (struct flow_graph *)g;	/* the memo only */
+	size_t i = g->b[bi].first;
+
+	if (m->memo != NULL && m->memo_block == bi && m->memo_idx <= idx) {
+		*st = *m->memo;
+		i = m->memo_idx;
+	} else
+		*st = g->b[bi].in;
+	for (; i < idx; i++) {
 		sp_call_escape(st, &g->code->v[i]);
 		sp_transfer(st, &g->code->v[i]);
+	}
+	if (m->memo == NULL)
+		m->memo = malloc(sizeof(*m->memo));
+	if (m->memo != NULL) {
+		*m->memo = *st;
+		m->memo_block = bi;
+		m->memo_idx = idx;
 	}
 }
 

@@ -301,23 +301,44 @@ split_key(const struct norm *n, uint64_t klo, uint64_t khi)
 	return n->pins[m].key;
 }
 
+/* One number (the first key from klo) needs more than a program holds. */
+static int
+alone(const struct norm *n, uint64_t klo, size_t count, const char *what,
+    struct sp_error *err)
+{
+	size_t a = lower(n, klo);
+	uint64_t k = a < n->npins ? n->pins[a].key : klo;
+
+	return sp_error_set(err, "bpf: %s number %llu alone needs %zu %s, "
+	    "more than %d instructions hold", k < KEY_X86 ? "i386" : "x86-64",
+	    (unsigned long long)(k % KEY_X86), count, what, BPF_MAXINSNS);
+}
+
 static int
 split(const struct norm *n, uint64_t klo, uint64_t khi, struct plist *l,
     struct sp_error *err)
 {
 	struct sp_bpf_prog p;
 	uint64_t mid;
+	size_t sites = lower(n, khi) - lower(n, klo);
 
+	/* Each site takes an instruction at least: a range with more is
+	 * split without being built (a written program of 0f 05 bytes made
+	 * programs of millions of instructions to find that out) */
+	if (sites > BPF_MAXINSNS) {
+		if ((mid = split_key(n, klo, khi)) == 0)
+			return alone(n, klo, sites, "sites", err);
+		if (split(n, klo, mid, l, err) == -1)
+			return -1;
+		return split(n, mid, khi, l, err);
+	}
 	if (sp_build_program(n, klo, khi, &p, err) == -1)
 		return -1;
 	if (p.len <= BPF_MAXINSNS)
 		return push(l, p, err);
 	free(p.insns);
 	if ((mid = split_key(n, klo, khi)) == 0)
-		return sp_error_set(err, "bpf: %s number %llu alone needs %zu "
-		    "instructions, more than %d", klo < KEY_X86 ? "i386" :
-		    "x86-64", (unsigned long long)(klo % KEY_X86), p.len,
-		    BPF_MAXINSNS);
+		return alone(n, klo, p.len, "instructions or more", err);
 	if (split(n, klo, mid, l, err) == -1)
 		return -1;
 	return split(n, mid, khi, l, err);
@@ -333,8 +354,17 @@ sp_bpf_generate(const struct sp_bpf_input *in, struct sp_bpf_prog **progs,
 
 	*progs = NULL;
 	*nprogs = 0;
-	if (normalize(in, &n, err) == -1 ||
-	    split(&n, 0, KEY_END, &l, err) == -1)
+	if (normalize(in, &n, err) == -1)
+		goto fail;
+	/* every program checks each any-number site (an instruction at
+	 * least): more than one holds is refused before any is built */
+	if (n.nany > BPF_MAXINSNS) {
+		sp_error_set(err, "bpf: %zu sites that may make any call, more "
+		    "than a filter of %d instructions holds", n.nany,
+		    BPF_MAXINSNS);
+		goto fail;
+	}
+	if (split(&n, 0, KEY_END, &l, err) == -1)
 		goto fail;
 	for (i = 0; i < l.n; i++)
 		total += l.v[i].len + 4;

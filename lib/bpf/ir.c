@@ -276,6 +276,15 @@ sp_asm_link(struct asm_ctx *a, struct sp_bpf_prog *p, struct sp_error *err)
 		return sp_error_set(err, "out of memory");
 	if ((v = flatten(a, &n, err)) == NULL)
 		return n == SIZE_MAX ? -1 : sp_error_set(err, "out of memory");
+	/* Too long for the kernel before a trampoline is added: its length
+	 * (at least) is all a caller can use.  Relaxing it would cost more
+	 * than linear time in what a written program holds. */
+	if (n > BPF_MAXINSNS) {
+		free(v);
+		p->insns = NULL;
+		p->len = n;
+		return 0;
+	}
 	while ((r = relax(&v, &n)) > 0)
 		;
 	if (r == -1 || (p->insns = calloc(n, sizeof(*p->insns))) == NULL) {

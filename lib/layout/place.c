@@ -80,6 +80,27 @@ sp_placement_add_pin(struct sp_placement *pl, uint32_t nr, uint64_t ip)
 	return pin_flags(pl, nr, ip, 0);
 }
 
+void
+sp_placement_drop_loader_exec(struct sp_placement *pl,
+    const struct sp_layout *lo)
+{
+	size_t i, k, o = 0;
+
+	for (i = 0; i < pl->npins; i++) {
+		const struct sp_bpf_pin *p = &pl->pins[i];
+		bool drop = false;
+		if (p->abi == SP_ABI_X86_64 && (p->nr == 59 || p->nr == 322))
+			for (k = 0; k < lo->nranges && !drop; k++) {
+				const struct sp_layout_range *r = &lo->ranges[k];
+				drop = lo->objs[r->obj].loader &&
+				    p->ip > r->start && p->ip <= r->end;
+			}
+		if (!drop)
+			pl->pins[o++] = *p;
+	}
+	pl->npins = o;
+}
+
 static int
 any(struct acc *a, uint64_t ip)
 {

@@ -385,6 +385,11 @@ prepare(struct job *j, const struct sp_pin_result *const *prior,
 	    add_later(j, err) == -1 || tables(j, err) == -1 ||
 	    sp_layout_place(&j->lo, &j->pl, err) == -1)
 		return -1;
+	/* ld.so execs only a static program it runs by name (a dynamic one
+	 * it runs is slots[0]): else its exec sites go now, not at the entry
+	 * point, which a chain can jump past (blind round 4) */
+	if (!j->ldso_exe || j->ldso_runs)
+		sp_placement_drop_loader_exec(&j->pl, &j->lo);
 	return generate(j, err);
 }
 
@@ -533,8 +538,10 @@ sp_pin_rebuild(pid_t pid, const struct sp_pin_opts *o,
 		if (sp_layout_add_stack(&j.lo, pid, err) == 0 &&
 		    add_later(&j, err) == 0 && tables(&j, err) == 0 &&
 		    sp_layout_place(&j.lo, &j.pl, err) == 0 &&
-		    find_trap(&j, err) == 0 && generate(&j, err) == 0)
-			r = 0;
+		    find_trap(&j, err) == 0) {
+			sp_placement_drop_loader_exec(&j.pl, &j.lo);
+			r = generate(&j, err);
+		}
 	}
 	if (r == 0)
 		hand_over(&j, res);

@@ -114,6 +114,14 @@ read_env(pid_t pid, struct env *e, struct sp_error *err)
 	}
 	while (got < ENV_MAX && (n = read(fd, buf + got, ENV_MAX - got)) > 0)
 		got += n;
+	/* what lies past the bound would be ld.so's and not ours (LD_AUDIT
+	 * after 4 MiB of padding: blind round 4): no image of that */
+	if (got == ENV_MAX && read(fd, path, 1) > 0) {
+		close(fd);
+		free(buf);
+		return sp_error_set(err, "an environment of more than %d "
+		    "bytes", ENV_MAX);
+	}
 	close(fd);
 	buf[got] = '\0';
 	for (char *p = buf; p < buf + got && r == 0; p += strlen(p) + 1) {

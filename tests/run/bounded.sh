@@ -84,6 +84,26 @@ mkelf "$T/code900" $((900 << 20))
 mkelf "$T/code256" $((256 << 20))
 "$T/big" || { echo "skip: the sparse program does not run here"; exit 77; }
 
+# An environment past what the supervisor reads (4 MiB) would hide what
+# ld.so obeys after it (LD_AUDIT past 4 MiB of padding: blind round 4):
+# such an image is refused, with one line.
+if command -v python3 >/dev/null; then
+	out=$( (ulimit -s 65536 && "$S" run --cache-dir "$T/envc" python3 -c '
+import os, sys
+env = {"PATH": "/usr/bin:/bin", "LD_AUDIT": "/nonexistent.so"}
+for i in range(40):
+    env["PAD%02d" % i] = "x" * (127 << 10)
+os.execve("/bin/true", ["true"], env)') 2>&1)
+	if echo "$out" | grep -Eq "^syspin: true\[[0-9]+\]: cannot pin: an \
+environment of more than 4194304 bytes\$"; then
+		echo "ok   an environment of 5 MiB: the image refused"
+	else
+		echo "FAIL an environment of 5 MiB:"
+		echo "$out" | sed 's/^/     | /'
+		fail=1
+	fi
+fi
+
 # The ELF stage: scan (bad input: 2) and cache fill (a file failed: 1)
 # refuse it at once, with the same sentence.  (Without the limit each
 # took the machine's memory: they run under RLIMIT_AS here.)

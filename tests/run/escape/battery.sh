@@ -80,7 +80,7 @@ ptrace-victim mem-victim vmwrite-victim getfd-victim
 prlimit-parent prlimit-victim sigquit-victim
 tiocsti tioclinux
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
-user-notif fake-pin fake-seal stackmove
+user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
 env-flags-a env-flags-t env-flags-j env-filling env-dlopen env-clear env-cachedir
 forged-table forged-table-rerun forged-default forged-default-rerun
 filter"
@@ -231,6 +231,13 @@ invoke() {	# how name mark
 	execstack-far) $how "$E/escape_execstack" "$mark" far ;;
 	fake-pin|fake-seal|stackmove)
 		$how "$E/escape_answer" $name "$mark" ;;
+	ldso-skip-entry|ldso-vmclone)
+		# a start-up object's constructor jumps past the entry point,
+		# or makes a process sharing the memory: ld.so's exec site
+		# after main started
+		XENV="LD_LIBRARY_PATH=$E ESC_EARLY=${name#ldso-}"
+		[ $name = ldso-skip-entry ] && XENV="LD_LIBRARY_PATH=$E ESC_EARLY=skip"
+		$how "$E/escape_early" "$mark" ;;
 	slot-map|slot-reexec|page-zero)
 		$how "$E/escape_slot" $name "$mark" ;;
 	dt-audit)
