@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Start-up code is pinned only until the entry point.  ld.so's own
- * execve site (dl_main's, which runs only while ld.so starts the program)
- * stays in the image's pins for ld.so's start-up, and would stay callable
- * for the program's whole life: a chain in a program that never execs
- * could run anything through it.  At the entry point (the supervisor
+ * execve site (dl_main's) runs only where ld.so, run by name, execs a
+ * static program: where ld.so is the interpreter it is not pinned at all
+ * (pin.c: the entry point can be jumped past, and a process sharing the
+ * memory made before it never meets it).  Where it is pinned it would
+ * stay callable for the program's whole life: a chain in a program that
+ * never execs could run anything through it.  At the entry point (the supervisor
  * stops there anyway, to seal the slots) a second filter is installed
  * that stops execve and execveat from ld.so's code; the supervisor judges
  * such a stop with this filter and the image's program together, as the
