@@ -581,10 +581,10 @@ emit_core_signal(struct pgen *g, uint32_t f, unsigned arg, uint32_t core,
 {
 	ld(g, f, arg);
 	jump(g, f, BPF_JGE, 32, other, NEXT);
-	sp_asm_emit(&g->a, f, BPF_MISC | BPF_TAX, 0, 0, 0);
-	sp_asm_emit(&g->a, f, BPF_LD | BPF_IMM, 1, 0, 0);
-	sp_asm_emit(&g->a, f, BPF_ALU | BPF_LSH | BPF_X, 0, 0, 0);
-	jset(g, f, CORE_SIGNALS_, core, other);
+	for (uint32_t sig = 1; sig < 32; sig++)
+		if (CORE_SIGNALS_ & (1u << sig))
+			jeq(g, f, sig, core, NEXT);
+	ja(g, f, other);
 }
 
 /* Rules of every call (2.). */
