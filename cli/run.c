@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <syspin/cache.h>
@@ -384,6 +385,41 @@ exec_child(struct run_args *a, const char *path, const char *dir,
 	return run_alone(&r);
 }
 
+/*
+ * The terminal's quit character as the tree found it.  Left changed (to
+ * Enter, say), the user's next key sends SIGQUIT, which dumps core, to
+ * whatever runs in the foreground outside the tree (blind round 5): the
+ * character the user had is put back when the tree is done.
+ */
+struct quit_key {
+	int fd;
+	cc_t c;
+};
+
+static void
+quit_key_save(struct quit_key *q)
+{
+	struct termios t;
+
+	for (q->fd = 0; q->fd < 3; q->fd++)
+		if (isatty(q->fd) && tcgetattr(q->fd, &t) == 0) {
+			q->c = t.c_cc[VQUIT];
+			return;
+		}
+	q->fd = -1;
+}
+
+static void
+quit_key_restore(const struct quit_key *q)
+{
+	struct termios t;
+
+	if (q->fd < 0 || tcgetattr(q->fd, &t) == -1 || t.c_cc[VQUIT] == q->c)
+		return;
+	t.c_cc[VQUIT] = q->c;
+	(void)tcsetattr(q->fd, TCSANOW, &t);
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -391,6 +427,7 @@ cmd_run(int argc, char **argv)
 	struct sp_cache c;
 	char dir[PATH_MAX], path[PATH_MAX], rt[PATH_MAX], elf[PATH_MAX];
 	char reportdir[] = "/tmp/syspin-run.XXXXXX";
+	struct quit_key quit;
 	char **objs = NULL;
 	size_t nobjs = 0;
 	int rc;
@@ -432,7 +469,9 @@ cmd_run(int argc, char **argv)
 		cli_error("run: mkdtemp: %s", strerror(errno));
 		return EXIT_TROUBLE;
 	}
+	quit_key_save(&quit);
 	rc = exec_child(&a, path, dir, rt, reportdir);
+	quit_key_restore(&quit);
 	run_remove_dir(reportdir);
 	run_extra_free(&a.x);
 	for (size_t i = 0; i < a.ndlopen; i++)

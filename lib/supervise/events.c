@@ -207,7 +207,9 @@ pin(struct sup *s, struct proc *p, struct chain **chain, struct sp_error *err)
 {
 	const struct sp_pin_result *pins[PRIOR_MAX];
 	struct image *imgs[PRIOR_MAX], *img;
+	struct sp_frozen *f;
 	unsigned how = 0;
+	int r;
 	size_t n = priors(p, imgs, pins);
 
 	if (p->stops_all)
@@ -226,8 +228,12 @@ pin(struct sup *s, struct proc *p, struct chain **chain, struct sp_error *err)
 	}
 	img->refs = 1;
 	img->exe = exe_of(p->pid);
-	if (sp_pin_process(p->pid, &s->o->pin, how, pins, n, &img->pin,
-	    err) == -1) {
+	/* the filters it writes into the process are its alone until
+	 * installed (freeze.c) */
+	f = sp_sup_freeze_tree(s, p->pid);
+	r = sp_pin_process(p->pid, &s->o->pin, how, pins, n, &img->pin, err);
+	sp_sup_thaw(s, f);
+	if (r == -1) {
 		sp_image_drop(img);
 		return NULL;
 	}
@@ -366,16 +372,6 @@ entry_record(struct sup *s, const struct proc *p, const uint64_t key[4])
 	}
 }
 
-/* Whether the supervisor knows other threads of p's process. */
-static bool
-threads(const struct sup *s, const struct proc *p)
-{
-	for (size_t i = 0; i < s->nprocs; i++)
-		if (&s->procs[i] != p && s->procs[i].tgid == p->tgid)
-			return true;
-	return false;
-}
-
 /* The filters every thread of p's process has now (TSYNC made their
  * filters p's), as the supervisor knows them. */
 static void
@@ -421,9 +417,10 @@ end_startup(struct sup *s, struct proc *p, long before, struct sp_error *err)
 	sp_sup_entry_key(&p->img->pin, key);
 	if (entry_installed(p, key))
 		return 0;
-	/* A constructor's threads stopped: none installs a filter of its own
-	 * between the count and ours (verify.c). */
-	f = threads(s, p) ? sp_sup_freeze(s, p->pid) : NULL;
+	/* The tree's other processes stopped: none installs a filter of its
+	 * own between the count and ours (verify.c), none writes the filter
+	 * before the kernel reads it (freeze.c). */
+	f = sp_sup_freeze_tree(s, p->pid);
 	if (f != NULL && (n = sp_verify_filters(p->pid)) != before) {
 		p->own_filters = true;	/* one came meanwhile */
 		before = n;

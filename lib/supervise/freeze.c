@@ -68,12 +68,10 @@ stop_one(struct sup *s, pid_t t, struct sp_frozen *f)
 	}
 }
 
-struct sp_frozen *
-sp_sup_freeze(struct sup *s, pid_t tid)
+static struct sp_frozen *
+freeze(struct sup *s, pid_t tid, bool all)
 {
-	struct proc *p = sp_sup_proc(s, tid, false);
-	bool all = p != NULL && p->files_shared;
-	pid_t tgid = sp_sup_tgid(tid), t;
+	pid_t tgid = all ? tid : sp_sup_tgid(tid), t;
 	struct sp_frozen *f;
 	struct dirent *e;
 	char path[64];
@@ -104,6 +102,32 @@ sp_sup_freeze(struct sup *s, pid_t tid)
 				break;
 			}
 	return f;
+}
+
+struct sp_frozen *
+sp_sup_freeze(struct sup *s, pid_t tid)
+{
+	struct proc *p = sp_sup_proc(s, tid, false);
+
+	return freeze(s, tid, p != NULL && p->files_shared);
+}
+
+/*
+ * Every other process of the tree: what the supervisor writes into tid's
+ * memory for the kernel to read (a filter for seccomp(2)) is tid's alone
+ * until the call has read it.  Another process of the tree, with the
+ * same user and domain, may write tid's memory through /proc/PID/mem or
+ * process_vm_writev (blind round 4: a parent replaced its child's filter
+ * with one that allows everything).  NULL when there is no other.
+ */
+struct sp_frozen *
+sp_sup_freeze_tree(struct sup *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i].pid != tid && !s->procs[i].held &&
+		    !s->procs[i].halted)
+			return freeze(s, tid, true);
+	return NULL;
 }
 
 void

@@ -184,6 +184,8 @@ int sp_sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
  * could not be resumed); tid's thread group. */
 struct sp_frozen;
 struct sp_frozen *sp_sup_freeze(struct sup *s, pid_t tid);
+/* ... every other process of the tree (freeze.c says why), or NULL. */
+struct sp_frozen *sp_sup_freeze_tree(struct sup *s, pid_t tid);
 void sp_sup_thaw(struct sup *s, struct sp_frozen *f);
 int sp_sup_under_way(struct sup *s, pid_t tid, int nr);
 pid_t sp_sup_tgid(pid_t tid);

@@ -517,7 +517,13 @@ pidfd_target(pid_t tid, int fd)
 	return v > 0 ? (pid_t)v : -1;
 }
 
-/* Whether process a catches or ignores sig: then it dumps no core. */
+/*
+ * Whether process a dumps no core for sig: it ignores it, or it is
+ * SIGQUIT and caught (nginx, php-fpm and others stop on it; a JVM prints
+ * its threads).  A handler of the others (a crash reporter: Python's
+ * faulthandler) re-raises it with the default action: a core (blind
+ * round 5).
+ */
 static bool
 handled(pid_t a, int sig)
 {
@@ -526,7 +532,8 @@ handled(pid_t a, int sig)
 	return sig >= 1 && sig <= 64 &&
 	    sp_proc_status(a, "SigCgt", 16, &cgt) == 0 &&
 	    sp_proc_status(a, "SigIgn", 16, &ign) == 0 &&
-	    (((cgt | ign) >> (sig - 1)) & 1);
+	    (((ign >> (sig - 1)) & 1) ||
+	    (sig == SIGQUIT && ((cgt >> (sig - 1)) & 1)));
 }
 
 /*
@@ -534,7 +541,7 @@ handled(pid_t a, int sig)
  * perf_event_open's pid and prlimit64's must be of the tree; a signal
  * that would dump core (a core is the process's memory, written where its
  * owner reads it; raising another's core or CPU limit is the same) may
- * reach a process of the tree, or one outside that catches or ignores it
+ * reach a process of the tree, or one outside that dumps none for it
  * (nginx -s quit: its master stops on SIGQUIT): kill's pid (a group, 0 or
  * -1 included, is not judged: refused), tgkill's thread group and thread,
  * a pidfd's process.

