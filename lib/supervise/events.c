@@ -93,6 +93,7 @@ sp_sup_on_exec(struct sup *s, pid_t pid)
 		return sp_sup_refuse(s, pid, "out of memory");
 	p->inherited = true;
 	p->tgid = pid;		/* an exec makes the thread the leader */
+	sp_sup_vfork_done(s, pid);	/* its vfork parent runs again */
 	/* The old image and its address space are gone. */
 	sp_image_drop(p->img);
 	sp_space_drop(p->sp);

@@ -59,7 +59,9 @@ stop_one(struct sup *s, pid_t t, struct sp_frozen *f)
 {
 	struct proc *q = sp_sup_proc(s, t, false);
 
-	if (q != NULL && (q->held || q->halted))
+	/* one waiting in vfork stops only when its child execs or ends:
+	 * until then it runs nothing either */
+	if (q != NULL && (q->held || q->halted || q->vfork_child != 0))
 		return;
 	if (f->n < MAX_THREADS && ptrace(PTRACE_INTERRUPT, t, 0, 0) == 0) {
 		f->tid[f->n++] = t;
@@ -125,7 +127,7 @@ sp_sup_freeze_tree(struct sup *s, pid_t tid)
 {
 	for (size_t i = 0; i < s->nprocs; i++)
 		if (s->procs[i].pid != tid && !s->procs[i].held &&
-		    !s->procs[i].halted)
+		    !s->procs[i].halted && s->procs[i].vfork_child == 0)
 			return freeze(s, tid, true);
 	return NULL;
 }

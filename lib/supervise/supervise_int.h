@@ -78,6 +78,8 @@ struct proc {
 				   process's too (CLONE_FILES) */
 	bool halted;		/* in a stop we took and have not resumed
 				   (connect.c must not wait for another) */
+	pid_t vfork_child;	/* it waits in vfork for this child's exec
+				   or exit: it cannot stop (freeze.c) */
 	/* The seccomp filters the supervisor knows its thread has: syspin's
 	 * caller's and ours (a fork inherits them, an exec keeps them).  A
 	 * count above it is the tree's own filters: verify.c. */
@@ -118,6 +120,8 @@ struct proc *sp_sup_proc(struct sup *s, pid_t pid, bool create);
  * stop other than the one the caller waited for, met meanwhile). */
 void sp_sup_event(struct sup *s, pid_t pid, int st);
 void sp_sup_forget(struct sup *s, pid_t pid);
+/* pid exec'd or ended: a vfork parent waiting for it runs again. */
+void sp_sup_vfork_done(struct sup *s, pid_t pid);
 
 /* image.c: sharing images and spaces. */
 struct image *sp_image_ref(struct image *img);

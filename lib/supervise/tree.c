@@ -56,10 +56,19 @@ sp_sup_proc(struct sup *s, pid_t pid, bool create)
 }
 
 void
+sp_sup_vfork_done(struct sup *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i].vfork_child == pid)
+			s->procs[i].vfork_child = 0;
+}
+
+void
 sp_sup_forget(struct sup *s, pid_t pid)
 {
 	size_t i;
 
+	sp_sup_vfork_done(s, pid);
 	for (i = 0; i < s->nprocs; i++)
 		if (s->procs[i].pid == pid) {
 			sp_image_drop(s->procs[i].img);
@@ -176,6 +185,8 @@ on_child(struct sup *s, pid_t parent, int event)
 	pp = sp_sup_proc(s, parent, false);
 	if (pp != NULL && !c->inherited)
 		sp_sup_inherit(c, pp, vm);
+	if (pp != NULL && event == PTRACE_EVENT_VFORK)
+		pp->vfork_child = pid;
 	c->tgid = (flags & CLONE_THREAD) && pp != NULL ? pp->tgid : pid;
 	/* Another process with the same descriptor table (freeze.c). */
 	if ((flags & CLONE_FILES) && !(flags & CLONE_THREAD)) {
