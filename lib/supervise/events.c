@@ -204,11 +204,11 @@ priors(const struct proc *p, struct image **imgs,
  * judged by its filter: reuse.c).
  */
 static struct image *
-pin(struct sup *s, struct proc *p, struct chain **chain, struct sp_error *err)
+pin(struct sup *s, struct proc *p, struct chain **chain,
+    struct sp_frozen **f, struct sp_error *err)
 {
 	const struct sp_pin_result *pins[PRIOR_MAX];
 	struct image *imgs[PRIOR_MAX], *img;
-	struct sp_frozen *f;
 	unsigned how = 0;
 	int r;
 	size_t n = priors(p, imgs, pins);
@@ -231,9 +231,8 @@ pin(struct sup *s, struct proc *p, struct chain **chain, struct sp_error *err)
 	img->exe = exe_of(p->pid);
 	/* the filters it writes into the process are its alone until
 	 * installed (freeze.c) */
-	f = sp_sup_freeze_tree(s, p->pid);
+	*f = sp_sup_freeze_tree(s, p->pid);
 	r = sp_pin_process(p->pid, &s->o->pin, how, pins, n, &img->pin, err);
-	sp_sup_thaw(s, f);
 	if (r == -1) {
 		sp_image_drop(img);
 		return NULL;
@@ -305,8 +304,10 @@ refuse_compat(struct sup *s, struct proc *p)
 	return 0;
 }
 
-int
-sp_sup_on_exec_done(struct sup *s, pid_t pid)
+/* The tree's other processes stay stopped (*f) until the caller has
+ * done with p: what thawing handles may move the table of processes. */
+static int
+exec_done(struct sup *s, pid_t pid, struct sp_frozen **f)
 {
 	struct proc *p = sp_sup_proc(s, pid, false);
 	struct chain *chain;
@@ -320,7 +321,7 @@ sp_sup_on_exec_done(struct sup *s, pid_t pid)
 	p->exec_pending = false;
 	if (compat_task(pid))
 		return refuse_compat(s, p);
-	if ((img = pin(s, p, &chain, &err)) == NULL)
+	if ((img = pin(s, p, &chain, f, &err)) == NULL)
 		return sp_sup_refuse(s, pid, unreadable(pid) ? "the program is "
 		    "not readable by this user (execute-only): pinning reads "
 		    "it" : err.msg);
@@ -342,6 +343,22 @@ sp_sup_on_exec_done(struct sup *s, pid_t pid)
 	sp_sup_pinned(s, pid, img, sp, chain, img->pin.stops_all ||
 	    p->stops_all);
 	return sig;
+}
+
+int
+sp_sup_on_exec_done(struct sup *s, pid_t pid)
+{
+	struct sp_frozen *f = NULL;
+	struct proc *p;
+	int r = exec_done(s, pid, &f);
+
+	/* not waited for by a stop met while the others are thawed */
+	if ((p = sp_sup_proc(s, pid, false)) != NULL)
+		p->halted = true;
+	sp_sup_thaw(s, f);
+	if ((p = sp_sup_proc(s, pid, false)) != NULL)
+		p->halted = false;
+	return r;
 }
 
 /* Whether p's process has the entry filter p's image makes, by key (an
@@ -408,6 +425,7 @@ end_startup(struct sup *s, struct proc *p, long before, struct sp_error *err)
 	struct sp_bpf_prog all = { &one, 1 };
 	struct sp_frozen *f;
 	uint64_t key[4];
+	pid_t pid;
 	long n;
 	int r;
 
@@ -437,7 +455,12 @@ end_startup(struct sup *s, struct proc *p, long before, struct sp_error *err)
 	if (r == 0 && (r = sp_verify_installed(p->pid, before + 1, false,
 	    err)) == 0)
 		known(s, p, before + 1);
+	/* p may move while the others' stops are handled: by its pid */
+	pid = p->pid;
+	p->halted = true;
 	sp_sup_thaw(s, f);
+	if ((p = sp_sup_proc(s, pid, false)) != NULL)
+		p->halted = false;
 	return r;
 }
 
