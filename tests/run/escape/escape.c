@@ -46,6 +46,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "traced.h"
+
 extern char **environ;
 
 /*
@@ -847,22 +849,6 @@ install(struct sock_filter *f, unsigned short n, unsigned flags)
 		return -1;
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags,
 	    &prog);
-}
-
-static bool
-is_traced(void)
-{
-	char buf[4096], *p;
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd == -1 ? -1 : read(fd, buf, sizeof(buf) - 1);
-
-	if (fd != -1)
-		close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return (p = strstr(buf, "TracerPid:")) != NULL &&
-	    strtol(p + 10, NULL, 10) != 0;
 }
 
 /*

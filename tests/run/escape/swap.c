@@ -20,22 +20,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "traced.h"
+
 struct insn { uint16_t code; uint8_t jt, jf; uint32_t k; };
-
-static bool
-traced(void)
-{
-	char buf[4096], *p;
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd == -1 ? -1 : read(fd, buf, sizeof(buf) - 1);
-
-	if (fd != -1)
-		close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return (p = strstr(buf, "TracerPid:")) != NULL && atol(p + 10) != 0;
-}
 
 /* PROG started, held until its /proc/PID/syscall is open (*sfd). */
 static pid_t
@@ -93,7 +80,7 @@ main(int argc, char **argv)
 	if (argc < 3)
 		return 2;
 	tries = atoi(argv[1]);
-	if (!traced()) {		/* unpinned: the effect itself */
+	if (!is_traced()) {		/* unpinned: the effect itself */
 		execv(argv[2], argv + 2);
 		return 127;
 	}
