@@ -210,7 +210,6 @@ pin(struct sup *s, struct proc *p, struct chain **chain,
 	const struct sp_pin_result *pins[PRIOR_MAX];
 	struct image *imgs[PRIOR_MAX], *img;
 	unsigned how = 0;
-	int r;
 	size_t n = priors(p, imgs, pins);
 
 	if (p->stops_all)
@@ -219,7 +218,7 @@ pin(struct sup *s, struct proc *p, struct chain **chain,
 		how |= SP_PIN_TRACE_ALL;
 	if (p->pid == s->main && !s->main_pinned)
 		how |= SP_PIN_FIRST;	/* what it has is its caller's */
-	else if (sp_verify_filters(p->pid) != p->filters_known)
+	else if (sp_filters_pid(p->pid) != p->filters_known)
 		p->own_filters = true;
 	if (p->own_filters)
 		how |= SP_PIN_CHECK_SEALS;
@@ -232,8 +231,8 @@ pin(struct sup *s, struct proc *p, struct chain **chain,
 	/* the filters it writes into the process are its alone until
 	 * installed (freeze.c) */
 	*f = sp_sup_freeze_tree(s, p->pid);
-	r = sp_pin_process(p->pid, &s->o->pin, how, pins, n, &img->pin, err);
-	if (r == -1) {
+	if (sp_pin_process(p->pid, &s->o->pin, how, pins, n, &img->pin,
+	    err) == -1) {
 		sp_image_drop(img);
 		return NULL;
 	}
@@ -345,19 +344,31 @@ exec_done(struct sup *s, pid_t pid, struct sp_frozen **f)
 	return sig;
 }
 
-int
-sp_sup_on_exec_done(struct sup *s, pid_t pid)
+/*
+ * The others run again; pid's process, still in the stop being handled,
+ * is not waited for by a stop met meanwhile (its handling may freeze the
+ * tree again), and is looked up by pid: that handling may move the table
+ * of processes.
+ */
+static void
+thaw_around(struct sup *s, pid_t pid, struct sp_frozen *f)
 {
-	struct sp_frozen *f = NULL;
 	struct proc *p;
-	int r = exec_done(s, pid, &f);
 
-	/* not waited for by a stop met while the others are thawed */
 	if ((p = sp_sup_proc(s, pid, false)) != NULL)
 		p->halted = true;
 	sp_sup_thaw(s, f);
 	if ((p = sp_sup_proc(s, pid, false)) != NULL)
 		p->halted = false;
+}
+
+int
+sp_sup_on_exec_done(struct sup *s, pid_t pid)
+{
+	struct sp_frozen *f = NULL;
+	int r = exec_done(s, pid, &f);
+
+	thaw_around(s, pid, f);
 	return r;
 }
 
@@ -425,7 +436,6 @@ end_startup(struct sup *s, struct proc *p, long before, struct sp_error *err)
 	struct sp_bpf_prog all = { &one, 1 };
 	struct sp_frozen *f;
 	uint64_t key[4];
-	pid_t pid;
 	long n;
 	int r;
 
@@ -440,7 +450,7 @@ end_startup(struct sup *s, struct proc *p, long before, struct sp_error *err)
 	 * own between the count and ours (verify.c), none writes the filter
 	 * before the kernel reads it (freeze.c). */
 	f = sp_sup_freeze_tree(s, p->pid);
-	if (f != NULL && (n = sp_verify_filters(p->pid)) != before) {
+	if (f != NULL && (n = sp_filters_pid(p->pid)) != before) {
 		p->own_filters = true;	/* one came meanwhile */
 		before = n;
 	}
@@ -455,12 +465,7 @@ end_startup(struct sup *s, struct proc *p, long before, struct sp_error *err)
 	if (r == 0 && (r = sp_verify_installed(p->pid, before + 1, false,
 	    err)) == 0)
 		known(s, p, before + 1);
-	/* p may move while the others' stops are handled: by its pid */
-	pid = p->pid;
-	p->halted = true;
-	sp_sup_thaw(s, f);
-	if ((p = sp_sup_proc(s, pid, false)) != NULL)
-		p->halted = false;
+	thaw_around(s, p->pid, f);
 	return r;
 }
 
@@ -479,7 +484,7 @@ sp_sup_on_trap(struct sup *s, pid_t pid)
 	if (p->img == NULL || p->sp == NULL)
 		return 0;
 	p->sp->startup = false;
-	if ((before = sp_verify_filters(pid)) != p->filters_known)
+	if ((before = sp_filters_pid(pid)) != p->filters_known)
 		p->own_filters = true;
 	if (sp_pin_seal_slots(pid, &p->img->pin, p->sp->placed,
 	    p->own_filters, &err) == -1)

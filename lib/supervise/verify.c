@@ -56,12 +56,6 @@ sp_seals_free(struct sp_seals *s)
 	memset(s, 0, sizeof(*s));
 }
 
-long
-sp_verify_filters(pid_t pid)
-{
-	return sp_filters_pid(pid);
-}
-
 int
 sp_verify_installed(pid_t pid, long want, bool nnp, struct sp_error *err)
 {

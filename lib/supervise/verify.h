@@ -22,9 +22,6 @@ struct sp_seals {
 int sp_seals_add(struct sp_seals *s, uint64_t start, uint64_t len);
 void sp_seals_free(struct sp_seals *s);
 
-/* The process's filter count (Seccomp_filters), -1 when unknown. */
-long sp_verify_filters(pid_t pid);
-
 /* 0 when the process has exactly want filters (counted before the
  * installs, plus one per program the kernel accepted) and, with nnp,
  * no_new_privs set; else -1 with err: a filter of the process answered
