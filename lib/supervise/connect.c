@@ -43,6 +43,7 @@
 
 #include <syspin/procfs.h>
 
+#include "reports.h"
 #include "supervise_int.h"
 
 
@@ -116,11 +117,8 @@ to_exit_stop(pid_t tid, struct user_regs_struct *saved, struct sp_inject *in)
 	    ptrace(PTRACE_SYSCALL, tid, 0, 0) == -1)
 		return -1;
 	for (;;) {
-		if (waitpid(tid, &st, __WALL) == -1) {
-			if (errno == EINTR)
-				continue;
+		if (sp_reports_wait(tid, &st) == -1)
 			return -1;
-		}
 		if (!WIFSTOPPED(st))
 			return -1;
 		if (WSTOPSIG(st) == (SIGTRAP | 0x80))

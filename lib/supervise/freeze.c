@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 
 #include <syspin/procfs.h>
 
+#include "reports.h"
 #include "supervise_int.h"
 
 #define MAX_THREADS 4096
@@ -34,6 +36,7 @@
 struct sp_frozen {
 	pid_t tid[MAX_THREADS];
 	int st[MAX_THREADS];
+	enum { WAITING, REPORTED, EXITING } state[MAX_THREADS];
 	size_t n;
 };
 
@@ -63,11 +66,94 @@ stop_one(struct sup *s, pid_t t, struct sp_frozen *f)
 	 * until then it runs nothing either */
 	if (q != NULL && (q->held || q->halted || q->vfork_child != 0))
 		return;
+	if (sp_reports_kept(t))	/* stopped, its stop not yet handled */
+		return;
 	if (f->n < MAX_THREADS && ptrace(PTRACE_INTERRUPT, t, 0, 0) == 0) {
 		f->tid[f->n++] = t;
 		if (q != NULL)
 			q->halted = true;
 	}
+}
+
+/*
+ * Whether the thread will report no stop: gone, or in its exit
+ * (PF_EXITING).  A thread-group leader that has exited reports only when
+ * its last thread has been reaped; one of them may be the thread whose
+ * stop we are handling.
+ */
+static bool
+exiting(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	unsigned long flags = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+		return false;
+	if (p[2] == 'Z' || p[2] == 'X' || p[2] == 'x')
+		return true;
+	/* state ppid pgrp session tty_nr tpgid flags */
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return false;
+	return (flags & 0x4) != 0;	/* PF_EXITING */
+}
+
+/*
+ * Every interrupted thread's report, whatever order they come in:
+ * waiting for one alone could wait for ever on a leader whose exit is
+ * reported only once another thread's has been reaped.  What the rest
+ * of the tree reports meanwhile (a new child, a thread's exit) is the
+ * loop's, once the stop at hand is done with.  SIGCHLD (the kernel's
+ * word that a tracee changed) is blocked and waited for, with a timeout
+ * for a thread that was entering its exit when it was interrupted: its
+ * report, when it comes, is the loop's too.
+ */
+static void
+collect(struct sp_frozen *f)
+{
+	struct timespec tick = { 0, 2000000 };
+	sigset_t chld, old;
+	size_t left = f->n, i;
+	pid_t pid;
+	int st;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	while (left > 0) {
+		pid = sp_reports_poll(&st);
+		if (pid > 0) {
+			for (i = 0; i < f->n; i++)
+				if (f->tid[i] == pid && f->state[i] == WAITING)
+					break;
+			if (i < f->n) {
+				f->st[i] = st;
+				f->state[i] = REPORTED;
+				left--;
+			} else
+				sp_reports_keep(pid, st);
+			continue;
+		}
+		if (pid == -1)
+			break;	/* none left to wait for */
+		for (i = 0; i < f->n; i++)
+			if (f->state[i] == WAITING && exiting(f->tid[i])) {
+				f->state[i] = EXITING;
+				left--;
+			}
+		if (left > 0 && pid == 0)
+			sigtimedwait(&chld, NULL, &tick);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 static struct sp_frozen *
@@ -97,12 +183,7 @@ freeze(struct sup *s, pid_t tid, bool all)
 			closedir(d);
 		}
 	}
-	for (size_t i = 0; i < f->n; i++)
-		while (waitpid(f->tid[i], &f->st[i], __WALL) == -1)
-			if (errno != EINTR) {
-				f->st[i] = 0;	/* gone: nothing to do */
-				break;
-			}
+	collect(f);
 	return f;
 }
 
@@ -142,7 +223,7 @@ sp_sup_thaw(struct sup *s, struct sp_frozen *f)
 	for (size_t i = 0; i < f->n; i++) {
 		if ((q = sp_sup_proc(s, f->tid[i], false)) != NULL)
 			q->halted = false;
-		if (f->st[i] != 0)
+		if (f->state[i] == REPORTED)
 			sp_sup_event(s, f->tid[i], f->st[i]);
 	}
 	free(f);

@@ -21,6 +21,8 @@
 
 #include <syspin/supervise.h>
 
+#include "reports.h"
+
 static int
 mem_fd(pid_t pid, int mode, struct sp_error *err)
 {
@@ -130,9 +132,8 @@ step(struct sp_inject *in, struct sp_error *err)
 	for (tries = 0; tries < 16; tries++) {
 		if (ptrace(PTRACE_SINGLESTEP, in->pid, 0, 0) == -1)
 			return sp_error_sys(err, errno, "ptrace step");
-		while (waitpid(in->pid, &st, __WALL) == -1)
-			if (errno != EINTR)
-				return sp_error_sys(err, errno, "waitpid");
+		if (sp_reports_wait(in->pid, &st) == -1)
+			return sp_error_sys(err, errno, "waitpid");
 		if (!WIFSTOPPED(st))
 			return sp_error_set(err, "the process died");
 		sig = WSTOPSIG(st);

@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "reports.h"
 #include "supervise_int.h"
 
 #define TRACE_OPTS (PTRACE_O_TRACEEXEC | PTRACE_O_TRACEFORK | \
@@ -296,6 +297,11 @@ loop(struct sup *s)
 
 	s->status = -1;
 	for (;;) {
+		/* first those met while one thread was waited for */
+		if ((pid = sp_reports_next(&st)) > 0) {
+			sp_sup_event(s, pid, st);
+			continue;
+		}
 		if ((pid = waitpid(-1, &st, __WALL)) == -1) {
 			if (errno == EINTR)
 				continue;
