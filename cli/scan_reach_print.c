@@ -72,6 +72,38 @@ text_numbers(FILE *f, const struct sp_reach_count *before,
 	fputc('\n', f);
 }
 
+/* Which object a widening call is in (NULL: code outside the image). */
+static const char *
+widen_obj(const struct rprog *p, const struct sp_reach_widen *w)
+{
+	return w->obj >= 0 && (size_t)w->obj < p->lo.nobjs ?
+	    p->lo.objs[w->obj].name : NULL;
+}
+
+/* The calls of dlsym whose names are not bounded, so a user sees why. */
+static void
+widened_text(FILE *f, const struct rprog *p)
+{
+	size_t n = p->rep.ndlsym_by;
+
+	fprintf(f, "  widened: dlsym is reachable with a name chosen at run "
+	    "time, so every export is a root:\n");
+	for (size_t i = 0; i < n && i < SP_REACH_WIDEN_MAX; i++) {
+		const struct sp_reach_widen *w = &p->rep.dlsym_by[i];
+		const char *o = widen_obj(p, w);
+		if (o == NULL)
+			fprintf(f, "    by code with no facts (an object that "
+			    "cannot be analysed, or loaded later)\n");
+		else if (w->at == 0)
+			fprintf(f, "    %s takes dlsym's address\n", o);
+		else
+			fprintf(f, "    %s: the call at 0x%llx\n", o,
+			    (unsigned long long)w->at);
+	}
+	if (n > SP_REACH_WIDEN_MAX)
+		fprintf(f, "    and %zu more\n", n - SP_REACH_WIDEN_MAX);
+}
+
 void
 reach_text(FILE *f, const struct rprog *p)
 {
@@ -93,8 +125,7 @@ reach_text(FILE *f, const struct rprog *p)
 	}
 	text_numbers(f, &b, &a);
 	if (p->rep.dlsym)
-		fprintf(f, "  widened: dlsym is reachable (a name chosen at "
-		    "run time): every export is a root\n");
+		widened_text(f, p);
 	if (p->rep.dlopen)
 		fprintf(f, "  dlopen is reachable: under syspin run, what an "
 		    "object loaded later imports becomes reachable when it "
@@ -152,7 +183,23 @@ reach_json(const struct rprog *p)
 	json_object_object_add(o, "total", json_count(&b, &a));
 	json_object_object_add(o, "dlsym_widened", json_object_new_boolean(
 	    p->rep.dlsym));
-	json_object_object_add(o, "dlopen_reachable",
+	if (p->rep.dlsym) {
+		json_object *by = json_object_new_array();
+		for (size_t i = 0; i < p->rep.ndlsym_by &&
+		    i < SP_REACH_WIDEN_MAX; i++) {
+			const struct sp_reach_widen *w = &p->rep.dlsym_by[i];
+			json_object *e = json_object_new_object();
+			const char *obj = widen_obj(p, w);
+			json_object_object_add(e, "object", obj != NULL ?
+			    json_object_new_string(obj) : NULL);
+			json_object_object_add(e, "address", w->at != 0 ?
+			    json_object_new_int64((int64_t)w->at) : NULL);
+			json_object_array_add(by, e);
+		}
+		json_object_object_add(o, "dlsym_widened_by", by);
+		json_object_object_add(o, "dlsym_widened_count",
+		    json_object_new_int64((int64_t)p->rep.ndlsym_by));
+	}	json_object_object_add(o, "dlopen_reachable",
 	    json_object_new_boolean(p->rep.dlopen));
 	objs = json_object_new_array();
 	for (size_t i = 0; i < p->lo.nobjs; i++) {

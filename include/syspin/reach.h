@@ -60,7 +60,7 @@ struct sp_reach_edge {
 
 /* The facts' format, in their files and in the keys of what derives
  * from them: changed whenever an analysis makes other facts. */
-#define SP_REACH_FORMAT "SPREACH4"
+#define SP_REACH_FORMAT "SPREACH5"
 
 /* Objects with more executable bytes are not decoded (libLLVM's 60 MB
  * would cost seconds at an exec): reachable whole, their imports all
@@ -70,7 +70,9 @@ struct sp_reach_edge {
 /* calls: from data, not from a function */
 #define SP_REACH_ALWAYS 0xffffffffu
 /* The name of a call to dlsym or dlvsym whose name is not a constant (or
- * of taking their address): any export may be looked up. */
+ * of taking their address): any export may be looked up.  Followed by
+ * "@" and the call's address in hexadecimal where it is known (so that
+ * a report can say which call widened). */
 #define SP_REACH_DLSYM_ANY "dlsym?"
 
 
@@ -106,12 +108,24 @@ struct sp_reach_obj {
 	uint32_t whole;		/* enum sp_reach_whole: forced, or 0 */
 };
 
+/* A live call of dlsym whose name is not bounded: the object (-1: code
+ * outside the image, or an object without facts) and the call's address
+ * in it (0: its address is taken, or not known). */
+#define SP_REACH_WIDEN_MAX 8
+struct sp_reach_widen {
+	long obj;
+	uint64_t at;
+};
+
 struct sp_reach_result {
 	uint8_t **live;		/* per object, per function: 1 live */
 	size_t nobjs;
 	bool *whole;		/* per object: reachable whole */
 	bool dlsym;		/* widened: dlsym or dlvsym reachable with a
 				   name that is not a constant */
+	struct sp_reach_widen dlsym_by[SP_REACH_WIDEN_MAX];
+	size_t ndlsym_by;	/* how many calls widened (may be more than
+				   the ones kept) */
 	bool dlopen;		/* dlopen reachable: late objects are judged
 				   by their own imports when they call */
 	bool unknown_imports;	/* an object without facts: every export */
@@ -152,6 +166,8 @@ struct sp_reach_report {
 	size_t sites, live_sites;	/* in the tables, before and after */
 	size_t pairs, live_pairs;	/* (site, number) pairs, the same */
 	bool dlsym, dlopen;		/* as in sp_reach_result */
+	struct sp_reach_widen dlsym_by[SP_REACH_WIDEN_MAX];
+	size_t ndlsym_by;		/* as in sp_reach_result */
 	size_t nwhole;			/* objects reachable whole */
 };
 

@@ -80,6 +80,8 @@ int sp_units_build(struct analysis *a);
 void sp_units_free(struct analysis *a);
 /* The unit holding addr, or NULL (not in executable file-backed code). */
 struct unit *sp_unit_at(struct analysis *a, uint64_t addr);
+/* Frees what sp_unit_prepare made (decoded again when next asked). */
+void sp_unit_release(struct unit *u);
 /* Decodes (and with `solve`, runs data flow on) a unit. -1: no memory. */
 int sp_unit_prepare(struct analysis *a, struct unit *u, bool solve);
 /* Reads jump tables of u's indirect jumps into u->code.jt, re-decoding
@@ -118,6 +120,10 @@ const struct presult *sp_resolve_param(struct analysis *a, uint64_t func,
  * whether one cannot.  Whether anything calls func. */
 bool sp_resolve_each_caller(struct analysis *a, uint64_t func, int param,
     struct nrset *known, bool *unresolved);
+/* Each verified call of func with the value of its parameter param
+ * (see resolve.c). */
+long sp_resolve_callers(struct analysis *a, uint64_t func, int param,
+    int (*fn)(void *ctx, uint64_t caller, struct val v), void *ctx);
 /* Resolves the numbers callers store at *(param + off) (width bytes). */
 const struct presult *sp_resolve_deref(struct analysis *a, uint64_t func,
     int param, int64_t off, unsigned width);

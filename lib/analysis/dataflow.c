@@ -246,7 +246,8 @@ rsp_reloaded(const struct flow_graph *g, size_t bi)
 	for (size_t i = g->b[bi].first; i <= g->b[bi].last; i++) {
 		const struct effect *e = &g->code->v[i].eff;
 		if (e->op == EFF_LEAVE || (e->clobber & (1u << SP_REG_RSP)) ||
-		    ((e->op == EFF_COPY || e->op == EFF_LOAD ||
+		    ((e->op == EFF_COPY || e->op == EFF_CMOV ||
+		    e->op == EFF_LOAD ||
 		    e->op == EFF_POP) && e->dst == SP_REG_RSP))
 			return true;
 	}

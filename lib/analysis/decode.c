@@ -304,6 +304,24 @@ fill_effect(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
 	switch (in->mnemonic) {
 	case ZYDIS_MNEMONIC_MOV: effect_mov(in, op, addr, e); break;
 	case ZYDIS_MNEMONIC_LEA: effect_lea(in, op, addr, e); break;
+	case ZYDIS_MNEMONIC_CMOVB: case ZYDIS_MNEMONIC_CMOVBE:
+	case ZYDIS_MNEMONIC_CMOVL: case ZYDIS_MNEMONIC_CMOVLE:
+	case ZYDIS_MNEMONIC_CMOVNB: case ZYDIS_MNEMONIC_CMOVNBE:
+	case ZYDIS_MNEMONIC_CMOVNL: case ZYDIS_MNEMONIC_CMOVNLE:
+	case ZYDIS_MNEMONIC_CMOVNO: case ZYDIS_MNEMONIC_CMOVNP:
+	case ZYDIS_MNEMONIC_CMOVNS: case ZYDIS_MNEMONIC_CMOVNZ:
+	case ZYDIS_MNEMONIC_CMOVO: case ZYDIS_MNEMONIC_CMOVP:
+	case ZYDIS_MNEMONIC_CMOVS: case ZYDIS_MNEMONIC_CMOVZ:
+		/* either value: joined (a name or number chosen so) */
+		if (is_reg(&op[0]) && is_reg(&op[1]) &&
+		    reg_width(op[0].reg.value) >= 4) {
+			e->op = EFF_CMOV;
+			e->dst = (int8_t)gpr(op[0].reg.value);
+			e->src = (int8_t)gpr(op[1].reg.value);
+			e->width = (uint8_t)reg_width(op[0].reg.value);
+		} else
+			effect_alu(in, op, e);
+		break;
 	case ZYDIS_MNEMONIC_PUSH:
 	case ZYDIS_MNEMONIC_POP:
 	case ZYDIS_MNEMONIC_LEAVE: effect_stack(in, op, e); break;

@@ -29,6 +29,7 @@ enum eff_op {
 	EFF_NONE,
 	EFF_CONST,	/* dst = imm (already extended to 64 bits) */
 	EFF_COPY,	/* dst = src (+ imm), width-truncated */
+	EFF_CMOV,	/* dst = src or dst (a conditional move) */
 	EFF_ALU_IMM,	/* dst = dst <alu> imm */
 	EFF_STORE,	/* stack[src-pointer + imm] = reg dst (width) */
 	EFF_STORE_IMM,	/* stack[src-pointer + imm] = imm2 */

@@ -80,15 +80,30 @@ mark(struct work *w, uint32_t obj, uint32_t func)
 	w->stack[w->nstack++] = (struct sp_reach_edge){ obj, func };
 }
 
-/* Every export called name, in any object. */
 static void
-reach_name(struct work *w, const char *name)
+widened(struct sp_reach_result *r, long obj, uint64_t at)
 {
+	for (size_t i = 0; i < r->ndlsym_by && i < SP_REACH_WIDEN_MAX; i++)
+		if (r->dlsym_by[i].obj == obj && r->dlsym_by[i].at == at)
+			return;
+	if (r->ndlsym_by < SP_REACH_WIDEN_MAX)
+		r->dlsym_by[r->ndlsym_by] = (struct sp_reach_widen){ obj, at };
+	r->ndlsym_by++;
+	r->dlsym = true;
+}
+
+/* Every export called name, in any object; obj calls it (-1: code
+ * outside the image). */
+static void
+reach_name(struct work *w, const char *name, long obj)
+{
+	const size_t nany = strlen(SP_REACH_DLSYM_ANY);
 	struct byname key = { name, 0, 0 };
 	size_t lo = 0, hi = w->nnames;
 
-	if (strcmp(name, SP_REACH_DLSYM_ANY) == 0) {
-		w->r->dlsym = true;
+	if (strncmp(name, SP_REACH_DLSYM_ANY, nany) == 0) {
+		widened(w->r, obj, name[nany] == '@' ?
+		    strtoull(name + nany + 1, NULL, 16) : 0);
 		return;
 	}
 
@@ -121,12 +136,13 @@ first_from(const struct sp_reach_edge *v, size_t n, uint32_t func)
 
 /* The names called from func (SP_REACH_ALWAYS: from data). */
 static void
-calls_from(struct work *w, const struct sp_reach_facts *f, uint32_t func)
+calls_from(struct work *w, uint32_t obj, uint32_t func)
 {
+	const struct sp_reach_facts *f = w->objs[obj].facts;
 	size_t i = first_from(f->calls, f->ncalls, func);
 
 	for (; i < f->ncalls && f->calls[i].from == func; i++)
-		reach_name(w, f->strtab + f->calls[i].to);
+		reach_name(w, f->strtab + f->calls[i].to, (long)obj);
 }
 
 static void
@@ -146,7 +162,7 @@ drain(struct work *w)
 		struct sp_reach_edge e = w->stack[--w->nstack];
 		const struct sp_reach_facts *f = w->objs[e.from].facts;
 		edges_from(w, e.from, f, e.to);
-		calls_from(w, f, e.to);
+		calls_from(w, e.from, e.to);
 	}
 }
 
@@ -162,7 +178,7 @@ seed(struct work *w, size_t i)
 			mark(w, (uint32_t)i, (uint32_t)k);
 	for (size_t k = 0; k < f->nroots; k++)
 		mark(w, (uint32_t)i, f->roots[k]);
-	calls_from(w, f, SP_REACH_ALWAYS);
+	calls_from(w, (uint32_t)i, SP_REACH_ALWAYS);
 }
 
 /* Whether an export called name is live somewhere. */
@@ -215,9 +231,10 @@ sp_reach_closure(const struct sp_reach_obj *objs, size_t n,
 	for (size_t i = 0; i < nextra; i++)
 		reach_name(&w, strcmp(extra[i], "dlsym") == 0 ||
 		    strcmp(extra[i], "dlvsym") == 0 ? SP_REACH_DLSYM_ANY :
-		    extra[i]);
+		    extra[i], -1);
 	drain(&w);
-	r->dlsym |= r->unknown_imports;
+	if (r->unknown_imports)
+		widened(r, -1, 0);
 	r->dlopen = live_export(&w, "dlopen") || live_export(&w, "dlmopen");
 	if (r->dlsym) {
 		for (size_t k = 0; k < w.nnames; k++)

@@ -9,6 +9,7 @@
  * too.  A call or jump to a PLT stub, `call *slot(%rip)` and a load of a
  * GOT slot name an import.  Data and relocations are reach_data.c's.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,60 +138,46 @@ call_name(struct rf_build *b, uint32_t from, const char *name)
 	return off == UINT32_MAX ? -1 : sp_rf_push(&b->calls, from, off);
 }
 
+/* A dlsym call (or reference) at addr whose name we cannot bound. */
+static int
+dlsym_any(struct rf_build *b, uint32_t from, uint64_t addr)
+{
+	char name[32];
+
+	if (addr == 0)
+		return call_name(b, from, SP_REACH_DLSYM_ANY);
+	snprintf(name, sizeof(name), SP_REACH_DLSYM_ANY "@%llx",
+	    (unsigned long long)addr);
+	return call_name(b, from, name);
+}
+
 static bool
 is_dlsym(const char *name)
 {
 	return strcmp(name, "dlsym") == 0 || strcmp(name, "dlvsym") == 0;
 }
 
-/* A NUL-terminated identifier at addr, or NULL. */
-static const char *
-string_at(const struct sp_elf *e, uint64_t addr, size_t *len)
-{
-	const struct sp_segment *s = sp_elf_segment_at(e, addr);
-	const char *p;
-	size_t n;
-
-	if (s == NULL || addr - s->vaddr >= s->filesz)
-		return NULL;
-	p = (const char *)e->data + s->offset + (addr - s->vaddr);
-	n = s->filesz - (addr - s->vaddr);
-	for (*len = 0; *len < n && *len < 256 && p[*len] != '\0'; (*len)++)
-		if (p[*len] <= ' ' || p[*len] > '~')
-			return NULL;
-	return *len > 0 && *len < n && p[*len] == '\0' ? p : NULL;
-}
-
 /*
- * dlsym(handle, name) at instruction i of u: the name when the block sets
- * %rsi to a string constant (lea str(%rip), %rsi), else SP_REACH_DLSYM_ANY:
- * any export may be looked up.
+ * dlsym(handle, name) at instruction i of u: each name it can ask for is
+ * called (reach_names.c), or, when they are not bounded,
+ * SP_REACH_DLSYM_ANY: any export may be looked up.
  */
-static int
-dlsym_call(struct rf_build *b, uint32_t f, struct unit *u, size_t i)
-{
-	const char *s = NULL;
-	size_t len = 0;
+#define MAX_NAMES 32
 
-	while (i-- > 0) {
-		const struct insn *in = &u->code.v[i];
-		if (in->flow != FLOW_NEXT)
-			break;
-		if (in->eff.dst == SP_REG_RSI || (in->eff.clobber &
-		    (1u << SP_REG_RSI))) {
-			if (in->eff.op == EFF_CONST && in->eff.dst ==
-			    SP_REG_RSI && in->eff.width >= 4)
-				s = string_at(b->a->elf, (uint64_t)in->eff.imm,
-				    &len);
-			break;
-		}
-		if (sp_unit_is_target(u, in->addr))
-			break;
+static int
+dlsym_call(struct rf_build *b, uint32_t f, struct unit *u, uint64_t at)
+{
+	const char *names[MAX_NAMES];
+	size_t lens[MAX_NAMES], n;
+
+	if (sp_rf_dlsym_names(b, u, at, names, lens, MAX_NAMES, &n) != 1)
+		return dlsym_any(b, f, at);
+	for (size_t k = 0; k < n; k++) {
+		uint32_t off = sp_rf_name(b, names[k], lens[k]);
+		if (off == UINT32_MAX || sp_rf_push(&b->calls, f, off) != 0)
+			return -1;
 	}
-	if (s == NULL)
-		return call_name(b, f, SP_REACH_DLSYM_ANY);
-	uint32_t off = sp_rf_name(b, s, len);
-	return off == UINT32_MAX ? -1 : sp_rf_push(&b->calls, f, off);
+	return 0;
 }
 
 int
@@ -208,7 +195,7 @@ sp_rf_plt_ref(struct rf_build *b, uint32_t f, uint64_t addr)
 /* An address the instruction in function f refers to; *import: the
  * import it names. */
 static int
-refer(struct rf_build *b, uint32_t f, uint64_t to, bool slot,
+refer(struct rf_build *b, uint32_t f, uint64_t from, uint64_t to, bool slot,
     const char **import)
 {
 	const struct sp_elf *e = b->a->elf;
@@ -219,8 +206,9 @@ refer(struct rf_build *b, uint32_t f, uint64_t to, bool slot,
 	    (slot && (name = plt_name(e->got, e->ngot, to)) != NULL)) {
 		if (import != NULL)
 			*import = name;
-		return call_name(b, f, import == NULL && is_dlsym(name) ?
-		    SP_REACH_DLSYM_ANY : name);
+		if (import == NULL && is_dlsym(name))
+			return dlsym_any(b, f, from);
+		return call_name(b, f, name);
 	}
 	if ((g = sp_rf_func(b, to)) < 0 || (uint32_t)g == f)
 		return 0;
@@ -286,11 +274,17 @@ falls_off(const struct insn *in)
 	}
 }
 
+/* dlsym calls of one function whose names are read after its edges
+ * (data flow may re-decode the function); the rest are unbounded. */
+#define MAX_DLSYM_CALLS 16
+
 static int
 unit_edges(struct rf_build *b, uint32_t f)
 {
 	struct unit *u = &b->a->units[f];
 	const struct insn *last = NULL;
+	uint64_t dl[MAX_DLSYM_CALLS];
+	size_t ndl = 0;
 
 	if (sp_unit_prepare(b->a, u, false) != 0)
 		return -1;
@@ -305,24 +299,29 @@ unit_edges(struct rf_build *b, uint32_t f)
 				b->undecoded++;
 			break;
 		case FLOW_CALL: case FLOW_JMP: case FLOW_JCC:
-			rc = refer(b, f, in->target, false, &import);
+			rc = refer(b, f, in->addr, in->target, false,
+			    &import);
 			break;
 		case FLOW_ICALL: case FLOW_IJMP:
 			if (in->target != 0)
-				rc = refer(b, f, in->target, true, &import);
+				rc = refer(b, f, in->addr, in->target, true,
+				    &import);
 			break;
 		default:
 			break;
 		}
-		if (rc == 0 && import != NULL && is_dlsym(import))
-			rc = dlsym_call(b, f, u, i);
-		else if (rc == 0 && in->riprel != 0 && in->target == 0)
-			rc = refer(b, f, in->riprel, true, NULL);
+		if (rc == 0 && import != NULL && is_dlsym(import)) {
+			if (ndl < MAX_DLSYM_CALLS)
+				dl[ndl++] = in->addr;
+			else
+				rc = dlsym_any(b, f, in->addr);
+		} else if (rc == 0 && in->riprel != 0 && in->target == 0)
+			rc = refer(b, f, in->addr, in->riprel, true, NULL);
 		if (rc != 0)
 			return -1;
 	}
 	for (size_t e = 0; e < u->code.njt; e++)
-		if (refer(b, f, u->code.jt[e].to, false, NULL) != 0)
+		if (refer(b, f, 0, u->code.jt[e].to, false, NULL) != 0)
 			return -1;
 	if (unit_tables(b, f, u) != 0)
 		return -1;
@@ -331,12 +330,10 @@ unit_edges(struct rf_build *b, uint32_t f)
 	    b->a->units[f + 1].start == u->end &&
 	    sp_rf_push(&b->edges, f, f + 1) != 0)
 		return -1;
-	sp_insn_list_free(&u->code);
-	free(u->targets);
-	u->targets = NULL;
-	u->have_targets = false;
-	u->ntargets = 0;
-	u->decoded = false;
+	for (size_t k = 0; k < ndl; k++)
+		if (dlsym_call(b, f, u, dl[k]) != 0)
+			return -1;
+	sp_unit_release(u);
 	return 0;
 }
 

@@ -23,6 +23,7 @@ struct rf_build {
 					   addressing */
 	size_t caphash, nhash;
 	size_t undecoded;		/* bytes the decoder could not read */
+	unsigned name_searches;		/* reach_names.c's budget */
 };
 
 /* Appends from -> to; -1 out of memory. */
@@ -36,6 +37,13 @@ long sp_rf_func(const struct rf_build *b, uint64_t addr);
 int sp_rf_plt_ref(struct rf_build *b, uint32_t f, uint64_t addr);
 /* A function that runs without any caller in the object. */
 int sp_rf_root(struct rf_build *b, uint64_t addr);
+/* A NUL-terminated identifier at addr in e's data, or NULL. */
+const char *sp_rf_string_at(const struct sp_elf *e, uint64_t addr,
+    size_t *len);
+/* The names the dlsym call at addr in u can ask for: 1 with
+ * names[0..*n) (lens: their lengths), 0 when they are not bounded. */
+int sp_rf_dlsym_names(struct rf_build *b, struct unit *u, uint64_t addr,
+    const char **names, size_t *lens, size_t max, size_t *n);
 /* Code addresses, names and roots found in data and relocations. */
 int sp_rf_data(struct rf_build *b);
 

@@ -322,6 +322,54 @@ sp_resolve_each_caller(struct analysis *a, uint64_t func, int param,
 	return called;
 }
 
+/*
+ * Each verified direct call (or tail jump) to func: fn gets the calling
+ * function's entry and the value of parameter param there.  -1 when func
+ * may be called in ways we cannot see (its address is taken) or memory
+ * ran out, or what fn returned when it stops early (non-zero); else the
+ * number of calls.
+ */
+long
+sp_resolve_callers(struct analysis *a, uint64_t func, int param,
+    int (*fn)(void *ctx, uint64_t caller, struct val v), void *ctx)
+{
+	struct xref *xs;
+	size_t nx;
+	uint64_t t = func;
+	long n = 0;
+	int rc = 0;
+
+	if (sp_xrefs_find(a, &t, 1, false, &xs, &nx) != 0)
+		return -1;
+	for (size_t i = 0; i < nx && rc == 0; i++) {
+		const struct xref *x = &xs[i];
+		struct unit *u;
+		struct state st;
+		long idx;
+
+		if (x->kind == XREF_JMP && in_plt_stub(a->elf, x->from))
+			continue;
+		if (x->kind == XREF_DATA || x->kind == XREF_RIPREL) {
+			rc = -1;
+			break;
+		}
+		u = sp_unit_at(a, x->from);
+		if (u == NULL || sp_unit_prepare(a, u, true) != 0)
+			continue;
+		idx = sp_insn_index(&u->code, x->from);
+		if (idx < 0 || !branches_to(&u->code.v[idx], func))
+			continue;
+		sp_flow_state_at(&u->graph, (size_t)idx, &st);
+		if (!st.reached)
+			continue;
+		n++;
+		rc = fn(ctx, st.origin ? st.origin : u->start,
+		    arg_at(&st, &u->code.v[idx], param));
+	}
+	free(xs);
+	return rc != 0 ? rc : n;
+}
+
 static long
 memo_find(const struct analysis *a, const struct presult *q)
 {

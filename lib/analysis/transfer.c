@@ -256,6 +256,15 @@ sp_transfer(struct state *st, const struct insn *in)
 		v = offset_val(&st->r[e->src], e->imm);
 		write_reg(st, e->dst, v, e->width);
 		break;
+	case EFF_CMOV: {
+		struct val old = st->r[e->dst];
+		v = st->r[e->src];
+		sp_val_truncate(&old, e->width);
+		sp_val_truncate(&v, e->width);
+		sp_val_join(&v, &old);
+		write_reg(st, e->dst, v, e->width);
+		break;
+	}
 	case EFF_ALU_IMM:
 		v = alu_val(&st->r[e->dst], e->alu, e->imm);
 		write_reg(st, e->dst, v, e->width);

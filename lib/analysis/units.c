@@ -198,6 +198,18 @@ sp_units_free(struct analysis *a)
 	a->nunits = 0;
 }
 
+void
+sp_unit_release(struct unit *u)
+{
+	sp_insn_list_free(&u->code);
+	sp_flow_free(&u->graph);
+	free(u->targets);
+	u->targets = NULL;
+	u->have_targets = false;
+	u->ntargets = 0;
+	u->decoded = u->solved = false;
+}
+
 struct unit *
 sp_unit_at(struct analysis *a, uint64_t addr)
 {

@@ -145,6 +145,8 @@ reach_with(struct sp_layout *lo, const struct sp_reach_facts *facts,
 	}
 	rep->live_pairs = pairs(lo);
 	rep->dlsym = r.dlsym;
+	memcpy(rep->dlsym_by, r.dlsym_by, sizeof(rep->dlsym_by));
+	rep->ndlsym_by = r.ndlsym_by;
 	rep->dlopen = r.dlopen;
 	sp_reach_result_free(&r);
 	return 0;

@@ -14,9 +14,10 @@
 /* Also raised when the analysis gives different tables for the same file
  * (2: numbers read through a published pointer, debug-file symbols; 3: the
  * MAC trailer; 4: the path of the file, for `syspin cache`; 5: an
- * import keeps the numbers of its readable calls beside unreadable ones),
+ * import keeps the numbers of its readable calls beside unreadable ones;
+ * 6: a conditional move's two values),
  * so that tables made by an older syspin are made again. */
-#define SP_CACHE_VERSION 5u
+#define SP_CACHE_VERSION 6u
 #define SP_CACHE_ALIGN(n) (((n) + 7) & ~(size_t)7)
 
 struct sp_cache_hdr {

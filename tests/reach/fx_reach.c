@@ -5,7 +5,10 @@
  * of a jump table, 505 and 508 a call through the PLT into another
  * object.
  * DLSYM_CONST looks lib_named up by a constant name, DLSYM_ANY looks up
- * whatever argv[1] names (every export reachable).
+ * whatever argv[1] names (every export reachable).  DLSYM_WRAPPED looks
+ * names up through a function of its own, which its callers give
+ * constants (nginx's module loader); DLSYM_WRAPPED_ANY gives it argv[1]
+ * too.
  */
 #include <dlfcn.h>
 
@@ -52,6 +55,21 @@ dispatch(int c)
 	}
 }
 
+#if defined(DLSYM_WRAPPED) || defined(DLSYM_WRAPPED_ANY)
+/* noipa: no copy of it specialised for a constant name */
+__attribute__((noipa)) static void *
+lookup(void *handle, const char *name)
+{
+	return dlsym(handle, name);
+}
+
+__attribute__((noipa)) static void
+call_named(void)
+{
+	((void (*)(void))lookup(RTLD_DEFAULT, "lib_named"))();
+}
+#endif
+
 int
 main(int argc, char **argv)
 {
@@ -64,6 +82,13 @@ main(int argc, char **argv)
 	((void (*)(void))dlsym(RTLD_DEFAULT, "lib_named"))();
 #elif defined(DLSYM_ANY)
 	((void (*)(void))dlsym(RTLD_DEFAULT, argv[1]))();
+#elif defined(DLSYM_WRAPPED)
+	call_named();
+	((void (*)(void))lookup(RTLD_DEFAULT, argc > 5 ? "lib_used" :
+	    "lib_typed"))();
+#elif defined(DLSYM_WRAPPED_ANY)
+	call_named();
+	((void (*)(void))lookup(RTLD_DEFAULT, argv[1]))();
 #endif
 	return dispatch(argc);
 }

@@ -22,6 +22,9 @@
 #include <syspin/reach.h>
 #include <syspin/scan.h>
 
+/* The programs (fx_reach, _const, _any, _wrapped, _wrapped_any), then
+ * the library. */
+#define NPROGS 5
 static char **files;
 
 struct img {
@@ -110,7 +113,7 @@ prune(struct img *m, const char *prog)
 
 	memset(m, 0, sizeof(*m));
 	load(m, 0, prog);
-	load(m, 1, files[3]);
+	load(m, 1, files[NPROGS]);
 	assert_int_equal(sp_layout_reach_with(&m->lo, m->facts, NULL, 0,
 	    &m->rep, &err), 0);
 	for (size_t i = 0; i < m->lo.nobjs; i++)
@@ -173,6 +176,41 @@ test_dlsym_any(void **state)
 	assert_true(m.left.nr[506]);
 	assert_true(m.left.nr[507]);
 	assert_false(m.left.nr[500]);	/* static: no name to look up */
+	img_free(&m);
+}
+
+/* The wrapper's callers pass constants: those names only. */
+static void
+test_dlsym_wrapped(void **state)
+{
+	struct img m;
+
+	(void)state;
+	prune(&m, files[3]);
+	assert_false(m.rep.dlsym);
+	assert_true(m.left.nr[507]);	/* lookup(.., "lib_named") */
+	assert_false(m.left.nr[506]);
+	img_free(&m);
+}
+
+/* One caller passes argv[1]: widened, and the call that widened is
+ * named (the program's own dlsym call, at its address). */
+static void
+test_dlsym_wrapped_any(void **state)
+{
+	const struct sp_symbol *s;
+	struct img m;
+
+	(void)state;
+	prune(&m, files[4]);
+	assert_true(m.rep.dlsym);
+	assert_true(m.left.nr[506]);
+	assert_int_equal(m.rep.ndlsym_by, 1);
+	assert_int_equal(m.rep.dlsym_by[0].obj, 0);
+	s = sp_elf_symbol_named(&m.elf[0], "lookup");
+	assert_non_null(s);
+	assert_true(m.rep.dlsym_by[0].at >= s->addr &&
+	    m.rep.dlsym_by[0].at < s->addr + 32);
 	img_free(&m);
 }
 
@@ -257,12 +295,14 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_dlsym_constant),
 		cmocka_unit_test(test_dlsym_any),
+		cmocka_unit_test(test_dlsym_wrapped),
+		cmocka_unit_test(test_dlsym_wrapped_any),
 		cmocka_unit_test(test_import_typed_object),
 		cmocka_unit_test(test_late_names),
 		cmocka_unit_test(test_encoding),
 	};
 
-	if (argc != 5)
+	if (argc != NPROGS + 2)
 		return 2;
 	files = argv + 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
