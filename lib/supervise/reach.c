@@ -31,5 +31,19 @@ sp_pin_reach(struct job *j, struct sp_error *err)
 		    rep.pairs, rep.live_sites, rep.sites, rep.dlsym ?
 		    "; dlsym with a name chosen at run time: every export "
 		    "counts as reachable" : "");
+	for (size_t i = 0; j->o->verbose && i < rep.ndlsym_by &&
+	    i < SP_REACH_WIDEN_MAX; i++) {
+		const struct sp_reach_widen *w = &rep.dlsym_by[i];
+		const char *o = w->obj >= 0 && (size_t)w->obj < j->lo.nobjs ?
+		    j->lo.objs[w->obj].name : "code with no facts";
+		if (w->at != 0)
+			fprintf(stderr, "syspin: [%ld]: widened by %s: the "
+			    "dlsym call at 0x%llx\n", (long)j->pid, o,
+			    (unsigned long long)w->at);
+		else
+			fprintf(stderr, "syspin: [%ld]: widened by %s: it "
+			    "takes dlsym's address, or its calls are not "
+			    "known\n", (long)j->pid, o);
+	}
 	return 0;
 }
