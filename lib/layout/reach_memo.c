@@ -15,13 +15,16 @@
 
 #include <syspin/reach.h>
 
-#define MEMO_MAGIC "SPRQ1\0\0\0"
+#define MEMO_MAGIC "SPRQ2\0\0\0"
 
 struct memo_head {
 	char magic[8];
 	uint64_t sites, live_sites, pairs, live_pairs, nwhole;
 	uint32_t dlsym, dlopen;
 	uint32_t nobjs, pad;
+	uint64_t ndlsym_by;	/* the calls that widened (report.dlsym_by) */
+	int64_t by_obj[SP_REACH_WIDEN_MAX];
+	uint64_t by_at[SP_REACH_WIDEN_MAX];
 };
 
 static void
@@ -74,8 +77,13 @@ sp_reach_memo_store(const struct sp_cache *c, const char *key,
 	    .live_sites = rep->live_sites, .pairs = rep->pairs,
 	    .live_pairs = rep->live_pairs, .nwhole = rep->nwhole,
 	    .dlsym = rep->dlsym, .dlopen = rep->dlopen,
-	    .nobjs = (uint32_t)lo->nobjs };
+	    .nobjs = (uint32_t)lo->nobjs, .ndlsym_by = rep->ndlsym_by };
 	size_t len = memo_size(lo, nsites), at = sizeof(h);
+
+	for (size_t i = 0; i < SP_REACH_WIDEN_MAX; i++) {
+		h.by_obj[i] = rep->dlsym_by[i].obj;
+		h.by_at[i] = rep->dlsym_by[i].at;
+	}
 	uint8_t *buf = calloc(1, len);
 	int rc;
 
@@ -155,7 +163,12 @@ sp_reach_memo_load(const struct sp_cache *c, const char *key,
 	*rep = (struct sp_reach_report){ .sites = h.sites,
 	    .live_sites = h.live_sites, .pairs = h.pairs,
 	    .live_pairs = h.live_pairs, .dlsym = h.dlsym != 0,
-	    .dlopen = h.dlopen != 0, .nwhole = h.nwhole };
+	    .dlopen = h.dlopen != 0, .nwhole = h.nwhole,
+	    .ndlsym_by = (size_t)h.ndlsym_by };
+	for (size_t i = 0; i < SP_REACH_WIDEN_MAX; i++)
+		rep->dlsym_by[i] = (struct sp_reach_widen){
+		    h.by_obj[i] >= 0 && (uint64_t)h.by_obj[i] < lo->nobjs ?
+		    (long)h.by_obj[i] : -1, h.by_at[i] };
 	free(buf);
 	return 1;
 }
