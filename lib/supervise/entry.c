@@ -37,6 +37,7 @@
 
 #include <syspin/bpf.h>
 
+#include "sealed.h"
 #include "supervise_int.h"
 
 #define NR_EXECVE	59
@@ -180,31 +181,41 @@ sp_sup_entry_filter(const struct sp_pin_result *res, struct sp_bpf_prog *out)
 	return 0;
 }
 
+static void
+fill_entry(void *ctx, uint64_t base, uint8_t *buf)
+{
+	const struct sp_bpf_prog *prog = ctx;
+	size_t len = prog->len * sizeof(*prog->insns);
+	struct { uint16_t len; uint16_t pad[3]; uint64_t filter; } fp;
+
+	memset(&fp, 0, sizeof(fp));
+	fp.len = (uint16_t)prog->len;
+	fp.filter = base + 16;
+	memcpy(buf, &fp, sizeof(fp));
+	memcpy(buf + 16, prog->insns, len);
+}
+
+/* The program and its sock_fprog from a sealed memfd (sealed.c). */
 int
 sp_sup_entry_install(pid_t pid, uint64_t trap, const struct sp_bpf_prog *prog,
-    struct sp_error *err)
+    bool fds_shared, struct sp_error *err)
 {
 	struct sp_inject in = { .pid = pid, .trap = trap, .pass_trace = true };
 	struct user_regs_struct regs;
-	struct sock_fprog fp;
-	uint64_t at, args[6] = { 0 };
+	uint64_t at = 0, args[6] = { 0 };
 	size_t len = prog->len * sizeof(*prog->insns);
-	long ret;
+	long ret = 0;
 	int r;
 
 	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) == -1)
 		return sp_error_sys(err, errno, "ptrace getregs");
-	/* below the red zone: the program, then its sock_fprog */
-	at = (regs.rsp - 256 - len - sizeof(fp) - 64) & ~(uint64_t)15;
-	fp.len = (unsigned short)prog->len;
-	fp.filter = (struct sock_filter *)(uintptr_t)at;
-	if (sp_mem_write(pid, at, prog->insns, len, err) == -1 ||
-	    sp_mem_write(pid, at + len, &fp, sizeof(fp), err) == -1)
-		return -1;
+	r = sp_sealed_map(&in, regs.rsp, 16 + len, fds_shared, fill_entry,
+	    (void *)prog, &at, err);
 	args[0] = SECCOMP_SET_MODE_FILTER;
 	args[1] = SECCOMP_FILTER_FLAG_TSYNC;
-	args[2] = at + len;
-	r = sp_inject_syscall(&in, SYS_seccomp, args, 6, &ret, err);
+	args[2] = at;
+	if (r == 0)
+		r = sp_inject_syscall(&in, SYS_seccomp, args, 6, &ret, err);
 	if (ptrace(PTRACE_SETREGS, pid, 0, &regs) == -1 && r == 0)
 		r = sp_error_sys(err, errno, "ptrace setregs");
 	if (r == 0 && ret != 0)

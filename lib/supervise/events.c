@@ -204,8 +204,7 @@ priors(const struct proc *p, struct image **imgs,
  * judged by its filter: reuse.c).
  */
 static struct image *
-pin(struct sup *s, struct proc *p, struct chain **chain,
-    struct sp_frozen **f, struct sp_error *err)
+pin(struct sup *s, struct proc *p, struct chain **chain, struct sp_error *err)
 {
 	const struct sp_pin_result *pins[PRIOR_MAX];
 	struct image *imgs[PRIOR_MAX], *img;
@@ -228,9 +227,8 @@ pin(struct sup *s, struct proc *p, struct chain **chain,
 	}
 	img->refs = 1;
 	img->exe = exe_of(p->pid);
-	/* the filters it writes into the process are its alone until
-	 * installed (freeze.c) */
-	*f = sp_sup_freeze_tree(s, p->pid);
+	/* Nothing else runs in the new address space, and the filters go
+	 * where nothing can change them (sealed.c): the tree runs on. */
 	if (sp_pin_process(p->pid, &s->o->pin, how, pins, n, &img->pin,
 	    err) == -1) {
 		sp_image_drop(img);
@@ -303,10 +301,8 @@ refuse_compat(struct sup *s, struct proc *p)
 	return 0;
 }
 
-/* The tree's other processes stay stopped (*f) until the caller has
- * done with p: what thawing handles may move the table of processes. */
 static int
-exec_done(struct sup *s, pid_t pid, struct sp_frozen **f)
+exec_done(struct sup *s, pid_t pid)
 {
 	struct proc *p = sp_sup_proc(s, pid, false);
 	struct chain *chain;
@@ -320,7 +316,7 @@ exec_done(struct sup *s, pid_t pid, struct sp_frozen **f)
 	p->exec_pending = false;
 	if (compat_task(pid))
 		return refuse_compat(s, p);
-	if ((img = pin(s, p, &chain, f, &err)) == NULL)
+	if ((img = pin(s, p, &chain, &err)) == NULL)
 		return sp_sup_refuse(s, pid, unreadable(pid) ? "the program is "
 		    "not readable by this user (execute-only): pinning reads "
 		    "it" : err.msg);
@@ -365,11 +361,7 @@ thaw_around(struct sup *s, pid_t pid, struct sp_frozen *f)
 int
 sp_sup_on_exec_done(struct sup *s, pid_t pid)
 {
-	struct sp_frozen *f = NULL;
-	int r = exec_done(s, pid, &f);
-
-	thaw_around(s, pid, f);
-	return r;
+	return exec_done(s, pid);
 }
 
 /* Whether p's process has the entry filter p's image makes, by key (an
@@ -446,19 +438,19 @@ end_startup(struct sup *s, struct proc *p, long before, struct sp_error *err)
 	sp_sup_entry_key(&p->img->pin, key);
 	if (entry_installed(p, key))
 		return 0;
-	/* The tree's other processes stopped: none installs a filter of its
-	 * own between the count and ours (verify.c), none writes the filter
-	 * before the kernel reads it (freeze.c). */
-	f = sp_sup_freeze_tree(s, p->pid);
+	/* What shares the address space stopped: no thread installs a
+	 * filter of its own between the count and ours (verify.c), none
+	 * unmaps the sealed filter (sealed.c) before the kernel reads it. */
+	f = sp_sup_freeze_space(s, p->pid);
 	if (f != NULL && (n = sp_filters_pid(p->pid)) != before) {
 		p->own_filters = true;	/* one came meanwhile */
 		before = n;
 	}
 	if ((r = sp_sup_entry_install(p->pid, p->img->pin.trap,
-	    &p->sp->entry, err)) == 0)
+	    &p->sp->entry, p->files_shared, err)) == 0)
 		entry_record(s, p, key);
 	else if (err->code == ENOMEM && (r = sp_sup_entry_install(p->pid,
-	    p->img->pin.trap, &all, err)) == 0)
+	    p->img->pin.trap, &all, p->files_shared, err)) == 0)
 		stop_all(s, p);
 	/* Installed, or the image may not run on: where it stayed, ld.so's
 	 * exec sites and the room of the slots would stay open to it. */

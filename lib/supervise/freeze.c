@@ -156,22 +156,41 @@ collect(struct sp_frozen *f)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-static struct sp_frozen *
-freeze(struct sup *s, pid_t tid, bool all)
+/* Which processes to stop besides tid: tid's threads, those sharing its
+ * address space, or (all) the whole tree. */
+enum reach { THREADS, SPACE, TREE };
+
+static bool
+stopped_with(const struct proc *q, const struct proc *p, enum reach how)
 {
-	pid_t tgid = all ? tid : sp_sup_tgid(tid), t;
+	return how == TREE || (p != NULL && q->sp != NULL && q->sp == p->sp);
+}
+
+static struct sp_frozen *
+freeze(struct sup *s, pid_t tid, enum reach how)
+{
+	pid_t tgid = sp_sup_tgid(tid), t;
+	struct proc *p = sp_sup_proc(s, tid, false);
 	struct sp_frozen *f;
 	struct dirent *e;
 	char path[64];
+	bool any = false;
 	DIR *d;
 
-	if (!all && !threaded(tgid))
+	if (how == THREADS && !threaded(tgid))
+		return NULL;
+	for (size_t i = 0; how != THREADS && !any && i < s->nprocs; i++)
+		any = s->procs[i].pid != tid && !s->procs[i].held &&
+		    !s->procs[i].halted && s->procs[i].vfork_child == 0 &&
+		    stopped_with(&s->procs[i], p, how);
+	if (how != THREADS && !any)
 		return NULL;
 	if ((f = calloc(1, sizeof(*f))) == NULL)
 		return NULL;
-	if (all) {
+	if (how != THREADS) {
 		for (size_t i = 0; i < s->nprocs; i++)
-			if (s->procs[i].pid != tid)
+			if (s->procs[i].pid != tid &&
+			    stopped_with(&s->procs[i], p, how))
 				stop_one(s, s->procs[i].pid, f);
 	} else {
 		snprintf(path, sizeof(path), "/proc/%ld/task", (long)tgid);
@@ -192,25 +211,22 @@ sp_sup_freeze(struct sup *s, pid_t tid)
 {
 	struct proc *p = sp_sup_proc(s, tid, false);
 
-	return freeze(s, tid, p != NULL && p->files_shared);
+	return freeze(s, tid, p != NULL && p->files_shared ? TREE : THREADS);
 }
 
 /*
- * Every other process of the tree: what the supervisor writes into tid's
- * memory for the kernel to read (a filter for seccomp(2)) is tid's alone
- * until the call has read it.  Another process of the tree, with the
- * same user and domain, may write tid's memory through /proc/PID/mem or
- * process_vm_writev (blind round 4: a parent replaced its child's filter
- * with one that allows everything).  NULL when there is no other.
+ * What runs in tid's address space, besides tid: its threads and the
+ * processes made with CLONE_VM (the same space, as the supervisor tracks
+ * it); the whole tree where tid shares its descriptor table.  Any of them
+ * could unmap what the supervisor mapped for the kernel to read, or
+ * install a filter between the count and ours.
  */
 struct sp_frozen *
-sp_sup_freeze_tree(struct sup *s, pid_t tid)
+sp_sup_freeze_space(struct sup *s, pid_t tid)
 {
-	for (size_t i = 0; i < s->nprocs; i++)
-		if (s->procs[i].pid != tid && !s->procs[i].held &&
-		    !s->procs[i].halted && s->procs[i].vfork_child == 0)
-			return freeze(s, tid, true);
-	return NULL;
+	struct proc *p = sp_sup_proc(s, tid, false);
+
+	return freeze(s, tid, p != NULL && p->files_shared ? TREE : SPACE);
 }
 
 void

@@ -174,7 +174,10 @@ sp_inject_syscall(struct sp_inject *in, long nr, const uint64_t *args,
 		return -1;
 	if (ptrace(PTRACE_GETREGS, in->pid, 0, &r) == -1)
 		return sp_error_sys(err, errno, "ptrace getregs");
-	if (r.rip != in->trap + 2)
+	/* The kernel kept the number it ran in orig_rax: another
+	 * instruction of two bytes written over the trap (/proc/PID/mem)
+	 * would have left our -1 there. */
+	if (r.rip != in->trap + 2 || r.orig_rax != (unsigned long long)nr)
 		return sp_error_set(err, "the injected system call did not "
 		    "return where expected");
 	*ret = (long)r.rax;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The filter written into the tracee and installed by it (pin.c calls
- * these at the end of an execve): the programs go below its stack pointer
- * (what was there is saved and put back), else into a mapping we make
- * (left behind, zeroed); each program's seccomp(2) is injected at the
+ * The filter installed by the tracee (pin.c calls these at the end of an
+ * execve): the programs and their sock_fprogs go into a sealed memfd the
+ * tracee maps (sealed.c: nothing of the tree can change them before the
+ * kernel copies them); each program's seccomp(2) is injected at the
  * tracee's own `syscall` instruction, in an order that lets the next one
  * through the ones already installed.
  */
@@ -13,7 +13,6 @@
 #include <linux/seccomp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
@@ -21,61 +20,54 @@
 #include <syspin/supervise.h>
 
 #include "pin_int.h"
+#include "sealed.h"
 
-#define RED_ZONE 256
-#define STACK_MAX (96u << 10)	/* the initial stack has 128 KiB below */
+struct layout {
+	const struct sp_bpf_prog *progs;
+	size_t nprogs;
+};
 
-/* Room for the programs and their sock_fprogs: the stack, else a mapping. */
-int
-sp_pin_make_area(struct job *j, struct sp_error *err)
+/* The bytes for progs: each sock_fprog (16 bytes), then its program. */
+static size_t
+progs_len(const struct layout *l)
 {
-	size_t i, len = j->nprogs * 16;
-	long ret;
+	size_t len = 0;
 
-	for (i = 0; i < j->nprogs; i++)
-		len += (j->progs[i].len * sizeof(struct sock_filter) + 15) &
-		    ~(size_t)15;
-	j->area_len = len;
-	j->area = ((j->regs.rsp - RED_ZONE) & ~(uint64_t)15) - len;
-	j->area &= ~(uint64_t)15;
-	if (len <= STACK_MAX && (j->saved = malloc(len)) != NULL &&
-	    sp_mem_read(j->pid, j->area, j->saved, len, err) == 0)
-		return 0;
-	free(j->saved);
-	j->saved = NULL;
-	if (sp_pin_mmap(j, 0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, &ret,
-	    err) == -1)
-		return -1;
-	if (ret < 0 && ret > -4096)
-		return sp_error_sys(err, (int)-ret, "mmap in the process");
-	j->area = (uint64_t)ret;
-	return 0;
+	for (size_t i = 0; i < l->nprogs; i++)
+		len += 16 + ((l->progs[i].len * sizeof(struct sock_filter) +
+		    15) & ~(size_t)15);
+	return len;
 }
 
-/* Writes programs to the area; fprog[i] is where sock_fprog i went. */
-static int
-write_progs(struct job *j, const struct sp_bpf_prog *progs, size_t nprogs,
-    uint64_t *fprog, struct sp_error *err)
+static void
+fill_progs(void *ctx, uint64_t base, uint8_t *buf)
 {
-	uint64_t at = j->area;
-	size_t i, n;
+	const struct layout *l = ctx;
+	size_t at = 0, n;
 
-	for (i = 0; i < nprogs; i++) {
+	for (size_t i = 0; i < l->nprogs; i++) {
 		struct { uint16_t len; uint16_t pad[3]; uint64_t filter; } f;
-		n = progs[i].len * sizeof(struct sock_filter);
-		if (at + 16 + n > j->area + j->area_len)
-			return sp_error_set(err, "no room for the filter");
+		n = l->progs[i].len * sizeof(struct sock_filter);
 		memset(&f, 0, sizeof(f));
-		f.len = progs[i].len;
-		f.filter = at + 16;
-		if (sp_mem_write(j->pid, at, &f, sizeof(f), err) == -1 ||
-		    sp_mem_write(j->pid, at + 16, progs[i].insns, n,
-		    err) == -1)
-			return -1;
-		fprog[i] = at;
+		f.len = l->progs[i].len;
+		f.filter = base + at + 16;
+		memcpy(buf + at, &f, sizeof(f));
+		memcpy(buf + at + 16, l->progs[i].insns, n);
 		at += 16 + ((n + 15) & ~(size_t)15);
 	}
-	return 0;
+}
+
+/* Where sock_fprog i is, from base. */
+static void
+fprogs_at(const struct layout *l, uint64_t base, uint64_t *fprog)
+{
+	uint64_t at = base;
+
+	for (size_t i = 0; i < l->nprogs; i++) {
+		fprog[i] = at;
+		at += 16 + ((l->progs[i].len * sizeof(struct sock_filter) +
+		    15) & ~(size_t)15);
+	}
 }
 
 /*
@@ -119,16 +111,20 @@ int
 sp_pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
     size_t nprogs, long *kret, struct sp_error *err)
 {
-	uint64_t fprog[64];
+	struct layout l = { progs, nprogs };
+	uint64_t fprog[64], base;
 	size_t order[64], i;
 	long ret;
 
 	*kret = 0;
 	if (nprogs > 64)
 		return sp_error_set(err, "too many filter programs");
-	if (write_progs(j, progs, nprogs, fprog, err) == -1 ||
-	    install_order(j, progs, nprogs, order, err) == -1)
+	/* after an execve the descriptor table is the process's own */
+	if (install_order(j, progs, nprogs, order, err) == -1 ||
+	    sp_sealed_map(&j->in, j->regs.rsp, progs_len(&l), false,
+	    fill_progs, &l, &base, err) == -1)
 		return -1;
+	fprogs_at(&l, base, fprog);
 	for (i = 0; i < nprogs; i++) {
 		if (sp_pin_call(j, SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 		    SECCOMP_FILTER_FLAG_TSYNC, fprog[order[i]], 0, &ret,
@@ -146,21 +142,11 @@ sp_pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
 	return 0;
 }
 
-/* The stack as it was (or the mapping zeroed), the registers as they were. */
+/* The registers as they were. */
 int
 sp_pin_restore(struct job *j, struct sp_error *err)
 {
-	void *zero;
-	int r = 0;
-
-	if (j->saved != NULL)
-		r = sp_mem_write(j->pid, j->area, j->saved, j->area_len, err);
-	else if (j->area != 0 && (zero = calloc(1, j->area_len)) != NULL) {
-		r = sp_mem_write(j->pid, j->area, zero, j->area_len, err);
-		free(zero);
-	}
 	if (ptrace(PTRACE_SETREGS, j->pid, 0, &j->regs) == -1)
-		r = sp_error_sys(err, errno, "ptrace setregs");
-	return r;
+		return sp_error_sys(err, errno, "ptrace setregs");
+	return 0;
 }
-

