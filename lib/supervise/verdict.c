@@ -544,7 +544,7 @@ handled(pid_t a, int sig)
  * reach a process of the tree, or one outside that dumps none for it
  * (nginx -s quit: its master stops on SIGQUIT): kill's pid (a group, 0 or
  * -1 included, is not judged: refused), tgkill's thread group and thread,
- * a pidfd's process.
+ * a pidfd's process (its group: refused).
  */
 static bool
 of_tree(struct sup *s, pid_t tid, const struct seccomp_data *d)
@@ -565,7 +565,13 @@ of_tree(struct sup *s, pid_t tid, const struct seccomp_data *d)
 		b = (pid_t)(int32_t)d->args[1];
 		sig = (int)d->args[2];
 		break;
-	case 424:			/* pidfd_send_signal(pidfd, sig, ...) */
+	case 424:	/* pidfd_send_signal(pidfd, sig, info, flags) */
+		/* PIDFD_SIGNAL_PROCESS_GROUP (6.9) signals the group whose
+		 * id is the pidfd's: syspin run's job has processes outside
+		 * (blind round 6); only THREAD (1) and THREAD_GROUP (2)
+		 * stay in the process judged. */
+		if (d->args[3] & ~(uint64_t)3)
+			return false;
 		a = pidfd_target(tid, (int)d->args[0]);
 		break;
 	default:			/* kill, tkill, rt_sigqueueinfo */

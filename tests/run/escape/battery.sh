@@ -58,7 +58,7 @@ env-clear:runexec env-filling:runexec env-flags-a:runexec
 env-flags-j:runexec env-flags-t:runexec env-dlopen:runexec
 env-cachedir:runexec forged-table:runexec
 sigquit-victim:runtime sigquit-victim:runexec sigsegv-victim:runtime
-sigsegv-victim:runexec"
+sigsegv-victim:runexec sigqgroup-victim:runtime sigqgroup-victim:runexec"
 
 ATTACKS="wrong-site libc-site
 remap-libc
@@ -78,7 +78,7 @@ ctypes-python libc-syscall
 exec-memfd exec-tmp
 ptrace-parent mem-parent vmwrite-parent getfd-parent
 ptrace-victim mem-victim vmwrite-victim getfd-victim
-prlimit-parent prlimit-victim sigquit-victim sigsegv-victim
+prlimit-parent prlimit-victim sigquit-victim sigsegv-victim sigqgroup-victim
 tiocsti tioclinux
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
@@ -168,15 +168,15 @@ paths_for() {
 }
 
 # Starts the victim outside the tree (as $WHO); sets INFO and VICTIM.
-start_victim() {	# mark
+start_victim() {	# mark [group]
 	fresh info
 	INFO=$F
 	if [ "$WHO" = nobody ]; then
 		setpriv --reuid=nobody --regid="$(id -g nobody)" \
-		    --clear-groups "$E/escape_victim" "$INFO" "$1" \
+		    --clear-groups "$E/escape_victim" "$INFO" "$1" ${2:-} \
 		    >/dev/null 2>&1 &
 	else
-		"$E/escape_victim" "$INFO" "$1" >/dev/null 2>&1 &
+		"$E/escape_victim" "$INFO" "$1" ${2:-} >/dev/null 2>&1 &
 	fi
 	VICTIM=$!
 	i=0
@@ -220,6 +220,7 @@ start_tmux() {	# socket
 stop_victim() {
 	[ -n "$VICTIM" ] || return
 	kill "$VICTIM" 2>/dev/null
+	kill -- "-$VICTIM" 2>/dev/null	# a group of its own (sigqgroup)
 	wait "$VICTIM" 2>/dev/null
 	VICTIM=
 }
@@ -260,7 +261,10 @@ invoke() {	# how name mark
 ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 	*-parent) $how "$E/escape" "${name%-parent}" "$mark" parent ;;
 	*-victim)
-		start_victim "$mark"
+		# sigqgroup: the victim's group has a leader catching SIGQUIT
+		grp=
+		[ $name = sigqgroup-victim ] && grp=group
+		start_victim "$mark" $grp
 		$how "$E/escape" "${name%-victim}" "$mark" "$INFO"
 		i=0
 		while [ ! -e "$mark" ] && [ $i -lt 20 ]; do sleep 0.05; i=$((i + 1)); done

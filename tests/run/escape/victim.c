@@ -9,9 +9,15 @@
  * re-raises it does) sets the flag too, and so does a soft
  * RLIMIT_NOFILE of 777 set by someone else (prlimit: the core and CPU
  * limits are a way to its memory).
+ *
+ * escape_victim INFO MARK group: the same in a process group of its own,
+ * whose leader (named in INFO) catches SIGQUIT, as `syspin run` does at
+ * the head of a shell's job: a signal to the group reaches the victim.
  */
+#include <sys/wait.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +26,12 @@
 #include <unistd.h>
 
 static volatile int flag;
+
+static void
+on_quit(int sig)
+{
+	(void)sig;
+}
 
 /* A crash handler (as Python's faulthandler): it would re-raise. */
 static void
@@ -37,8 +49,14 @@ main(int argc, char **argv)
 	FILE *f;
 	int fd;
 
-	if (argc != 3)
+	bool group = argc == 4;
+	pid_t member = 0;
+	int st;
+
+	if (argc != 3 && argc != 4)
 		return 2;
+	if (group && setpgid(0, 0) == -1)
+		return 1;
 	snprintf(held, sizeof(held), "%s.held", argv[1]);
 	if ((fd = open(held, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1)
 		return 1;
@@ -46,7 +64,17 @@ main(int argc, char **argv)
 	if ((f = fopen(tmp, "w")) == NULL)
 		return 1;
 	fprintf(f, "%d %lx %d\n", (int)getpid(), (unsigned long)&flag, fd);
-	if (fclose(f) != 0 || rename(tmp, argv[1]) == -1)
+	if (fclose(f) != 0)
+		return 1;
+	if (group && (member = fork()) > 0) {	/* the leader */
+		signal(SIGQUIT, on_quit);
+		if (rename(tmp, argv[1]) == -1)
+			return 1;
+		while (waitpid(member, &st, 0) == -1)
+			;
+		return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+	}
+	if (member == -1 || (!group && rename(tmp, argv[1]) == -1))
 		return 1;
 	sigset_t quit, pending;
 
