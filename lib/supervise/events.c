@@ -100,6 +100,8 @@ sp_sup_on_exec(struct sup *s, pid_t pid)
 	p->img = NULL;
 	p->sp = NULL;
 	p->bp = 0;
+	/* the exec killed its other threads: a fork of theirs unreported */
+	sp_sup_drop_orphans(s, pid, false);
 	if (check_exec(s, pid) == -1)
 		return -1;
 	p->exec_pending = true;		/* pinned at the syscall's end */

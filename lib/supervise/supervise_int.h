@@ -120,6 +120,9 @@ struct proc *sp_sup_proc(struct sup *s, pid_t pid, bool create);
  * stop other than the one the caller waited for, met meanwhile). */
 void sp_sup_event(struct sup *s, pid_t pid, int st);
 void sp_sup_forget(struct sup *s, pid_t pid);
+/* Children held for the fork event of a thread of tgid, which exec'd or
+ * (gone) ended, killed: the event will never come (tree.c). */
+void sp_sup_drop_orphans(struct sup *s, pid_t tgid, bool gone);
 /* pid exec'd or ended: a vfork parent waiting for it runs again. */
 void sp_sup_vfork_done(struct sup *s, pid_t pid);
 

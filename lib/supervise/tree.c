@@ -206,6 +206,36 @@ on_child(struct sup *s, pid_t parent, int event)
 	}
 }
 
+/*
+ * Children held for a fork event that will never come: the thread that
+ * made one was killed between making it and reporting it, by another
+ * thread's exec or by its process's end (blind round 6: three threads
+ * forking while a fourth exec'd left children stopped, and the tree
+ * waited for ever).  What they inherited is not known, and the thread
+ * that made them is gone: they are killed before they run.  tgid exec'd
+ * (its children keep it as parent), or ended (gone: they were given to
+ * a reaper outside the tree, or to us for CLONE_PARENT children of the
+ * first process, whose event may still come).
+ */
+void
+sp_sup_drop_orphans(struct sup *s, pid_t tgid, bool gone)
+{
+	unsigned long long pp;
+	struct proc *q;
+
+	for (size_t i = 0; i < s->nprocs; i++) {
+		q = &s->procs[i];
+		if (!q->held || q->doomed ||
+		    sp_proc_status(q->pid, "PPid", 10, &pp) != 0)
+			continue;
+		if ((pid_t)pp == tgid || (gone && (pid_t)pp != getpid() &&
+		    sp_sup_proc(s, (pid_t)pp, false) == NULL)) {
+			q->doomed = true;
+			kill(q->pid, SIGKILL);
+		}
+	}
+}
+
 /* The first stop of an automatically attached child. */
 static int
 on_new(struct sup *s, pid_t pid)
@@ -265,7 +295,11 @@ sp_sup_event(struct sup *s, pid_t pid, int st)
 	int sig;
 
 	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		bool leader = (p = sp_sup_proc(s, pid, false)) != NULL &&
+		    p->tgid == pid;
 		sp_sup_forget(s, pid);
+		if (leader)	/* the process has ended */
+			sp_sup_drop_orphans(s, pid, true);
 		if (pid == s->main)
 			s->status = WIFEXITED(st) ? WEXITSTATUS(st) :
 			    128 + WTERMSIG(st);
