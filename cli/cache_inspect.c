@@ -27,7 +27,7 @@
 #include "cli.h"
 
 #define RECORD_MAGIC "syspin-objects 1\n"
-#define PRUNING_MAGIC "SPRQ1\0\0\0"
+#define PRUNING_MAGIC SP_REACH_MEMO_FORMAT
 #define RECORD_READ_MAX (1u << 20)
 /* A temporary file this old is no writer's any more. */
 #define TEMP_AGE_MAX 600

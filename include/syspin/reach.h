@@ -61,6 +61,8 @@ struct sp_reach_edge {
 /* The facts' format, in their files and in the keys of what derives
  * from them: changed whenever an analysis makes other facts. */
 #define SP_REACH_FORMAT "SPREACH5"
+/* The format of a pruning's record ("q-", lib/layout/reach_memo.c). */
+#define SP_REACH_MEMO_FORMAT "SPRQ2\0\0\0"
 
 /* Objects with more executable bytes are not decoded (libLLVM's 60 MB
  * would cost seconds at an exec): reachable whole, their imports all

@@ -15,7 +15,7 @@
 
 #include <syspin/reach.h>
 
-#define MEMO_MAGIC "SPRQ2\0\0\0"
+#define MEMO_MAGIC SP_REACH_MEMO_FORMAT
 
 struct memo_head {
 	char magic[8];
