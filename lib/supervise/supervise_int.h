@@ -113,6 +113,9 @@ struct sup {
 	uint64_t last_ip;	/* audit: the last (pid, nr, ip) reported */
 	uint32_t last_nr;
 	pid_t last_pid;
+	dev_t tty_rdev;		/* the run's terminal (0: none), and */
+	unsigned char tty_quit;	/* its quit character (tty.c), and */
+	pid_t tty_fg0;		/* its foreground as syspin started */
 };
 
 struct proc *sp_sup_proc(struct sup *s, pid_t pid, bool create);
@@ -218,6 +221,11 @@ int sp_sup_entry_install(pid_t pid, uint64_t trap,
 /* connect.c: a listen() of the tree (SP_BPF_CONNECT): its socket is the
  * tree's listener; the caller's listeners, at the start. */
 int sp_sup_listen(struct sup *s, pid_t tid, const struct seccomp_data *d);
+/* tty.c: the run's terminal, as syspin starts; an ioctl of a terminal's
+ * settings or foreground (SP_BPF_CHECK_DATA), made here or *refused. */
+void sp_sup_tty_start(struct sup *s);
+int sp_sup_tty(struct sup *s, pid_t tid, const struct seccomp_data *d,
+    bool *refused);
 void sp_sup_listeners_inherited(struct sup *s);
 /* unixdiag.c: the listener (socket inode) whose accept queue holds the
  * connected unix socket client, 0 when none (then *accepted: the socket

@@ -390,6 +390,7 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 	if (opts.observe != NULL)	/* syspin trace: violations run */
 		opts.audit = true;
 	sp_sup_trust_start(&opts.pin.start);
+	sp_sup_tty_start(&s);
 	sp_forward_signals(&main_pid);
 	sp_sup_listeners_inherited(&s);
 	if (start(&opts, s.landlock, err) == -1)

@@ -249,11 +249,15 @@ explain(struct sup *s, pid_t pid, const struct sp_violation *v,
 
 /* What a refused call asked for, in words. */
 static const char *
-asked(const char *name, uint32_t data)
+asked(const char *name, const struct seccomp_data *d, uint32_t data)
 {
 	if (data == SP_BPF_DENY_DATA)
-		return strstr(name, "ioctl") ? " TIOCSTI/TIOCLINUX (typing "
-		    "into the terminal)" : strstr(name, "seccomp") ?
+		return strstr(name, "ioctl") ? ((uint32_t)d->args[1] ==
+		    0x5412 || (uint32_t)d->args[1] == 0x541c ?
+		    " TIOCSTI/TIOCLINUX (typing into the terminal)" :
+		    " of a terminal's settings or foreground (a terminal "
+		    "outside the tree, or the run's given to a process group "
+		    "outside)") : strstr(name, "seccomp") ?
 		    " with a listener (SECCOMP_RET_USER_NOTIF)" :
 		    strstr(name, "keyctl") ? " KEYCTL_GET_PERSISTENT" :
 		    strstr(name, "arch_prctl") ? " ARCH_MAP_VDSO" :
@@ -336,7 +340,7 @@ refuse(struct sup *s, pid_t pid, const struct sp_violation *v,
 		    "call may not be made in a pinned tree", comm, tgid);
 	else
 		snprintf(line, sizeof(line), "%s[%llu]: %s%s refused: %s",
-		    comm, tgid, name, asked(name, data),
+		    comm, tgid, name, asked(name, d, data),
 		    because(s, name, d, data));
 	observed(s, pid, v, img, data == SP_BPF_DENY_DATA ? SP_OBS_DENIED :
 	    SP_OBS_REFUSED, line);
@@ -486,6 +490,15 @@ judge(struct sup *s, pid_t pid, const struct sp_violation *v,
 		if (d->nr == 50) {		/* listen: the tree's listener */
 			observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
 			return sp_sup_listen(s, pid, d);
+		}
+		if (d->nr == 16) {	/* ioctl: a terminal (tty.c) */
+			bool no;
+			int r = sp_sup_tty(s, pid, d, &no);
+			if (no)
+				return refuse(s, pid, v, d, SP_BPF_DENY_DATA,
+				    p->img);
+			observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
+			return r == -1 ? sp_sup_doom(s, pid) : 0;
 		}
 		/* a call on another process (perf_event_open, prlimit64, a
 		 * signal that dumps core): one of the tree */

@@ -89,6 +89,7 @@ dumps_core(uint32_t sig)
 
 struct answers {
 	uint32_t viol, refuse, deny, place, narrowed, check;
+	bool judge;		/* someone answers check (in->check set) */
 };
 
 /* Narrowing (bpf.h, 2a.): 0 not narrowed, 1 narrowed whole, 2 narrowed
@@ -161,8 +162,14 @@ global_rule(enum kind k, const struct seccomp_data *d, unsigned flags,
 
 	switch (k) {
 	case IOCTL:
-		return a1 == 0x5412 || a1 == 0x541c ? ans->deny :
-		    SECCOMP_RET_ALLOW;
+		if (a1 == 0x5412 || a1 == 0x541c)
+			return ans->deny;
+		/* a terminal's settings and foreground: the supervisor's */
+		return ans->judge && (a1 == 0x5402 || a1 == 0x5403 ||
+		    a1 == 0x5404 || a1 == 0x5406 || a1 == 0x5407 ||
+		    a1 == 0x5408 || a1 == 0x402c542b || a1 == 0x402c542c ||
+		    a1 == 0x402c542d || a1 == 0x5410 || a1 == 0x5423 ||
+		    a1 == 0x5457) ? ans->check : SECCOMP_RET_ALLOW;
 	case SECCOMP:
 		return a0 == 1 && (a1 & 8) ? ans->deny : SECCOMP_RET_ALLOW;
 	case KEYCTL:
@@ -375,7 +382,7 @@ uint32_t
 model_verdict(const struct sp_bpf_input *in, const struct seccomp_data *d)
 {
 	struct answers ans = { in->action, in->refuse, in->deny, in->place,
-	    in->narrowed, in->check };
+	    in->narrowed, in->check, in->check != 0 };
 	uint64_t ip = d->instruction_pointer;
 	int abi, pf, nw = 0;
 

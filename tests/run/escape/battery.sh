@@ -58,7 +58,9 @@ env-clear:runexec env-filling:runexec env-flags-a:runexec
 env-flags-j:runexec env-flags-t:runexec env-dlopen:runexec
 env-cachedir:runexec forged-table:runexec
 sigquit-victim:runtime sigquit-victim:runexec sigsegv-victim:runtime
-sigsegv-victim:runexec sigqgroup-victim:runtime sigqgroup-victim:runexec"
+sigsegv-victim:runexec sigqgroup-victim:runtime sigqgroup-victim:runexec
+tty-quit:runtime tty-quit:runexec tty-fg:runtime tty-fg:runexec
+tty-quit-own:runtime tty-quit-own:runexec"
 
 ATTACKS="wrong-site libc-site
 remap-libc
@@ -79,7 +81,7 @@ exec-memfd exec-tmp
 ptrace-parent mem-parent vmwrite-parent getfd-parent
 ptrace-victim mem-victim vmwrite-victim getfd-victim
 prlimit-parent prlimit-victim sigquit-victim sigsegv-victim sigqgroup-victim
-tiocsti tioclinux
+tiocsti tioclinux tty-quit tty-quit-own tty-fg
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
 filter-swap filter-sealed
@@ -280,6 +282,43 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		TMO=40
 		run_as "$E/escape_pty" -w 2500 -t 30 -l "$line" -l exit \
 		    -- sh -i ;;
+	tty-quit)
+		# another login's terminal (a shell on a pty outside) runs a
+		# program whose trap makes MARK on SIGQUIT; the attack sets
+		# that terminal's quit character to 'q', then 'q' is typed
+		fresh ttyname
+		tn=$F
+		TMO=40
+		vic="sh -c 'trap \"mkdir $mark; exit\" QUIT; sleep 6 & wait'"
+		run_as "$E/escape_pty" -w 1500 -t 30 -l "tty >$tn" \
+		    -l "$vic" -w 4000 -l q -w 1500 -l exit -- sh -i &
+		PTY=$!
+		i=0
+		while [ ! -s "$tn" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+		sleep 0.5
+		$how "$E/escape" tty-quit "$mark" "$(cat "$tn" 2>/dev/null)"
+		wait $PTY ;;
+	tty-quit-own|tty-fg)
+		# the run's own terminal: its quit character set to 'q' (and
+		# syspin run killed), then a program outside in the foreground;
+		# or its foreground given to a job outside, which reads a line
+		if [ "$how" = bare ]; then
+			line="$E/escape $name $mark"
+		else
+			line="$(pinned_line) $E/escape $name $mark"
+		fi
+		TMO=40
+		if [ $name = tty-fg ]; then
+			vic="sh -c 'trap \"\" TTIN; i=0; while [ \$i -lt 40 ]; do
+			    if read x; then mkdir $mark; exit; fi; sleep 0.2;
+			    i=\$((i + 1)); done' &"
+			run_as "$E/escape_pty" -w 1500 -t 30 -l "$vic" \
+			    -l "$line \$!" -l hello -w 3000 -l exit -- sh -i
+		else
+			vic="sh -c 'trap \"mkdir $mark; exit\" QUIT; sleep 5'"
+			run_as "$E/escape_pty" -w 1500 -t 30 -l "$line" \
+			    -l "$vic" -l q -w 5000 -l exit -- sh -i
+		fi ;;
 	mremap-span|mremap-tail|rescue-*|later-*|perf-*|ldso-execve|clock-set)
 		$how "$E/escape_box" "$name" "$mark" ;;
 	unix-cmd|unix-link|unix-race|unix-abstract)

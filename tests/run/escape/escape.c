@@ -859,6 +859,47 @@ tiocsti(void)
 	return 0;
 }
 
+/*
+ * The terminal's line discipline acts for us (blind round 6).  tty-quit:
+ * the quit character of the terminal at path (another login's) set to
+ * 'q': the user's next 'q' there sends SIGQUIT, which dumps core, to what
+ * runs there.  tty-quit-own: the same on ours, and the supervisor that
+ * would put it back killed.  tty-fg: our terminal's foreground given to
+ * a job outside (held 3 s), which then reads what the user types.  The
+ * victims make MARK.
+ */
+static int
+tty_quit(const char *path)
+{
+	struct termios t;
+	int fd = path != NULL ? open(path, O_RDWR | O_NOCTTY | O_CLOEXEC) : 0;
+
+	signal(SIGTTOU, SIG_IGN);
+	if (fd == -1)
+		return refused("open the terminal");
+	if (tcgetattr(fd, &t) == -1)
+		return refused("tcgetattr");
+	t.c_cc[VQUIT] = 'q';
+	t.c_lflag |= ISIG;
+	if (tcsetattr(fd, TCSANOW, &t) == -1)
+		return refused("tcsetattr of a terminal");
+	if (tcgetattr(fd, &t) == -1 || t.c_cc[VQUIT] != 'q')
+		return refused("tcsetattr (the quit character stayed)");
+	if (path == NULL && is_traced())	/* no one to put it back */
+		kill(getppid(), SIGKILL);
+	return 0;
+}
+
+static int
+tty_fg(const char *pgrp)
+{
+	signal(SIGTTOU, SIG_IGN);
+	if (tcsetpgrp(0, (pid_t)atoi(pgrp)) == -1)
+		return refused("tcsetpgrp to a group outside");
+	sleep(3);
+	return 0;
+}
+
 /* ---- 12. a filter of our own that answers SECCOMP_RET_TRACE ---- */
 
 static int
@@ -1085,6 +1126,9 @@ main(int argc, char **argv)
 	if (strcmp(m, "sigqgroup") == 0 && arg)
 		return coresig_group(arg);
 	if (strcmp(m, "tiocsti") == 0) return tiocsti();
+	if (strcmp(m, "tty-quit") == 0 && arg) return tty_quit(arg);
+	if (strcmp(m, "tty-quit-own") == 0) return tty_quit(NULL);
+	if (strcmp(m, "tty-fg") == 0 && arg) return tty_fg(arg);
 	if (strcmp(m, "ownfilter-trace0") == 0) return own_trace_filter(0, false);
 	if (strcmp(m, "ownfilter-traceffff") == 0)
 		return own_trace_filter(0xffff, false);

@@ -3,7 +3,8 @@
  * escape_pty [-w MS] [-t SECS] [-l LINE]... -- CMD [ARG...]
  * Runs CMD as a session leader on a new pseudo-terminal (its controlling
  * terminal, stdin/stdout/stderr), then types each LINE into it, waiting MS
- * milliseconds (default 1500) before each one, and copies everything CMD
+ * milliseconds (default 1500; a -w applies to the lines after it) before
+ * each one, and copies everything CMD
  * writes to our stdout.  Used for the TIOCSTI attack (an interactive shell
  * outside the pinned tree runs `syspin run ... escape tiocsti MARK`) and
  * the job-control control.  Exits with CMD's status, 124 after SECS
@@ -53,6 +54,7 @@ int
 main(int argc, char **argv)
 {
 	const char *lines[64];
+	int waits[64];
 	int nlines = 0, wait_ms = 1500, secs = 30, m, c, st;
 	long deadline;
 	pid_t pid;
@@ -62,8 +64,10 @@ main(int argc, char **argv)
 			wait_ms = atoi(optarg);
 		else if (c == 't')
 			secs = atoi(optarg);
-		else if (c == 'l' && nlines < 64)
+		else if (c == 'l' && nlines < 64) {
+			waits[nlines] = wait_ms;
 			lines[nlines++] = optarg;
+		}
 		else
 			return 2;
 	}
@@ -97,7 +101,7 @@ main(int argc, char **argv)
 	}
 	deadline = now_ms() + secs * 1000L;
 	for (int i = 0; i < nlines; i++) {
-		if (drain(m, now_ms() + wait_ms) == -1)
+		if (drain(m, now_ms() + waits[i]) == -1)
 			break;
 		(void)!write(m, lines[i], strlen(lines[i]));
 		(void)!write(m, "\n", 1);
