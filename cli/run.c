@@ -413,11 +413,17 @@ static void
 quit_key_restore(const struct quit_key *q)
 {
 	struct termios t;
+	sigset_t ttou, old;
 
 	if (q->fd < 0 || tcgetattr(q->fd, &t) == -1 || t.c_cc[VQUIT] == q->c)
 		return;
 	t.c_cc[VQUIT] = q->c;
+	/* from a background job too: not stopped by SIGTTOU for it */
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
 	(void)tcsetattr(q->fd, TCSANOW, &t);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 int
