@@ -312,8 +312,32 @@ open_cache(const struct run_args *a, struct sp_cache *c, char *dir,
 	return 0;
 }
 
-/* Analyses each file into the cache.  Failures are reported, not fatal:
- * the object simply gets no pins. */
+/*
+ * The program's files analysed as the supervisor analyses what a tree
+ * execs: in a child of ours, under limits of memory and time (the program
+ * may be a file made to be expensive); the vDSO here.  Over a limit: an
+ * error naming the file.  Other failures are not fatal: the object gets
+ * no pins, and the supervisor says so.
+ */
+int
+run_fill_bounded(const struct sp_cache *c, char **files, size_t n,
+    bool verbose)
+{
+	struct sp_error err;
+	char *vdso = "[vdso]";
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(files[i], "[vdso]") == 0)
+			(void)sp_cache_fill(c, vdso, false, &err);
+	if (sp_fill_files(c, files, n, verbose, &err) == -1) {
+		cli_error("%s", err.msg);
+		return EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* Analyses each file into the cache (--fill-cache).  Failures are
+ * reported, not fatal: the object simply gets no pins. */
 static int
 fill(const struct sp_cache *c, char **files, size_t n, bool verbose)
 {
@@ -436,7 +460,7 @@ cmd_run(int argc, char **argv)
 	struct quit_key quit;
 	char **objs = NULL;
 	size_t nobjs = 0;
-	int rc;
+	int rc = 0;
 
 	if (parse(argc, argv, &a) == -1 || run_extra_open(&a.x) == -1)
 		return EXIT_TROUBLE;
@@ -456,17 +480,22 @@ cmd_run(int argc, char **argv)
 		return rc;
 	}
 	if (run_is_static(elf))
-		run_fill_static(&c, elf, a.verbose);
+		rc = run_fill_static(&c, elf, a.verbose);
 	else if (!run_warm(&c, elf, rt)) {
 		if (run_objects(elf, rt, &objs, &nobjs) == -1) {
 			sp_cache_close(&c);
 			return EXIT_TROUBLE;
 		}
-		if (fill(&c, objs, nobjs, a.verbose) == 0)
+		rc = run_fill_bounded(&c, objs, nobjs, a.verbose);
+		if (rc == 0)
 			run_remember(&c, elf, rt, objs, nobjs);
 		run_free_objects(objs, nobjs);
 	} else if (a.verbose)
 		fprintf(stderr, "syspin: %s: every object is cached\n", elf);
+	if (rc != 0) {		/* over a limit: it would be refused */
+		sp_cache_close(&c);
+		return rc;
+	}
 	/* The runtime would fill them too, at each start without a table. */
 	if (a.ndlopen > 0)
 		(void)fill(&c, a.dlopen, a.ndlopen, a.verbose);

@@ -100,7 +100,10 @@ void run_extra_free(struct run_extra *x);
 /* PT_INTERP-less ELF: no LD_PRELOAD, pinned from outside. */
 bool run_is_static(const char *path);
 
-/* Analyses a static program and the vDSO into the cache. */
+/* Analyses files into the cache, bounded (run.c); a static program and
+ * the vDSO. */
+int run_fill_bounded(const struct sp_cache *c, char **files, size_t n,
+    bool verbose);
 int run_fill_static(const struct sp_cache *c, const char *elf, bool verbose);
 
 /* Supervision is on unless SYSPIN_SUPERVISE=0. */

@@ -36,21 +36,9 @@ run_is_static(const char *path)
 int
 run_fill_static(const struct sp_cache *c, const char *elf, bool verbose)
 {
-	const char *objs[] = { elf, "[vdso]" };
-	struct sp_error err;
-	size_t i;
-	int r, rc = 0;
+	char *objs[] = { (char *)elf, "[vdso]" };
 
-	for (i = 0; i < 2; i++) {
-		r = sp_cache_fill(c, objs[i], false, &err);
-		if (r == -1 || r == 2) {
-			cli_error("%s", err.msg);
-			rc = EXIT_TROUBLE;
-		} else if (verbose)
-			fprintf(stderr, "syspin: %s: %s\n", objs[i],
-			    r == 1 ? "analysed" : "cached");
-	}
-	return rc;
+	return run_fill_bounded(c, objs, 2, verbose);
 }
 
 /* SYSPIN_SUPERVISE=0 turns supervision off (the runtime alone). */

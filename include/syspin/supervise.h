@@ -348,6 +348,15 @@ struct sp_supervise_opts {
 int sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err);
 
 /*
+ * Analyses paths[0..n) into c in a child of ours under limits of memory
+ * and time (lib/supervise/fill.c), as the supervisor does what a tree
+ * execs.  -1 with err naming the file over a limit; files that fail
+ * otherwise just get no table (said with verbose).
+ */
+int sp_fill_files(const struct sp_cache *c, char *const *paths, size_t n,
+    bool verbose, struct sp_error *err);
+
+/*
  * Puts the calling process (and its descendants) into a Landlock domain:
  * no ptrace, /proc/PID/mem, process_vm_* or pidfd_getfd on processes
  * outside it, and what scope asks.  Needs no_new_privs or CAP_SYS_ADMIN.

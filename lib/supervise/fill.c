@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -565,5 +566,41 @@ sp_sup_fill_image(const struct sp_cache *c, const struct sp_layout *lo,
 	}
 	r = sp_sup_fill(c, f, n, verbose, err);
 	free(f);
+	return r;
+}
+
+/*
+ * The files syspin run is handed (the program and what it loads at
+ * start-up), analysed as a tree's are: the user may name a file made to
+ * be expensive.  Each by the key of the file there now; the child reads
+ * the file it opens, and what it sends for another is not stored.
+ */
+int
+sp_fill_files(const struct sp_cache *c, char *const *paths, size_t n,
+    bool verbose, struct sp_error *err)
+{
+	struct sp_fill *f = calloc(n + 1, sizeof(*f));
+	char (*keys)[SP_CACHE_KEY_MAX] = calloc(n + 1, sizeof(*keys));
+	struct sp_file_id id;
+	struct stat st;
+	size_t k = 0;
+	int r;
+
+	if (f == NULL || keys == NULL) {
+		free(f);
+		free(keys);
+		return sp_error_set(err, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (stat(paths[i], &st) == -1)
+			continue;	/* no file: nothing to analyse */
+		sp_file_id_from_stat(&id, &st);
+		sp_cache_key_file(&id, keys[k], sizeof(keys[k]));
+		f[k] = (struct sp_fill){ paths[i], keys[k], SP_FILL_TABLE };
+		k++;
+	}
+	r = sp_sup_fill(c, f, k, verbose, err);
+	free(f);
+	free(keys);
 	return r;
 }

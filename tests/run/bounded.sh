@@ -172,4 +172,21 @@ lowered "$T/code256" $AS cpu
 check "256 MiB of code under a CPU time limit" "^syspin: code256\\[[0-9]+\\]: \
 cannot pin: $T/code256: its analysis took over [0-9]+ s of CPU time: \
 over syspin's limit\$"
+
+# 4: the program syspin run is handed is analysed so too (blind round 6:
+# 1 GiB of it took syspin itself to 15 GB): refused with one line, exit 1.
+prlimit --as=$((3 << 29)) -- "$S" run --cache-dir "$T/cache2" -- \
+    "$T/code900" >"$T/out" 2>"$T/err" </dev/null &
+watch $!
+want="^syspin: $T/code900: its analysis needs more than 1\\.5 GiB of memory: \
+over syspin's limit\$"
+if [ "$killed" = no ] && [ "$lines" = 1 ] && grep -Eq "$want" "$T/err"; then
+	echo "ok   900 MiB of code run directly: refused in $secs s, syspin's" \
+	    "peak RSS $hwm KB"
+else
+	echo "FAIL 900 MiB of code run directly: killed by the watchdog:" \
+	    "$killed (${secs} s, peak RSS $hwm KB); syspin said:"
+	sed 's/^/     | /' "$T/err"
+	fail=1
+fi
 exit $fail
