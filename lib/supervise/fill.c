@@ -217,6 +217,9 @@ fill_one(const struct sp_cache *cc, const struct sp_fill *f, bool verbose,
 		return res;
 	if ((r == -1 || r == 2) && verbose)
 		fprintf(stderr, "syspin: %s\n", err->msg);
+	else if (verbose && (f->what & SP_FILL_TABLE))
+		fprintf(stderr, "syspin: %s: %s\n", f->path, r == 1 ?
+		    "analysed" : "cached");
 	/* Facts that cannot be made are not fatal (an object without
 	 * them is reachable whole); a limit is. */
 	if ((f->what & SP_FILL_REACH) && strcmp(f->path, "[vdso]") != 0 &&
