@@ -575,8 +575,10 @@ sp_sup_fill_image(const struct sp_cache *c, const struct sp_layout *lo,
 /*
  * The files syspin run is handed (the program and what it loads at
  * start-up), analysed as a tree's are: the user may name a file made to
- * be expensive.  Each by the key of the file there now; the child reads
- * the file it opens, and what it sends for another is not stored.
+ * be expensive.  Each by the key of the file there now; a table we
+ * believe (with our key, which the child does not hold) is not made
+ * again; the child reads the file it opens, and what it sends for
+ * another is not stored.
  */
 int
 sp_fill_files(const struct sp_cache *c, char *const *paths, size_t n,
@@ -585,6 +587,8 @@ sp_fill_files(const struct sp_cache *c, char *const *paths, size_t n,
 	struct sp_fill *f = calloc(n + 1, sizeof(*f));
 	char (*keys)[SP_CACHE_KEY_MAX] = calloc(n + 1, sizeof(*keys));
 	struct sp_file_id id;
+	struct sp_pintab tab;
+	struct sp_error why;
 	struct stat st;
 	size_t k = 0;
 	int r;
@@ -599,6 +603,13 @@ sp_fill_files(const struct sp_cache *c, char *const *paths, size_t n,
 			continue;	/* no file: nothing to analyse */
 		sp_file_id_from_stat(&id, &st);
 		sp_cache_key_file(&id, keys[k], sizeof(keys[k]));
+		if (sp_cache_load(c, keys[k], &tab, &why) == 1) {
+			sp_pintab_free(&tab);
+			if (verbose)
+				fprintf(stderr, "syspin: %s: cached\n",
+				    paths[i]);
+			continue;
+		}
 		f[k] = (struct sp_fill){ paths[i], keys[k], SP_FILL_TABLE };
 		k++;
 	}
