@@ -130,6 +130,16 @@ plt_name(const struct sp_plt_entry *v, size_t n, uint64_t addr)
 	return i < n && v[i].addr == addr ? v[i].name : NULL;
 }
 
+/* addr lies in a PLT stub: its jump is no call of the import (the
+ * stub's callers are, each where it calls). */
+static bool
+in_plt_stub(const struct sp_elf *e, uint64_t addr)
+{
+	long i = SP_FLOOR_INDEX(e->plt, e->nplt, addr, addr);
+
+	return i >= 0 && addr - e->plt[i].addr < 16;
+}
+
 static int
 call_name(struct rf_build *b, uint32_t from, const char *name)
 {
@@ -310,7 +320,8 @@ unit_edges(struct rf_build *b, uint32_t f)
 		default:
 			break;
 		}
-		if (rc == 0 && import != NULL && is_dlsym(import)) {
+		if (rc == 0 && import != NULL && is_dlsym(import) &&
+		    !in_plt_stub(b->a->elf, in->addr)) {
 			if (ndl < MAX_DLSYM_CALLS)
 				dl[ndl++] = in->addr;
 			else
