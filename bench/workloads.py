@@ -58,8 +58,14 @@ def setup():
 
 def workloads(w, g, p, have_auto):
     loop = "for i in $(seq 300); do /bin/true; done"
+    # a big tree: what an exec costs must not grow with the processes
+    # beside it (make -j, a pipeline, a server's workers)
+    crowd = ("p=; for i in $(seq 30); do sleep 30 & p=\"$p $!\"; done; "
+             "for i in $(seq 200); do /bin/true; done; kill $p; wait")
     v = [
         ("exec loop: 300 x /bin/true", ["sh", "-c", loop], w, None),
+        ("200 x /bin/true beside 30 sleepers", ["sh", "-c", crowd], w,
+         None),
         ("ar rc x.a (8 objects)", ["sh", "-c", "rm -f x.a; ar rc x.a f*.o"],
          w, None),
         ("nm f0.o", ["nm", "f0.o"], w, None),
