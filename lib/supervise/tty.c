@@ -120,28 +120,10 @@ sp_sup_tty_start(struct sup *s)
 static bool
 tree_ctty(const struct sup *s, dev_t rdev)
 {
-	unsigned long long v;
-	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd;
-
-	for (size_t i = 0; i < s->nprocs; i++) {
-		if (s->procs[i].tgid != s->procs[i].pid)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/stat",
-		    (long)s->procs[i].pid);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0 || (buf[n] = '\0', p = strrchr(buf, ')')) == NULL)
-			continue;
-		/* state ppid pgrp session tty_nr */
-		if (sscanf(p + 1, " %*c %*d %*d %*d %llu", &v) == 1 && v != 0 &&
-		    makedev((v >> 8) & 0xfff, (v & 0xff) | ((v >> 12) &
-		    0xfff00)) == rdev)
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i].tgid == s->procs[i].pid &&
+		    ctty_of(s->procs[i].pid) == rdev)
 			return true;
-	}
 	return false;
 }
 
