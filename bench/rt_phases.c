@@ -17,10 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <syspin/bpf.h>
-#include <syspin/cache.h>
-#include <syspin/layout.h>
-#include <syspin/placement.h>
+#include "bpf/bpf.h"
+#include "pins/cache.h"
+#include "layout/layout.h"
+#include "layout/placement.h"
 
 #define NPHASES 6
 static const char *const names[NPHASES] = {

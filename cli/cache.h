@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <syspin/cache.h>
+#include "pins/cache.h"
 
 /* Every cache subcommand takes --cache-dir DIR (else the default). */
 struct cache_opts {

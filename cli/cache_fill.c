@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fill/fill.h"
 #include "cache.h"
 #include "cli.h"
 

@@ -4,8 +4,8 @@
  *
  * A cache directory holds pin tables ("f-DEV-INO-SIZE-MTIME" for a file,
  * "vdso-BUILDID" for a vDSO), program records ("p-HASH", run_warm.c),
- * reachability facts ("r-" + a table's key, lib/pins/reach_cache.c) and
- * prunings ("q-HASH", lib/layout/reach_memo.c) and, briefly, a writer's
+ * reachability facts ("r-" + a table's key, lib/fill/reach_cache.c) and
+ * prunings ("q-HASH", lib/reach/reach_memo.c) and, briefly, a writer's
  * ".KEY.PID.tmp".  A table is usable when its MAC is
  * right (with the user's key attached), it decodes, its name is the key
  * of the identity it carries, and the file it names still has that
@@ -21,7 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <syspin/reach.h>
+#include "reach/reach.h"
+#include "fill/fill.h"
 
 #include "cache.h"
 #include "cli.h"

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <syspin/elf.h>
-#include <syspin/openbsd.h>
-#include <syspin/scan.h>
+#include "elf/elf.h"
+#include "pins/openbsd.h"
+#include "analysis/scan.h"
 
 #include "cli.h"
 

@@ -20,9 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <syspin/cache.h>
-#include <syspin/narrow.h>
-#include <syspin/supervise.h>
+#include "pins/cache.h"
+#include "supervise/narrow.h"
+#include "supervise/supervise.h"
 
 #include "cli.h"
 #include "filter.h"

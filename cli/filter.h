@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include <syspin/narrow.h>
-#include <syspin/supervise.h>
+#include "supervise/narrow.h"
+#include "supervise/supervise.h"
 
 struct filter_args {
 	pid_t pid;		/* -p, or the process PROG was */

@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <syspin/error.h>
+#include "util/error.h"
 
 #include "cli.h"
 

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include <syspin/scan.h>
+#include "analysis/scan.h"
 
 /* Name of nr for the ABI a trap kind uses (int 0x80: i386), into buf. */
 const char *syscall_name(enum sp_trap_kind kind, uint32_t nr, char *buf,

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <syspin/openbsd.h>
+#include "pins/openbsd.h"
 
 #include "cli.h"
 #include "openbsd_view.h"

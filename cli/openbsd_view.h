@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include <syspin/elf.h>
+#include "elf/elf.h"
 
 /*
  * Prints ELF's pintable as OpenBSD's kernel / ld.so would build it from

@@ -25,13 +25,14 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include <syspin/cache.h>
-#include <syspin/diag.h>
-#include <syspin/elf.h>
-#include <syspin/layout.h>
-#include <syspin/placement.h>
-#include <syspin/report.h>
-#include <syspin/supervise.h>
+#include "pins/cache.h"
+#include "fill/fill.h"
+#include "layout/diag.h"
+#include "elf/elf.h"
+#include "layout/layout.h"
+#include "layout/placement.h"
+#include "layout/report.h"
+#include "supervise/supervise.h"
 
 #include "cli.h"
 #include "run.h"

@@ -44,8 +44,8 @@ void run_remove_dir(const char *dir);
 
 /* ---- run_extra.c: -o / --log-fd, --deny / --allow ---- */
 
-#include <syspin/narrow.h>
-#include <syspin/placement.h>
+#include "supervise/narrow.h"
+#include "layout/placement.h"
 
 struct run_extra {
 	struct sp_narrow narrow;	/* --deny, --allow, --deny-action */

@@ -19,11 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <syspin/diag.h>
-#include <syspin/layout.h>
-#include <syspin/placement.h>
-#include <syspin/report.h>
-#include <syspin/supervise.h>
+#include "layout/diag.h"
+#include "layout/layout.h"
+#include "layout/placement.h"
+#include "layout/report.h"
+#include "supervise/supervise.h"
 
 #include "cli.h"
 #include "run.h"

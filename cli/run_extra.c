@@ -14,9 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <syspin/diag.h>
-#include <syspin/supervise.h>
-#include <syspin/placement.h>
+#include "layout/diag.h"
+#include "layout/report.h"
+#include "supervise/supervise.h"
+#include "layout/placement.h"
 
 #include "cli.h"
 #include "run.h"

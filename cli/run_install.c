@@ -20,8 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <syspin/cache.h>
-#include <syspin/procfs.h>
+#include "pins/cache.h"
+#include "layout/procfs.h"
 
 #include "cli.h"
 #include "run.h"

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <syspin/elf.h>
-#include <syspin/needed.h>
+#include "elf/elf.h"
+#include "layout/needed.h"
 
 #include "cli.h"
 #include "run.h"

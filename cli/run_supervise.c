@@ -13,8 +13,8 @@
 
 #include <linux/seccomp.h>
 
-#include <syspin/elf.h>
-#include <syspin/supervise.h>
+#include "elf/elf.h"
+#include "supervise/supervise.h"
 
 #include "cli.h"
 #include "run.h"

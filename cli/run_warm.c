@@ -20,12 +20,12 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 
-#include <syspin/cache.h>
-#include <syspin/elf.h>
-#include <syspin/layout.h>
+#include "pins/cache.h"
+#include "elf/elf.h"
+#include "layout/layout.h"
 
 #include "run.h"
-#include "../lib/util/hash.h"
+#include "util/hash.h"
 
 #define RECORD_MAX 65536
 #define RECORD_MAGIC "syspin-objects 1\n"

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include <syspin/elf.h>
-#include <syspin/scan.h>
+#include "elf/elf.h"
+#include "analysis/scan.h"
 
 struct scan_args {
 	bool json, full_sweep, openbsd, vdso, verbose, no_pin_section, reach;

@@ -4,7 +4,7 @@
  *
  * For each program, the objects its process starts with (the program,
  * what ld.so may map at start-up, ld.so, the vDSO), their tables, and
- * the closure of what can run (include/syspin/reach.h): per object, the
+ * the closure of what can run (lib/analysis/reach.h): per object, the
  * sites and (site, number) pairs before and after pruning, and the
  * numbers no reachable site issues any more.  The same pruning as
  * `syspin run`'s, from the same analysis.
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <syspin/needed.h>
+#include "layout/needed.h"
 
 #include "cli.h"
 #include "scan.h"

@@ -6,7 +6,7 @@
 #include <json-c/json.h>
 #include <stdio.h>
 
-#include <syspin/reach.h>
+#include "reach/reach.h"
 
 #include "scan.h"
 

@@ -20,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <syspin/bpf.h>
-#include <syspin/cache.h>
+#include "bpf/bpf.h"
+#include "pins/cache.h"
 
 #include "cli.h"
 #include "run.h"

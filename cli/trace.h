@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include <syspin/supervise.h>
+#include "supervise/supervise.h"
 
 /* An object calls came from (by path, "[vdso]", "[vsyscall]"). */
 struct trace_obj {

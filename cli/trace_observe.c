@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <syspin/layout.h>
-#include <syspin/procfs.h>
+#include "layout/layout.h"
+#include "layout/procfs.h"
 
 #include "trace.h"
 

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <syspin/cache.h>
-#include <syspin/reach.h>
+#include "pins/cache.h"
+#include "fill/fill.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <syspin/dynamic.h>
+#include "elf/dynamic.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <syspin/elf.h>
-#include <syspin/scan.h>
+#include "elf/elf.h"
+#include "analysis/scan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <syspin/needed.h>
+#include "layout/needed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

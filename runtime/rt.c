@@ -34,14 +34,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <syspin/bpf.h>
-#include <syspin/cache.h>
-#include <syspin/layout.h>
-#include <syspin/procfs.h>
-#include <syspin/placement.h>
-#include <syspin/report.h>
+#include "bpf/bpf.h"
+#include "pins/cache.h"
+#include "layout/layout.h"
+#include "layout/procfs.h"
+#include "layout/placement.h"
+#include "layout/report.h"
 
-#include "../lib/util/raw.h"
+#include "util/raw.h"
 #include "rt.h"
 
 #ifndef SYSPIN_BIN

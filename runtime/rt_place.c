@@ -21,9 +21,9 @@
 #include <sys/random.h>
 #include <ucontext.h>
 
-#include <syspin/bpf.h>
+#include "bpf/bpf.h"
 
-#include "../lib/util/raw.h"
+#include "util/raw.h"
 #include "rt.h"
 
 #define PAGE 4096ull

@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <syspin/elf.h>
-#include <syspin/scan.h>
+#include "elf/elf.h"
+#include "analysis/scan.h"
 
 #include "dataflow.h"
 #include "decode.h"

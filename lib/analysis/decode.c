@@ -9,9 +9,9 @@
 
 #include <Zydis/Zydis.h>
 
-#include <syspin/scan.h>
+#include "elf/sites.h"
 
-#include "../util/search.h"
+#include "util/search.h"
 #include "decode.h"
 
 struct decoder {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <syspin/openbsd.h>
+#include "elf/openbsd_section.h"
 
 #include "sites.h"
 

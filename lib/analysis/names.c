@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-#include <syspin/scan.h>
+#include "analysis/scan.h"
 
 const char *
 sp_trap_kind_name(enum sp_trap_kind kind)

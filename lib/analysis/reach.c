@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The closure over a process's objects (include/syspin/reach.h).  A
+ * The closure over a process's objects (lib/analysis/reach.h).  A
  * worklist of (object, function): a live function makes its edges' ends
  * live, and each name it calls makes every export of that name live, in
  * every object (the one ld.so binds it to is among them).  Objects that
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <syspin/reach.h>
+#include "analysis/reach.h"
 
 
 struct byname {

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/search.h"
+#include "util/search.h"
 #include "reach_int.h"
 
 static bool

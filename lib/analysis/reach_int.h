@@ -3,7 +3,7 @@
 #ifndef SYSPIN_ANALYSIS_REACH_INT_H
 #define SYSPIN_ANALYSIS_REACH_INT_H
 
-#include <syspin/reach.h>
+#include "analysis/reach.h"
 
 #include "analysis.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/search.h"
+#include "util/search.h"
 #include "analysis.h"
 #include "sites.h"
 

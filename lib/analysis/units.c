@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/search.h"
-#include "../elf/code_ranges.h"
+#include "util/search.h"
+#include "elf/code_ranges.h"
 #include "analysis.h"
 
 struct range {

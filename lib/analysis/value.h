@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <syspin/scan.h>
+#include "analysis/scan.h"
 
 /* More distinct constants than this on one value: treated as unknown. */
 #define VAL_MAXC 8

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/search.h"
+#include "util/search.h"
 #include "program.h"
 
 /* ---- exits ---- */

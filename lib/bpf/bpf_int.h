@@ -7,7 +7,7 @@
 #ifndef SYSPIN_BPF_INT_H
 #define SYSPIN_BPF_INT_H
 
-#include <syspin/bpf.h>
+#include "bpf/bpf.h"
 
 /* Offsets into struct seccomp_data (x86 is little endian). */
 #define OFF_NR		0

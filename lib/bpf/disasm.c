@@ -8,7 +8,7 @@
 #include <linux/seccomp.h>
 #include <stdio.h>
 
-#include <syspin/bpf.h>
+#include "bpf/bpf.h"
 
 static const char *
 op_name(uint16_t code)

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <syspin/bpf.h>
+#include "bpf/bpf.h"
 
 static int
 bad(char *why, size_t len, size_t pc, const char *what)

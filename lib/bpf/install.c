@@ -25,9 +25,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <syspin/bpf.h>
+#include "bpf/bpf.h"
 
-#include "../util/raw.h"
+#include "util/raw.h"
 
 static const char *
 hint(int e)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The argument rules of include/syspin/bpf.h: which numbers have one,
+ * The argument rules of lib/bpf/bpf.h: which numbers have one,
  * and the code that checks it.  A number has at most one rule, applied to
  * calls from the image's sites (those of the "rules of every call", 2.,
  * too: a later image's calls are its own filter's business).  Numbers per ABI from

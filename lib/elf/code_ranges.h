@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <syspin/elf.h>
+#include "elf/elf.h"
 
 struct sp_vrange {
 	uint64_t start, end;

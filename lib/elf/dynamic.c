@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <syspin/dynamic.h>
+#include "elf/dynamic.h"
 
 #define DYN_CHUNK 256		/* entries read per pread */
 

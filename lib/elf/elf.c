@@ -19,9 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <syspin/elf.h>
+#include "elf/elf.h"
 
-#include "../util/file.h"
+#include "util/file.h"
 
 #include "elf_internal.h"
 

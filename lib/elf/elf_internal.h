@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <syspin/elf.h>
+#include "elf/elf.h"
 
 /* Larger files are not real objects. */
 #define SP_ELF_MAX_SIZE (1ull << 40)

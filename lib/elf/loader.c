@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <syspin/elf.h>
+#include "elf/elf.h"
 
 #define MAX_PHDRS 128
 #define MAX_DYN 1024

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <syspin/elf.h>
+#include "elf/elf.h"
 
 #define PAGE_DOWN(a) ((a) & ~(uint64_t)4095)
 

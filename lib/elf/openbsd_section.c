@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <syspin/openbsd.h>
+#include "elf/openbsd_section.h"
 
 #define ENTRY_SIZE sizeof(struct sp_openbsd_entry)
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/search.h"
+#include "util/search.h"
 #include "elf_internal.h"
 
 /* No real object comes near this; it bounds work on corrupt counts. */

@@ -17,9 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <syspin/diag.h>
-#include <syspin/procfs.h>
-#include <syspin/placement.h>
+#include "layout/diag.h"
+#include "layout/procfs.h"
+#include "layout/placement.h"
 
 /* A value "key=..." in a record, parsed in base; -1 when absent. */
 static int

@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <syspin/cache.h>
-#include <syspin/layout.h>
+#include "pins/cache.h"
+#include "layout/layout.h"
 
 /* The GNU build-id of an ELF file mapped read-only, from its PT_NOTEs at
  * their file offsets; 0 when there is none or the file is malformed. */

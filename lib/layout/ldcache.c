@@ -22,9 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <syspin/needed.h>
+#include "layout/needed.h"
 
-#include "../util/file.h"
+#include "util/file.h"
 
 #define MAGIC_NEW "glibc-ld.so.cache1.1"
 #define MAGIC_OLD "ld.so-1.7.0"

@@ -13,8 +13,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <syspin/layout.h>
-#include <syspin/procfs.h>
+#include "layout/layout.h"
+#include "layout/procfs.h"
 
 #define DELETED " (deleted)"
 

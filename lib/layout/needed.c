@@ -29,11 +29,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <syspin/dynamic.h>
-#include <syspin/needed.h>
+#include "elf/dynamic.h"
+#include "layout/needed.h"
 
 #include "needed_int.h"
-#include "../util/file.h"
+#include "util/file.h"
 
 struct obj {
 	struct sp_dyn dyn;

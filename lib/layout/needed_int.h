@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
-#include <syspin/cache.h>
-#include <syspin/error.h>
+#include "pins/cache.h"
+#include "util/error.h"
 
 #define SP_ND_MAX_ORIGINS 8	/* $ORIGIN values kept per object */
 #define SP_ND_MAX_VARIANTS 64	/* expansions of one string */

@@ -28,10 +28,10 @@
 
 #include <linux/openat2.h>
 
-#include <syspin/needed.h>
+#include "layout/needed.h"
 
 #include "needed_int.h"
-#include "../util/file.h"
+#include "util/file.h"
 
 /* Debian's ld.so (ld.so --help: "system search path"). */
 const char *const sp_nd_system_dirs[] = {

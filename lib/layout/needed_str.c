@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "needed_int.h"
-#include "../util/hash.h"
+#include "util/hash.h"
 
 #define PRELOAD_MAX (1u << 20)	/* bytes of /etc/ld.so.preload read */
 

@@ -11,9 +11,9 @@
 
 #include <linux/seccomp.h>
 
-#include <syspin/layout.h>
-#include <syspin/placement.h>
-#include <syspin/scan.h>
+#include "layout/layout.h"
+#include "layout/placement.h"
+#include "elf/sites.h"
 
 /* The legacy vsyscall page: the kernel emulates three calls at fixed
  * entry points and reports the entry itself as the instruction pointer. */

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <syspin/layout.h>
-#include <syspin/procfs.h>
-#include <syspin/placement.h>
-#include <syspin/report.h>
+#include "layout/layout.h"
+#include "layout/procfs.h"
+#include "layout/placement.h"
+#include "layout/report.h"
 
 /* Buffered writes through the fd: stdio would allocate a FILE. */
 struct out {

@@ -17,9 +17,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include <syspin/elf.h>
-#include <syspin/layout.h>
-#include <syspin/procfs.h>
+#include "elf/elf.h"
+#include "layout/layout.h"
+#include "layout/procfs.h"
 
 #define PAGE_DOWN(a) ((a) & ~(uint64_t)4095)
 #define PAGE_UP(a) (((a) + 4095) & ~(uint64_t)4095)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* On-disk header of a pin table file, the MAC trailer of every file, and
- * the files kept in memory; see include/syspin/cache.h. */
+ * the files kept in memory; see lib/pins/cache.h. */
 #ifndef SYSPIN_CACHE_FORMAT_H
 #define SYSPIN_CACHE_FORMAT_H
 
@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <syspin/cache.h>
+#include "pins/cache.h"
 
 #define SP_CACHE_MAGIC "SYSPINPT"
 /* Also raised when the analysis gives different tables for the same file

@@ -37,7 +37,7 @@
 #include <nettle/hmac.h>
 #include <nettle/memops.h>
 
-#include <syspin/cache.h>
+#include "pins/cache.h"
 
 #include "cache_format.h"
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <syspin/cache.h>
+#include "pins/cache.h"
 
 #include "cache_format.h"
 

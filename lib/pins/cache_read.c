@@ -18,10 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <syspin/cache.h>
+#include "pins/cache.h"
 
 #include "cache_format.h"
-#include "../util/hash.h"
+#include "util/hash.h"
 
 void
 sp_file_id_from_stat(struct sp_file_id *id, const struct stat *st)

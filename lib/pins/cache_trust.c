@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <syspin/cache.h>
+#include "pins/cache.h"
 
 #include "cache_format.h"
 

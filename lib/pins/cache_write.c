@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <syspin/cache.h>
-#include <syspin/scan.h>
+#include "pins/cache.h"
+#include "elf/sites.h"
 
 #include "cache_format.h"
 

@@ -27,9 +27,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <syspin/elf.h>
-#include <syspin/openbsd.h>
-#include <syspin/scan.h>
+#include "elf/elf.h"
+#include "pins/openbsd.h"
+#include "elf/sites.h"
 
 #define PAGE		0x1000u
 #define SECNAME		".openbsd.syscalls"

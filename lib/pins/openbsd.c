@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <syspin/openbsd.h>
+#include "pins/openbsd.h"
 
 /*
  * pins[nr] == 0 means "not set yet" while filling, so a number whose first

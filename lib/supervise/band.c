@@ -29,10 +29,10 @@
 #include <sys/user.h>
 #include <unistd.h>
 
-#include "../util/file.h"
+#include "util/file.h"
 #include "pin_int.h"
 #include "supervise_int.h"
-#include <syspin/procfs.h>
+#include "layout/procfs.h"
 
 #define PAGE 4096ull
 #define HUGE (2ull << 20)

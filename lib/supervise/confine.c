@@ -32,8 +32,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <syspin/cache.h>
-#include <syspin/supervise.h>
+#include "pins/cache.h"
+#include "supervise/supervise.h"
 
 /* The kernel's struct as of ABI 6; older kernels take a prefix of it. */
 struct ll_attr {

@@ -35,7 +35,7 @@
 #include <sys/syscall.h>
 #include <sys/user.h>
 
-#include <syspin/bpf.h>
+#include "bpf/bpf.h"
 
 #include "sealed.h"
 #include "supervise_int.h"

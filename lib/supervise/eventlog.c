@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <syspin/diag.h>
-#include <syspin/supervise.h>
+#include "layout/diag.h"
+#include "supervise/supervise.h"
 
 static const char *const verdicts[] = { "killed", "audited", "refused",
 	"denied" };

@@ -31,9 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <syspin/bpf.h>
-#include <syspin/layout.h>
-#include <syspin/placement.h>
+#include "bpf/bpf.h"
+#include "layout/layout.h"
+#include "layout/placement.h"
 
 #include "pin_int.h"
 

@@ -38,10 +38,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <syspin/cache.h>
-#include <syspin/reach.h>
+#include "pins/cache.h"
+#include "fill/fill.h"
+#include "reach/reach.h"
+#include "fill/fill.h"
 
-#include "../pins/cache_format.h"
+#include "pins/cache_format.h"
 #include "supervise_int.h"
 
 #define AS_MAX (8ull << 30)

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <syspin/procfs.h>
+#include "layout/procfs.h"
 
 #include "reports.h"
 #include "supervise_int.h"

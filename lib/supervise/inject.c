@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <syspin/supervise.h>
+#include "supervise/supervise.h"
 
 #include "reports.h"
 

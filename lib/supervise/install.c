@@ -17,7 +17,7 @@
 #include <sys/syscall.h>
 #include <sys/user.h>
 
-#include <syspin/supervise.h>
+#include "supervise/supervise.h"
 
 #include "pin_int.h"
 #include "sealed.h"

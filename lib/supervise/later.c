@@ -29,9 +29,9 @@
 #include <sys/user.h>
 #include <unistd.h>
 
-#include "../util/file.h"
+#include "util/file.h"
 #include "supervise_int.h"
-#include <syspin/procfs.h>
+#include "layout/procfs.h"
 
 /*
  * Whether the table of the file fd (a late object's) may be believed:

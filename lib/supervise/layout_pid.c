@@ -18,11 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <syspin/elf.h>
-#include <syspin/supervise.h>
-#include <syspin/procfs.h>
+#include "elf/elf.h"
+#include "supervise/supervise.h"
+#include "layout/procfs.h"
 
-#include "../util/file.h"
+#include "util/file.h"
 
 #define PAGE_DOWN(a) ((a) & ~(uint64_t)4095)
 #define PAGE_UP(a) (((a) + 4095) & ~(uint64_t)4095)

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../util/file.h"
+#include "util/file.h"
 #include "supervise_int.h"
 
 /* The mapping's file at path, when path still holds it; else -1. */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <syspin/narrow.h>
+#include "supervise/narrow.h"
 
 #include "narrow_int.h"
 

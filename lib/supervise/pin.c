@@ -28,9 +28,9 @@
 #include <sys/user.h>
 #include <unistd.h>
 
-#include <syspin/supervise.h>
-#include <syspin/procfs.h>
-#include <syspin/placement.h>
+#include "supervise/supervise.h"
+#include "layout/procfs.h"
+#include "layout/placement.h"
 
 #include "pin_int.h"
 #include "supervise_int.h"

@@ -5,9 +5,9 @@
 
 #include <sys/user.h>
 
-#include <syspin/supervise.h>
-#include <syspin/placement.h>
-#include "../util/raw.h"
+#include "supervise/supervise.h"
+#include "layout/placement.h"
+#include "util/raw.h"
 #include "verify.h"
 
 /* ldso_run.c: what ld.so run by name was told (`ld.so [OPT]... PROG`). */
@@ -58,7 +58,7 @@ bool sp_startup_slots(const struct job *j);
 uint64_t sp_startup_entry(const struct job *j);
 
 /* reach.c: drops the sites the image's code cannot reach from its
- * tables (lib/layout/reach.c); -v says how many pins are left. */
+ * tables (lib/reach/reach.c); -v says how many pins are left. */
 int sp_pin_reach(struct job *j, struct sp_error *err);
 
 /* Runs nr(a0..a5) in the tracee at its trap. */

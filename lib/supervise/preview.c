@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <syspin/supervise.h>
+#include "supervise/supervise.h"
 
 static int
 stop(pid_t pid, int *st, struct sp_error *err)

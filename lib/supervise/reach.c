@@ -2,7 +2,7 @@
 /*
  * Reachable-only pins under the supervisor.  At the end of an execve the
  * image's tables keep only the sites its start-up objects' code can
- * reach (lib/layout/reach.c); the facts come from the cache, made there
+ * reach (lib/reach/reach.c); the facts come from the cache, made there
  * from outside the tree when missing.  An object dlopen'ed later may call
  * what the start-up objects never do: such a call stops as a violation,
  * and sp_sup_reach_late() allows it when the site was pinned before pruning
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <syspin/reach.h>
+#include "reach/reach.h"
 
 #include "pin_int.h"
 

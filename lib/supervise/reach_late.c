@@ -16,8 +16,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include <syspin/reach.h>
-#include <syspin/scan.h>
+#include "reach/reach.h"
+#include "fill/fill.h"
+#include "elf/sites.h"
 
 #include "supervise_int.h"
 

@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "pin_int.h"
-#include <syspin/procfs.h>
+#include "layout/procfs.h"
 
 #define AUXV_SCAN (64u << 10)	/* argv, envp and auxv live below this */
 

@@ -29,8 +29,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <syspin/procfs.h>
-#include <syspin/supervise.h>
+#include "layout/procfs.h"
+#include "supervise/supervise.h"
 
 #include "sealed.h"
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <syspin/supervise.h>
+#include "supervise/supervise.h"
 
 /*
  * Maps len bytes into the stopped tracee in (sp: its stack pointer, for a

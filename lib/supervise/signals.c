@@ -7,7 +7,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include <syspin/supervise.h>
+#include "supervise/supervise.h"
 
 static volatile pid_t *target;
 

@@ -29,9 +29,9 @@
 #include <sys/user.h>
 #include <unistd.h>
 
-#include <syspin/elf.h>
-#include <syspin/needed.h>
-#include <syspin/procfs.h>
+#include "elf/elf.h"
+#include "layout/needed.h"
+#include "layout/procfs.h"
 
 #include "pin_int.h"
 

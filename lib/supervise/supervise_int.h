@@ -11,8 +11,8 @@
 #include <linux/ptrace.h>
 #include <linux/seccomp.h>
 
-#include <syspin/diag.h>
-#include <syspin/supervise.h>
+#include "layout/diag.h"
+#include "supervise/supervise.h"
 
 /*
  * A pinned image: its whole program (every stop of its processes is

@@ -35,8 +35,8 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include <syspin/procfs.h>
-#include <syspin/supervise.h>
+#include "layout/procfs.h"
+#include "supervise/supervise.h"
 
 #include "supervise_int.h"
 

@@ -30,10 +30,10 @@
 #include <sys/user.h>
 #include <unistd.h>
 
-#include <syspin/diag.h>
-#include <syspin/narrow.h>
-#include <syspin/procfs.h>
-#include <syspin/placement.h>
+#include "layout/diag.h"
+#include "supervise/narrow.h"
+#include "layout/procfs.h"
+#include "layout/placement.h"
 
 #include "supervise_int.h"
 
@@ -416,7 +416,7 @@ static int violation(struct sup *, pid_t, const struct sp_violation *,
  * its site is not pinned for it (later.c, reach_late.c): the program
  * made with no pins and one any-number site, evaluated at that site,
  * gives exactly what the image's own program gives a pinned call with
- * these arguments (include/syspin/bpf.h, 3.-5.).  Made once per image.
+ * these arguments (lib/bpf/bpf.h, 3.-5.).  Made once per image.
  */
 static uint32_t
 rules_verdict(struct sup *s, struct image *img, const struct seccomp_data *d)

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <syspin/procfs.h>
+#include "layout/procfs.h"
 
 #include "verify.h"
 

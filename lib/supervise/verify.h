@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <syspin/error.h>
+#include "util/error.h"
 
 /* Ranges sealed by injected mseal(2) calls, to be checked. */
 struct sp_seals {

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <syspin/error.h>
+#include "util/error.h"
 
 void
 sp_error_printable(char *s)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The policy of include/syspin/bpf.h written out plainly, independently
+ * The policy of lib/bpf/bpf.h written out plainly, independently
  * of the generator: the reference the generated programs are compared
  * with.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The policy of include/syspin/bpf.h written as plainly as possible, to
+ * The policy of lib/bpf/bpf.h written as plainly as possible, to
  * check generated programs against: linear scans, one rule per line.
  */
 #ifndef SYSPIN_TESTS_MODEL_H
@@ -8,7 +8,7 @@
 
 #include <linux/seccomp.h>
 
-#include <syspin/bpf.h>
+#include "bpf/bpf.h"
 
 /* What the filter for in must return for d. */
 uint32_t model_verdict(const struct sp_bpf_input *in,

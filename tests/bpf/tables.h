@@ -6,7 +6,7 @@
 #ifndef SYSPIN_TESTS_TABLES_H
 #define SYSPIN_TESTS_TABLES_H
 
-#include <syspin/bpf.h>
+#include "bpf/bpf.h"
 
 struct table {
 	struct sp_bpf_pin *pins;

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include <syspin/bpf.h>
+#include "bpf/bpf.h"
 
 #define N(a) (sizeof(a) / sizeof(*(a)))
 

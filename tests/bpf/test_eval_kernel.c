@@ -36,7 +36,7 @@
 
 #include <cmocka.h>
 
-#include <syspin/bpf.h>
+#include "bpf/bpf.h"
 
 #include "stubs.h"
 

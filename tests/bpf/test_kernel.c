@@ -32,7 +32,7 @@
 
 #include <cmocka.h>
 
-#include <syspin/bpf.h>
+#include "bpf/bpf.h"
 
 #include "stubs.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Narrowing (--deny, --allow; include/syspin/bpf.h, 2a.) stated directly,
+ * Narrowing (--deny, --allow; lib/bpf/bpf.h, 2a.) stated directly,
  * and what it costs a real process's calls.  The random tables of
  * test_generate.c narrow a third of the time against the model.
  */

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <syspin/error.h>
-#include <syspin/scan.h>
+#include "util/error.h"
+#include "analysis/scan.h"
 
 #include "image.h"
 

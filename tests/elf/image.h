@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <syspin/elf.h>
+#include "elf/elf.h"
 
 struct image {
 	uint8_t *data;

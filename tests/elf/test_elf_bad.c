@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include <syspin/elf.h>
+#include "elf/elf.h"
 
 #include "image.h"
 #include "mutations.h"

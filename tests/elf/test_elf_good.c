@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include <syspin/elf.h>
+#include "elf/elf.h"
 
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
 #define LDSO "/lib64/ld-linux-x86-64.so.2"

@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include <syspin/elf.h>
+#include "elf/elf.h"
 
 #define GiB (1ull << 30)
 #define MiB (1ull << 20)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # make install into a DESTDIR, used from there as a user would:
-# - the files are where they belong; libsyspin.so exports exactly what
+# - the files are where they belong, the headers exactly include/syspin
+#   (the public API); libsyspin.so exports exactly what
 #   <syspin/pinsyscalls.h> declares;
 # - a program built with `pkg-config --cflags --libs syspin` (the
 #   DESTDIR's syspin.pc) pins itself with pinsyscalls() and dies of SIGSYS
@@ -36,6 +37,15 @@ MAN=$(one '*/man1/syspin.1')
 MAN3=$(one '*/man3/pinsyscalls.3')
 one '*/include/syspin/pinsyscalls.h' >/dev/null
 one '*/include/syspin/pinsyscall.h' >/dev/null
+# The public API is include/syspin, exactly: no stage's interface (those
+# live beside their code, lib/STAGE/*.h) is installed, none is missing.
+(cd "$SRC/include/syspin" && ls) >"$T/api.src"
+(cd "$(dirname "$(one '*/include/syspin/pinsyscalls.h')")" && ls) >"$T/api.dest"
+cmp -s "$T/api.src" "$T/api.dest" ||
+    { diff "$T/api.src" "$T/api.dest" >&2;
+      fail "installed headers differ from include/syspin"; }
+[ "$(find "$D" -name '*.h' | wc -l)" = "$(wc -l <"$T/api.src")" ] ||
+    fail "a header installed outside include/syspin"
 [ -L "$(dirname "$LIB")/libsyspin.so" ] || fail "no libsyspin.so link"
 [ "$(find "$D" -name '*.a' | wc -l)" = 0 ] || fail "a static library installed"
 case $RT in "$D"/*/lib*/syspin/libsyspin-rt.so) ;;

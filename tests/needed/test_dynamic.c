@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include <syspin/dynamic.h>
+#include "elf/dynamic.h"
 
 #include "mkelf.h"
 

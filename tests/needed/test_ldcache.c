@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include <syspin/needed.h>
+#include "layout/needed.h"
 
 #define X86_64 0x0303
 #define HWCAP_EXT (1ull << 62)

@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
-#include <syspin/dynamic.h>
-#include <syspin/needed.h>
+#include "elf/dynamic.h"
+#include "layout/needed.h"
 
 #include "mkelf.h"
 #include "tree.h"

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <syspin/needed.h>
+#include "layout/needed.h"
 
 #define LDSO "/lib64/ld-linux-x86-64.so.2"
 

@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include <syspin/elf.h>
-#include <syspin/openbsd.h>
+#include "elf/elf.h"
+#include "pins/openbsd.h"
 
 #define T	0x401000u	/* text start of exec.ld fixtures */
 #define ANY	SP_PIN_ANY

@@ -56,14 +56,20 @@ dispatch(int c)
 }
 
 #if defined(DLSYM_WRAPPED) || defined(DLSYM_WRAPPED_ANY)
-/* noipa: no copy of it specialised for a constant name */
-__attribute__((noipa)) static void *
+/* noipa: no copy of it specialised for a constant name (clang has no
+ * noipa; optnone keeps the call and the parameter as written) */
+#ifdef __clang__
+#define NOIPA __attribute__((noinline, optnone))
+#else
+#define NOIPA __attribute__((noipa))
+#endif
+NOIPA static void *
 lookup(void *handle, const char *name)
 {
 	return dlsym(handle, name);
 }
 
-__attribute__((noipa)) static void
+NOIPA static void
 call_named(void)
 {
 	((void (*)(void))lookup(RTLD_DEFAULT, "lib_named"))();

@@ -19,8 +19,9 @@
 
 #include <cmocka.h>
 
-#include <syspin/reach.h>
-#include <syspin/scan.h>
+#include "reach/reach.h"
+#include "fill/fill.h"
+#include "analysis/scan.h"
 
 /* The programs (fx_reach, _const, _any, _wrapped, _wrapped_any), then
  * the library. */

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #define TIB (1ull << 40)
-#define BAND_START 0x110000000000ull	/* include/syspin/bpf.h */
+#define BAND_START 0x110000000000ull	/* lib/bpf/bpf.h */
 #define BAND_END 0x290000000000ull
 
 static void *

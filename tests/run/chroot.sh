@@ -27,22 +27,8 @@ done
 echo inside >"$R/etc/motd"
 
 # case NAME COMMAND...: status and output alike unpinned and pinned.
-case_() {
-	name=$1
-	shift
-	(cd "$T" && "$@") >"$T/want" 2>&1
-	want=$?
-	(cd "$T" && "$SYSPIN" run --cache-dir "$T/cache" -- "$@") \
-	    >"$T/got" 2>&1
-	got=$?
-	if [ $got = $want ] && cmp -s "$T/want" "$T/got"; then
-		echo "ok   $name (status $got)"
-	else
-		echo "FAIL $name: status $got, unpinned $want"
-		diff "$T/want" "$T/got" | sed 's/^/     | /' | head -8
-		fail=1
-	fi
-}
+. "$(dirname "$0")/compare.sh"
+case_() { CMP_DIR=$T CMP_STDIN= cmp_same "$@"; }
 
 case_ "chroot DIR ls" chroot "$R" /bin/ls /
 case_ "chroot DIR sh (a pipe, a child)" chroot "$R" /bin/sh -c \

@@ -35,25 +35,20 @@ refused_here() {
 	[ -n "$NODR" ] && [ "$got" = 137 ] &&
 	    grep -q "debug registers do not stop" "$T/got"
 }
+# excused: cmp_same's pinned run was refused for that reason.
+excused() {
+	got=$cmp_st
+	cp "$T/out.enforced" "$T/got"
+	refused_here && echo "refused (no debug registers here)"
+}
 
 # same NAME ARG...: `ld.so ARG...` alike unpinned and pinned.
+. "$(dirname "$0")/compare.sh"
 same() {
 	name=$1
 	shift
-	"$LDSO" "$@" >"$T/want" 2>&1 </dev/null
-	want=$?
-	"$SYSPIN" run --cache-dir "$T/cache" -- "$LDSO" "$@" >"$T/got" 2>&1 \
-	    </dev/null
-	got=$?
-	if [ $got = $want ] && cmp -s "$T/want" "$T/got"; then
-		echo "ok   ld.so $name (status $got)"
-	elif refused_here; then
-		echo "ok   ld.so $name: refused (no debug registers here)"
-	else
-		echo "FAIL ld.so $name: status $got, unpinned $want"
-		diff "$T/want" "$T/got" | sed 's/^/     | /' | head -8
-		fail=1
-	fi
+	CMP_PREFIX=$LDSO CMP_DIR= CMP_STDIN=/dev/null CMP_EXCUSE=excused \
+	    cmp_same "ld.so $name" "$@"
 }
 # pinned NAME WANT ARG...: the status of `ld.so ARG...` pinned; its
 # output must match PATTERN (in $pat).

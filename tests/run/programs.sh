@@ -15,23 +15,10 @@ export GIT_COMMITTER_DATE="2000-01-01T00:00:00Z"
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t \
     GIT_COMMITTER_EMAIL=t@t GIT_CONFIG_NOSYSTEM=1 HOME=$T LC_ALL=C
 
-same() {	# name, command...
-	name=$1
-	shift
-	rm -rf "$T/w" && mkdir "$T/w" && (cd "$T/w" && "$@") >"$T/plain" 2>&1
-	want=$?
-	rm -rf "$T/w" && mkdir "$T/w" &&
-	    (cd "$T/w" && "$SYSPIN" run --cache-dir "$CACHE" "$@") \
-	    >"$T/pinned" 2>&1
-	got=$?
-	if [ $got = $want ] && cmp -s "$T/plain" "$T/pinned"; then
-		echo "ok   $name (status $got)"
-	else
-		echo "FAIL $name: status $got, unpinned $want"
-		diff "$T/plain" "$T/pinned" | head -20 | sed 's/^/     | /'
-		fail=1
-	fi
-}
+# same NAME COMMAND...: alike unpinned and pinned, each run in a fresh
+# directory.
+. "$(dirname "$0")/compare.sh"
+same() { CMP_CACHE=$CACHE CMP_DIR=fresh CMP_STDIN= cmp_same "$@"; }
 
 # pyenv's python3 is a shell-script shim that execs some 15 levels deep;
 # every pinned level stacks a filter (see docs/run.md): run the real one.

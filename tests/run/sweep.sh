@@ -28,60 +28,18 @@ export LC_ALL=C HOME=$T/home TZ=UTC
 mkdir "$HOME"
 PY=$(python3 -c 'import sys; print(sys.executable)')
 
-# One mode: run "$@" in a fresh $T/w, output (both streams, syspin's own
-# lines apart) in $T/out.MODE, status in st.
-run1() {	# mode (plain, audit, enforced), command...
-	m=$1
-	shift
-	rm -rf "$T/w" && mkdir "$T/w" && chmod 777 "$T/w"
-	case $m in
-	plain) (cd "$T/w" && timeout -k 5 $LIMIT "$@") >"$T/raw" 2>&1 </dev/null ;;
-	audit) (cd "$T/w" && timeout -k 5 $LIMIT "$SYSPIN" run --audit $RUNOPT \
-	    --cache-dir "$CACHE" -- "$@") >"$T/raw" 2>&1 </dev/null ;;
-	*) (cd "$T/w" && timeout -k 5 $LIMIT "$SYSPIN" run $RUNOPT --cache-dir "$CACHE" -- "$@") \
-	    >"$T/raw" 2>&1 </dev/null ;;
-	esac
-	st=$?
-	grep -av '^syspin: ' "$T/raw" | sed "s|$T|T|g" >"$T/out.$m"
-	grep -a '^syspin: ' "$T/raw" | { grep -v -e "${SAYOK:-^$}" || :; } \
-	    >"$T/say.$m"
-}
-
-# same NAME COMMAND...: status and output alike in the three modes.
-# CMPOUT=0: the output is not deterministic (status only).
-# SAYOK: a pattern of syspin's lines that are expected (not failures).
-# RUNOPT: options of syspin run (--allow-jit).
+# same NAME COMMAND...: status and output alike unpinned, under --audit
+# and enforced, and syspin says nothing (compare.sh); each run in a fresh
+# $T/w, stdin /dev/null.
+# CMP_OUT=0: the output is not deterministic (status only).
+# CMP_SAYOK: a pattern of syspin's lines that are expected (not failures).
+# CMP_RUNOPT: options of syspin run (--allow-jit).
+. "$(dirname "$0")/compare.sh"
 same() {
-	name=$1
-	shift
-	wanted "$name" || return 0
+	wanted "$1" || return 0
 	ran=$((ran + 1))
-	t0=$(date +%s)
-	run1 plain "$@"
-	want=$st
-	[ -n "${SWEEP_SHOW:-}" ] && sed 's/^/     > /' "$T/out.plain"
-	bad=
-	for m in audit enforced; do
-		run1 $m "$@"
-		if [ $st != $want ]; then
-			bad="$bad $m: status $st, unpinned $want;"
-		elif [ "${CMPOUT:-1}" = 1 ] &&
-		    ! cmp -s "$T/out.plain" "$T/out.$m"; then
-			bad="$bad $m: output differs;"
-		fi
-		if [ -s "$T/say.$m" ]; then
-			bad="$bad $m: syspin said $(wc -l <"$T/say.$m") lines;"
-		fi
-		[ -n "$bad" ] && break
-	done
-	if [ -z "$bad" ]; then
-		echo "ok   $name (status $want, $(($(date +%s) - t0)) s)"
-		return 0
-	fi
-	echo "FAIL $name:$bad"
-	sed 's/^/     | /' "$T/say.$m" | head -10
-	diff "$T/out.plain" "$T/out.$m" | head -10 | sed 's/^/     | /'
-	fail=1
+	CMP_MODES="audit enforced" CMP_SAY=1 CMP_LIMIT=$LIMIT CMP_DIR=fresh \
+	    CMP_STDIN=/dev/null CMP_CACHE=$CACHE cmp_same "$@"
 }
 
 wanted() {	# name: matches one of ONLY's comma-separated patterns
@@ -102,7 +60,7 @@ have() {	# program...: all installed, or the case is skipped
 	done
 }
 
-RUNOPT=
+CMP_RUNOPT=
 # --- shells -----------------------------------------------------------
 cat >"$T/s.bash" <<'EOF'
 set +m
@@ -177,9 +135,9 @@ same "sed" sh -c 'sed -n "2,3p" "$0"; sed -E "s/([a-z]) ([0-9])/\2\1/g"
     f.bak; sed -z "s/\n/,/g" "$0"; echo; sed "y/abc/xyz/;=" "$0"' "$T/in"
 # PCRE2's JIT maps code: refused without --allow-jit, said once, and grep
 # falls back to the interpreter; with it, nothing to say.
-SAYOK='PROT_EXEC refused: .* --allow-jit allows it$' same "grep -P" sh -c \
+CMP_SAYOK='PROT_EXEC refused: .* --allow-jit allows it$' same "grep -P" sh -c \
     'grep -P "\d{1}$" "$0"; grep -P -c "(?<=b) " "$0"' "$T/in"
-RUNOPT=--allow-jit same "grep -P --allow-jit" sh -c 'grep -P "\d{1}$" "$0"
+CMP_RUNOPT=--allow-jit same "grep -P --allow-jit" sh -c 'grep -P "\d{1}$" "$0"
     grep -P -c "(?<=b) " "$0"' "$T/in"
 have gawk && same "gawk" gawk 'BEGIN { srand(1); print rand() > "/dev/stderr"
     } { s[$1] += $2 } END { n = asorti(s, k); for (i = 1; i <= n; i++)
@@ -218,7 +176,7 @@ if have openssl; then
 	    pass:p -in e | cmp - "$0"; openssl rand -hex 4 | wc -c;
 	    openssl version >/dev/null; openssl list -digest-algorithms \
 	    >/dev/null' "$T/in"
-	CMPOUT=0 same "openssl req -x509" sh -c 'openssl req -x509 -newkey \
+	CMP_OUT=0 same "openssl req -x509" sh -c 'openssl req -x509 -newkey \
 	    ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout k.pem \
 	    -out c.pem -subj /CN=localhost -days 1 2>&1 &&
 	    openssl x509 -in c.pem -noout -subject && openssl verify \
@@ -353,7 +311,7 @@ EOF
 	    >/dev/null 2>&1; then
 		same "go program" "$T/gop"
 		same "go program (cgo, Go's linker)" "$T/gocgo"
-		CMPOUT=0 same "go build" sh -c "cp $T/main.go . &&
+		CMP_OUT=0 same "go build" sh -c "cp $T/main.go . &&
 		    GOCACHE=$T/gocache2 GOPATH=$T/gopath GO111MODULE=off \
 		    go build -o g main.go && ./g"
 	else
@@ -505,7 +463,7 @@ have man && same "man -P cat ls" sh -c 'MANWIDTH=72 man -P cat ls 2>/dev/null |
     grep -c "list directory"; man -w ls >/dev/null; echo $?'
 # ldd also tries /lib/ld-linux.so.2 where libc6-i386 is installed: a
 # 32-bit program, which syspin cannot pin (killed, said; tests/run/foreign).
-have ldd && SAYOK='cannot pin: a 32-bit (i386) program: ' \
+have ldd && CMP_SAYOK='cannot pin: a 32-bit (i386) program: ' \
     same "ldd (ld.so as the program)" sh -c 'ldd /bin/ls "$0" |
     sed "s/ (0x[0-9a-f]*)//"; ldd /nonexistent; echo $?' "$T/in"
 same "iconv, getent, locale (NSS, gconv modules)" sh -c 'printf "h\303\251\n" |
@@ -564,7 +522,7 @@ else
 fi
 
 # --- JIT (--allow-jit) ------------------------------------------------
-RUNOPT=--allow-jit
+CMP_RUNOPT=--allow-jit
 have node && same "node --allow-jit" node -e '
 const cp = require("child_process"), zlib = require("zlib");
 let s = 0; for (let i = 0; i < 2e6; i++) s += i % 7;
@@ -594,7 +552,7 @@ public class H {
 EOF
 	same "java (single-file source)" java -Xshare:auto "$T/H.java"
 fi
-RUNOPT=
+CMP_RUNOPT=
 
 echo "$ran cases, $skipped skipped"
 exit $fail

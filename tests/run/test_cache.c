@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include <syspin/cache.h>
-#include <syspin/layout.h>
-#include <syspin/placement.h>
+#include "pins/cache.h"
+#include "layout/layout.h"
+#include "layout/placement.h"
 
 static char dir[] = "/tmp/syspin-test-cache.XXXXXX";
 

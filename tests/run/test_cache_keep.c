@@ -24,9 +24,9 @@
 
 #include <cmocka.h>
 
-#include <syspin/cache.h>
+#include "pins/cache.h"
 
-#include "../../lib/pins/cache_format.h"
+#include "pins/cache_format.h"
 
 static int nsaid;
 static char said[512];

@@ -26,7 +26,8 @@
 
 #include <cmocka.h>
 
-#include <syspin/cache.h>
+#include "pins/cache.h"
+#include "fill/fill.h"
 
 #define TRAILER 56		/* lib/pins/cache_format.h */
 #define HEADER 152		/* sizeof(struct sp_cache_hdr), the same */

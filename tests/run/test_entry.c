@@ -21,9 +21,9 @@
 
 #include <cmocka.h>
 
-#include <syspin/bpf.h>
+#include "bpf/bpf.h"
 
-#include "../../lib/supervise/supervise_int.h"
+#include "supervise/supervise_int.h"
 
 #define ALLOW SECCOMP_RET_ALLOW
 #define VIOL SECCOMP_RET_TRACE

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include <syspin/layout.h>
-#include <syspin/procfs.h>
+#include "layout/layout.h"
+#include "layout/procfs.h"
 
 static char fixture[4096];
 

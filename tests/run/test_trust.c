@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "../../lib/supervise/supervise_int.h"
+#include "supervise/supervise_int.h"
 
 static char dir[] = "/tmp/syspin-trust.XXXXXX";
 

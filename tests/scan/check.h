@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <syspin/elf.h>
-#include <syspin/scan.h>
+#include "elf/elf.h"
+#include "analysis/scan.h"
 
 struct exp_rec {
 	uint32_t type;		/* EXP_* */

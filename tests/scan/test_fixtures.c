@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include <syspin/elf.h>
-#include <syspin/scan.h>
+#include "elf/elf.h"
+#include "analysis/scan.h"
 
 #include "check.h"
 

@@ -18,10 +18,10 @@
 
 #include <cmocka.h>
 
-#include <syspin/bpf.h>
-#include <syspin/cache.h>
-#include <syspin/elf.h>
-#include <syspin/error.h>
+#include "bpf/bpf.h"
+#include "pins/cache.h"
+#include "elf/elf.h"
+#include "util/error.h"
 
 static void
 test_set(void **state)

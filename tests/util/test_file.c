@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "../../lib/util/file.h"
+#include "util/file.h"
 
 static char dir[] = "/tmp/syspin-test-file.XXXXXX";
 

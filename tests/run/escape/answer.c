@@ -36,7 +36,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define BAND_START 0x110000000000ul	/* include/syspin/bpf.h */
+#define BAND_START 0x110000000000ul	/* lib/bpf/bpf.h */
 #define NR_MSEAL 462
 
 static const unsigned char code[] = {

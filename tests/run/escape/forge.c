@@ -33,8 +33,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <syspin/cache.h>
-#include <syspin/error.h>
+#include "pins/cache.h"
+#include "fill/fill.h"
+#include "util/error.h"
 
 extern char **environ;
 

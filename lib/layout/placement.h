@@ -4,15 +4,15 @@
  * (ip = base + site addr + length), the ranges nothing else may trap in,
  * and the filter generator's input made from them.  Lean.
  */
-#ifndef SYSPIN_PLACEMENT_H
-#define SYSPIN_PLACEMENT_H
+#ifndef SYSPIN_LAYOUT_PLACEMENT_H
+#define SYSPIN_LAYOUT_PLACEMENT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include <syspin/bpf.h>
-#include <syspin/error.h>
-#include <syspin/layout.h>
+#include "bpf/bpf.h"
+#include "util/error.h"
+#include "layout/layout.h"
 
 /* ---- placed pins ---- */
 

@@ -9,8 +9,8 @@
  * reachable from program headers (PT_LOAD, PT_DYNAMIC, PT_NOTE,
  * PT_GNU_EH_FRAME, PT_OPENBSD_SYSCALLS).
  */
-#ifndef SYSPIN_ELF_H
-#define SYSPIN_ELF_H
+#ifndef SYSPIN_ELF_ELF_H
+#define SYSPIN_ELF_ELF_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,7 +19,7 @@
 
 #include <elf.h>
 
-#include <syspin/error.h>
+#include "util/error.h"
 
 #define SP_PT_OPENBSD_SYSCALLS 0x65a3dbe9u
 #define SP_BUILD_ID_MAX 64

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <syspin/reach.h>
+#include "reach/reach.h"
 
 #define MEMO_MAGIC SP_REACH_MEMO_FORMAT
 

@@ -10,16 +10,16 @@
  *
  * Lean code only (libc): this is linked into the runtime.
  */
-#ifndef SYSPIN_LAYOUT_H
-#define SYSPIN_LAYOUT_H
+#ifndef SYSPIN_LAYOUT_LAYOUT_H
+#define SYSPIN_LAYOUT_LAYOUT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <syspin/cache.h>
-#include <syspin/error.h>
+#include "pins/cache.h"
+#include "util/error.h"
 
 /* ---- process layout ---- */
 

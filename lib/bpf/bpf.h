@@ -88,8 +88,8 @@
  *
  * Numbers and argument rules per ABI are in lib/bpf/policy.c.
  */
-#ifndef SYSPIN_BPF_H
-#define SYSPIN_BPF_H
+#ifndef SYSPIN_BPF_BPF_H
+#define SYSPIN_BPF_BPF_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -98,7 +98,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
-#include <syspin/error.h>
+#include "util/error.h"
 
 /* ABI of a pin.  SP_ABI_X86_64 is 0 so that { nr, ip } initialisers mean a
  * plain x86-64 `syscall` site. */

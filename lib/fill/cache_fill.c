@@ -15,10 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <syspin/cache.h>
-#include <syspin/elf.h>
-#include <syspin/layout.h>
-#include <syspin/scan.h>
+#include "pins/cache.h"
+#include "fill/fill.h"
+#include "elf/elf.h"
+#include "layout/layout.h"
+#include "analysis/scan.h"
 
 /*
  * The path a table records (`syspin cache list`, stale tables): absolute,

@@ -3,14 +3,15 @@
  * What the runtime installed, written for `syspin run` (its diagnostics
  * name objects and sites) and read back.  Lean.
  */
-#ifndef SYSPIN_REPORT_H
-#define SYSPIN_REPORT_H
+#ifndef SYSPIN_LAYOUT_REPORT_H
+#define SYSPIN_LAYOUT_REPORT_H
 
+#include <stdint.h>
 #include <stddef.h>
 
-#include <syspin/error.h>
-#include <syspin/layout.h>
-#include <syspin/placement.h>
+#include "util/error.h"
+#include "layout/layout.h"
+#include "layout/placement.h"
 
 /* ---- report: what the runtime installed, for `syspin run` ---- */
 
@@ -28,5 +29,10 @@ void sp_report_path(const char *dir, long pid, char *buf, size_t size);
 /* Reads a report back into a layout (names, bases, ranges only) + pins. */
 int sp_report_read(const char *path, struct sp_layout *lo,
     struct sp_placement *pl, struct sp_error *err);
+
+/* "execve", "i386 getpid" (arch: AUDIT_ARCH_*; libseccomp's tables), or
+ * "?" when the number has no name. */
+const char *sp_syscall_name(uint32_t arch, uint32_t nr, char *buf,
+    size_t size);
 
 #endif

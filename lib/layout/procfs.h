@@ -3,15 +3,15 @@
  * What /proc says about a process: its mappings (/proc/PID/maps) and the
  * numeric fields of /proc/PID/status.  Lean (the runtime links it).
  */
-#ifndef SYSPIN_PROCFS_H
-#define SYSPIN_PROCFS_H
+#ifndef SYSPIN_LAYOUT_PROCFS_H
+#define SYSPIN_LAYOUT_PROCFS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <syspin/error.h>
+#include "util/error.h"
 
 /* ---- /proc/PID/maps ---- */
 

@@ -12,14 +12,14 @@
  * Addresses are translated the way ld.so sees them: the dynamic section at
  * PT_DYNAMIC's p_vaddr, DT_STRTAB as a vaddr, both through the PT_LOADs.
  */
-#ifndef SYSPIN_DYNAMIC_H
-#define SYSPIN_DYNAMIC_H
+#ifndef SYSPIN_ELF_DYNAMIC_H
+#define SYSPIN_ELF_DYNAMIC_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include <syspin/error.h>
+#include "util/error.h"
 
 #define SP_DYN_PAGE		4096u
 #define SP_DYN_MAX_PHDRS	4096u	/* real files have about a dozen */

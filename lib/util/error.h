@@ -8,8 +8,8 @@
  * When a system call failed, code is its errno value (the caller decides
  * on it, not on errno, which later calls may have changed); else 0.
  */
-#ifndef SYSPIN_ERROR_H
-#define SYSPIN_ERROR_H
+#ifndef SYSPIN_UTIL_ERROR_H
+#define SYSPIN_UTIL_ERROR_H
 
 #define SP_ERROR_MAX 256
 

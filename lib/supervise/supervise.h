@@ -24,8 +24,8 @@
  *
  * Not in the runtime: ptrace and the analysis are the supervisor's.
  */
-#ifndef SYSPIN_SUPERVISE_H
-#define SYSPIN_SUPERVISE_H
+#ifndef SYSPIN_SUPERVISE_SUPERVISE_H
+#define SYSPIN_SUPERVISE_SUPERVISE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,12 +36,12 @@
 
 #include <linux/filter.h>
 
-#include <syspin/bpf.h>
-#include <syspin/cache.h>
-#include <syspin/error.h>
-#include <syspin/layout.h>
-#include <syspin/procfs.h>
-#include <syspin/placement.h>
+#include "bpf/bpf.h"
+#include "pins/cache.h"
+#include "util/error.h"
+#include "layout/layout.h"
+#include "layout/procfs.h"
+#include "layout/placement.h"
 
 /* ---- remote system calls in a ptrace-stopped tracee (inject.c) ---- */
 
@@ -107,7 +107,7 @@ long sp_layout_add_file(struct sp_layout *lo, const char *path,
     const struct sp_file_id *id, uint64_t base, struct sp_error *err);
 
 /* Seccomp_filters of /proc/PID/status; -1 when unknown. */
-/* sp_filters_pid() is in <syspin/layout.h>. */
+/* sp_filters_pid() is in "layout/layout.h". */
 
 /* ---- pinning a stopped tracee (pin.c) ---- */
 
@@ -136,7 +136,7 @@ struct sp_pin_opts {
 	int narrow_errno;
 	bool narrow_kill;
 	bool reach;			/* pin only the sites the image's
-					   code can reach (lib/layout/reach.c;
+					   code can reach (lib/reach/reach.c;
 					   run --no-reach: all) */
 };
 
@@ -374,9 +374,5 @@ int sp_confine_session(struct sp_error *err);
 /* Forwards the signals sent to this process in particular to *to. */
 void sp_forward_signals(volatile pid_t *to);
 
-/* "execve", "i386 getpid" (arch: AUDIT_ARCH_*; libseccomp's tables), or
- * "?" when the number has no name. */
-const char *sp_syscall_name(uint32_t arch, uint32_t nr, char *buf,
-    size_t size);
 
 #endif

@@ -1,21 +1,19 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Stage 2: ELF -> syscall sites.
- *
- * sp_scan() finds every syscall trap instruction in the executable PT_LOADs
- * of an ELF object and infers the number(s) each can issue.  Addresses are
- * link-time virtual addresses: for ET_DYN that is the offset from the load
- * base, for ET_EXEC the absolute address (OpenBSD's convention).
+ * What an object's system-call sites are: the record the analysis
+ * (lib/analysis, sp_scan) fills and the pins stage (lib/pins) stores.
+ * Addresses are link-time virtual addresses: for ET_DYN that is the
+ * offset from the load base, for ET_EXEC the absolute address
+ * (OpenBSD's convention).  Kept in the lowest stage both use.
  */
-#ifndef SYSPIN_SCAN_H
-#define SYSPIN_SCAN_H
+#ifndef SYSPIN_ELF_SITES_H
+#define SYSPIN_ELF_SITES_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include <syspin/elf.h>
-#include <syspin/error.h>
+#include "util/error.h"
 
 enum sp_trap_kind {
 	SP_TRAP_SYSCALL,	/* 0f 05 */
@@ -108,42 +106,12 @@ struct sp_scan {
 	size_t pin_unmatched;	/* entries naming no trap instruction */
 };
 
-/*
- * An imported function known to take a syscall number in a register, such
- * as libc's syscall(2) (rdi).  Calls to it through the PLT or GOT become
- * sp_import records.  sp_scan_default_hints() lists the built-in ones; the
- * exports of objects scanned earlier can be added (see cli/scan.c).
- */
-struct sp_param_hint {
-	const char *symbol;
-	int8_t param_reg;
-};
-
-struct sp_scan_opts {
-	bool full_sweep;	/* decode every executable byte */
-	bool ignore_pin_section;
-	const struct sp_param_hint *hints;	/* NULL: the built-in ones */
-	size_t nhints;
-};
-
-const struct sp_param_hint *sp_scan_default_hints(size_t *n);
-
-/* Returns 0, or -1 with err set (unsupported machine, out of memory). */
-int sp_scan(const struct sp_elf *elf, const struct sp_scan_opts *opts,
-    struct sp_scan *out, struct sp_error *err);
-
-void sp_scan_free(struct sp_scan *scan);
-
 /* Convenience: number i of site s. */
 static inline uint32_t
 sp_site_nr(const struct sp_scan *scan, const struct sp_site *s, uint32_t i)
 {
 	return scan->nrs[s->nr_first + i];
 }
-
-const char *sp_trap_kind_name(enum sp_trap_kind kind);
-const char *sp_how_name(enum sp_how how);
-const char *sp_reg_name(int reg);
 
 /*
  * The kernel re-issues some calls itself: when a signal interrupts

@@ -26,8 +26,8 @@
  * Writer: cache_write.c (needs the analysis; not in the runtime),
  * cache_mac.c (the key and the MAC; libcrypto).
  */
-#ifndef SYSPIN_CACHE_H
-#define SYSPIN_CACHE_H
+#ifndef SYSPIN_PINS_CACHE_H
+#define SYSPIN_PINS_CACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,7 +35,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include <syspin/error.h>
+#include "util/error.h"
 
 #define SP_CACHE_BUILD_ID_MAX 64
 #define SP_CACHE_KEY_MAX 128
@@ -264,16 +264,6 @@ struct sp_scan;
  * become SP_PIN_ANY.  id and build_id are left for the caller to fill.
  */
 int sp_pintab_from_scan(const struct sp_scan *scan, struct sp_pintab *tab,
-    struct sp_error *err);
-
-/*
- * Writer side: analyses PATH ("[vdso]": this process's vDSO, the same image
- * in every process) and stores its table, unless the cache has it already
- * and !force.  Returns 0 already there, 1 stored, 2 stored an empty table
- * because the analysis failed (err says why), -1 with err set.  On 1, err
- * says why a table on disk was not believed (its MAC), else is "".
- */
-int sp_cache_fill(const struct sp_cache *c, const char *path, bool force,
     struct sp_error *err);
 
 /*

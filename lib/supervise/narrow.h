@@ -3,18 +3,18 @@
  * Narrowing (syspin run --deny / --allow): system-call names and
  * systemd's group names (@system-service, @privileged, ...) to the
  * x86-64 numbers lib/bpf denies in the same filter as the pins
- * (include/syspin/bpf.h, 2a.).  Names are libseccomp's, completed with
+ * (lib/bpf/bpf.h, 2a.).  Names are libseccomp's, completed with
  * the numbers newer than its table.  Not in the runtime.
  */
-#ifndef SYSPIN_NARROW_H
-#define SYSPIN_NARROW_H
+#ifndef SYSPIN_SUPERVISE_NARROW_H
+#define SYSPIN_SUPERVISE_NARROW_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include <syspin/bpf.h>
-#include <syspin/error.h>
+#include "bpf/bpf.h"
+#include "util/error.h"
 
 struct sp_narrow {
 	uint32_t *nrs;		/* sorted, unique */

@@ -4,15 +4,15 @@
  * address) against the layout and pins the runtime reported.  Part of
  * lib/layout; used by `syspin run` after its child died of SIGSYS.
  */
-#ifndef SYSPIN_DIAG_H
-#define SYSPIN_DIAG_H
+#ifndef SYSPIN_LAYOUT_DIAG_H
+#define SYSPIN_LAYOUT_DIAG_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <syspin/error.h>
-#include <syspin/layout.h>
-#include <syspin/placement.h>
+#include "util/error.h"
+#include "layout/layout.h"
+#include "layout/placement.h"
 
 #define SP_AUDIT_ARCH_X86_64 0xc000003eu
 #define SP_AUDIT_ARCH_I386 0x40000003u

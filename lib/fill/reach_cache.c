@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <syspin/reach.h>
+#include "fill/fill.h"
 
 /* Bumped whenever the facts an analysis makes change meaning. */
 static const char magic[8] = SP_REACH_FORMAT;

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <syspin/reach.h>
+#include "reach/reach.h"
+#include "fill/fill.h"
 
 /* How object o takes part in the closure. */
 static uint32_t

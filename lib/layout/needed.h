@@ -16,15 +16,15 @@
  *
  * Not linked into the runtime (lib/elf's dynamic reader is not lean).
  */
-#ifndef SYSPIN_NEEDED_H
-#define SYSPIN_NEEDED_H
+#ifndef SYSPIN_LAYOUT_NEEDED_H
+#define SYSPIN_LAYOUT_NEEDED_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include <syspin/cache.h>
-#include <syspin/error.h>
+#include "pins/cache.h"
+#include "util/error.h"
 
 /* ---- /etc/ld.so.cache ---- */
 
