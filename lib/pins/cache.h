@@ -4,7 +4,7 @@
  *
  * `syspin run` analyses every object a program will map and stores one pin
  * table per object; the preloaded runtime only reads them.  A table is keyed
- * by the file's identity (device, inode, size, mtime) and carries the build-id
+ * by the file's identity (device, inode, size, mtime, ctime) and carries the build-id
  * so that the reader can cross-check it against the mapped image.
  *
  * The file format is the in-memory format: a fixed header followed by the
@@ -75,13 +75,18 @@ struct sp_pin_export {
 	uint64_t addr;
 };
 
-/* The identity of a file as stat(2) sees it. */
+/* The identity of a file as stat(2) sees it.  ctime too: its owner can
+ * set mtime back after rewriting the file in place (same inode and size),
+ * never ctime, which any write, chmod or link moves: a table is believed
+ * only of the very bytes it was made from. */
 struct sp_file_id {
 	uint64_t dev;
 	uint64_t ino;
 	uint64_t size;
 	int64_t mtime_sec;
 	int64_t mtime_nsec;
+	int64_t ctime_sec;
+	int64_t ctime_nsec;
 };
 
 /* Table flags. */
@@ -136,7 +141,7 @@ struct sp_cache {
 
 void sp_file_id_from_stat(struct sp_file_id *id, const struct stat *st);
 
-/* "f-<dev>-<ino>-<size>-<mtime>" for a file. */
+/* "f-<dev>-<ino>-<size>-<mtime>-<ctime>" for a file. */
 void sp_cache_key_file(const struct sp_file_id *id, char *key, size_t size);
 
 /* "vdso-<build-id>", or "vdso-<hash of the image>" without a build-id. */

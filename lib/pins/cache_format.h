@@ -17,7 +17,7 @@
  * import keeps the numbers of its readable calls beside unreadable ones;
  * 6: a conditional move's two values),
  * so that tables made by an older syspin are made again. */
-#define SP_CACHE_VERSION 6u
+#define SP_CACHE_VERSION 7u
 #define SP_CACHE_ALIGN(n) (((n) + 7) & ~(size_t)7)
 
 struct sp_cache_hdr {

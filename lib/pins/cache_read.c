@@ -32,14 +32,17 @@ sp_file_id_from_stat(struct sp_file_id *id, const struct stat *st)
 	id->size = st->st_size;
 	id->mtime_sec = st->st_mtim.tv_sec;
 	id->mtime_nsec = st->st_mtim.tv_nsec;
+	id->ctime_sec = st->st_ctim.tv_sec;
+	id->ctime_nsec = st->st_ctim.tv_nsec;
 }
 
 void
 sp_cache_key_file(const struct sp_file_id *id, char *key, size_t size)
 {
 	snprintf(key, size, "f-%" PRIx64 "-%" PRIu64 "-%" PRIu64 "-%" PRId64
-	    ".%09" PRId64, id->dev, id->ino, id->size, id->mtime_sec,
-	    id->mtime_nsec);
+	    ".%09" PRId64 "-%" PRId64 ".%09" PRId64, id->dev, id->ino,
+	    id->size, id->mtime_sec, id->mtime_nsec, id->ctime_sec,
+	    id->ctime_nsec);
 }
 
 void

@@ -60,7 +60,9 @@ find(const struct sp_layout *lo, enum sp_obj_kind kind, bool loader,
 		if (id == NULL || (o->have_id && o->id.dev == id->dev &&
 		    o->id.ino == id->ino && o->id.size == id->size &&
 		    o->id.mtime_sec == id->mtime_sec &&
-		    o->id.mtime_nsec == id->mtime_nsec))
+		    o->id.mtime_nsec == id->mtime_nsec &&
+		    o->id.ctime_sec == id->ctime_sec &&
+		    o->id.ctime_nsec == id->ctime_nsec))
 			return o;
 	}
 	return NULL;

@@ -14,11 +14,13 @@ fail() { echo "cache_mac.sh: $*" >&2; exit 1; }
 
 libc=$(ldd /bin/true | awk '/libc\.so/ { print $3 }')
 [ -f "$libc" ] || fail "no libc for /bin/true"
-# The cache's name for libc: f-DEV-INODE-SIZE-MTIME (sp_cache_key_file).
+# The cache's name for libc: f-DEV-INODE-SIZE-MTIME-CTIME
+# (sp_cache_key_file).
 key=$(python3 -c 'import os, sys
 s = os.stat(sys.argv[1])
-print("f-%x-%d-%d-%d.%09d" % (s.st_dev, s.st_ino, s.st_size,
-    s.st_mtime_ns // 10**9, s.st_mtime_ns % 10**9))' "$libc")
+print("f-%x-%d-%d-%d.%09d-%d.%09d" % (s.st_dev, s.st_ino, s.st_size,
+    s.st_mtime_ns // 10**9, s.st_mtime_ns % 10**9,
+    s.st_ctime_ns // 10**9, s.st_ctime_ns % 10**9))' "$libc")
 
 run() {
 	"$syspin" run --cache-dir "$dir" -v /bin/true 2>"$dir.log" ||

@@ -39,7 +39,8 @@ static void
 sample(struct sp_pintab *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->id = (struct sp_file_id){ 0xfe00, 1234, 5678, 1700000000, 42 };
+	t->id = (struct sp_file_id){ 0xfe00, 1234, 5678, 1700000000, 42,
+	    1700000001, 7 };
 	t->build_id_len = 3;
 	memcpy(t->build_id, "\x01\x02\x03", 3);
 	t->sites = sites;
@@ -66,7 +67,7 @@ test_round_trip(void **state)
 	(void)state;
 	sample(&t);
 	sp_cache_key_file(&t.id, key, sizeof(key));
-	assert_string_equal(key, "f-fe00-1234-5678-1700000000.000000042");
+	assert_string_equal(key, "f-fe00-1234-5678-1700000000.000000042-1700000001.000000007");
 	assert_int_equal(sp_cache_open(&c, dir, geteuid(), true, &err), 0);
 	assert_int_equal(sp_cache_store(&c, key, &t, &err), 0);
 	assert_int_equal(sp_cache_load(&c, key, &u, &err), 1);

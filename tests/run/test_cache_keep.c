@@ -55,7 +55,8 @@ static void
 sample(struct sp_pintab *t, uint64_t ino)
 {
 	memset(t, 0, sizeof(*t));
-	t->id = (struct sp_file_id){ 0xfe00, ino, 5678, 1700000000, 42 };
+	t->id = (struct sp_file_id){ 0xfe00, ino, 5678, 1700000000, 42,
+	    1700000001, 7 };
 	t->sites = sites;
 	t->nsites = 2;
 	t->nrs = nrs;
