@@ -27,17 +27,30 @@
 #define MMAP_PAGE_ZERO_	0x0100000u	/* the next exec maps page 0 r-x */
 #define TIOCSTI_	0x5412u
 #define TIOCLINUX_	0x541cu
-/* A terminal's settings, line discipline and foreground: judged where
- * someone can (tty.c), since the kernel's line discipline signals the
- * terminal's foreground on its special characters. */
-static const uint32_t tty_set_[] = {
-	0x5402, 0x5403, 0x5404,			/* TCSETS, TCSETSW, TCSETSF */
-	0x5406, 0x5407, 0x5408,			/* TCSETA, TCSETAW, TCSETAF */
-	0x402c542b, 0x402c542c, 0x402c542d,	/* TCSETS2, W2, F2 */
-	0x5410,					/* TIOCSPGRP */
-	0x5423,					/* TIOCSETD */
-	0x5457,					/* TIOCSLCKTRMIOS */
+/*
+ * A terminal's ioctls (type 'T'): every one that changes a terminal, its
+ * settings, line discipline, foreground, size, lines, exclusivity,
+ * controlling session or console, is judged where someone can (tty.c):
+ * the kernel's line discipline signals the terminal's foreground on its
+ * special characters, and another login's terminal is not the tree's.
+ * These, the queries and what any file takes (FIONBIO, FIOCLEX, ...),
+ * need no judge.  TCSBRK (tcdrain) and TIOCNOTTY act on the caller's own
+ * output or terminal alone.  Most frequent first.
+ */
+static const uint32_t tty_free_[] = {
+	0x5401, 0x5421, 0x541b, 0x5413,	/* TCGETS, FIONBIO, FIONREAD, TIOCGWINSZ */
+	0x540f, 0x5451, 0x5450, 0x5452,	/* TIOCGPGRP, FIOCLEX, FIONCLEX, FIOASYNC */
+	0x5460, 0x5409, 0x5425, 0x5422,	/* FIOQSIZE, TCSBRK, TCSBRKP, TIOCNOTTY */
+	0x5405, 0x802c542a, 0x5411,	/* TCGETA, TCGETS2, TIOCOUTQ */
+	0x5415, 0x5419, 0x541e, 0x5424,	/* TIOCMGET, TIOCGSOFTCAR, TIOCGSERIAL, TIOCGETD */
+	0x5429, 0x8020542e, 0x80045430,	/* TIOCGSID, TIOCGRS485, TIOCGPTN */
+	0x80045432, 0x5432, 0x80045438,	/* TIOCGDEV, TCGETX, TIOCGPKT */
+	0x80045439, 0x80045440, 0x5441,	/* TIOCGPTLCK, TIOCGEXCL, TIOCGPTPEER */
+	0x80285442, 0x5456, 0x5459,	/* TIOCGISO7816, TIOCGLCKTRMIOS, TIOCSERGETLSR */
+	0x545a, 0x545d, 0x545c,		/* TIOCSERGETMULTI, TIOCGICOUNT, TIOCMIWAIT */
 };
+#define TTY_TYPE_MASK_	0xff00u
+#define TTY_TYPE_	0x5400u		/* _IOC_TYPE 'T' */
 #define SECCOMP_SET_MODE_FILTER_ 1u
 #define SECCOMP_NEW_LISTENER_ 0x8u
 #define KEYCTL_GET_PERSISTENT_ 22u
@@ -74,7 +87,7 @@ static const struct numrule x86_64_rules[] = {
 	{ 159, R_CLOCKSET }, { 164, R_CLOCKSET }, { 227, R_CLOCKID },
 	{ 249, R_REQKEY },
 	{ 298, R_PERF }, { 305, R_CLOCKID }, { 321, R_BPF },
-	{ 302, R_PRLIMIT }, { 72, R_FCNTL },
+	{ 302, R_PRLIMIT }, { 72, R_FCNTL }, { 109, R_SETPGID },
 	{ 62, R_SIGNAL1 }, { 200, R_SIGNAL1 }, { 129, R_SIGNAL1 },
 	{ 424, R_SIGNAL1 }, { 234, R_SIGNAL2 }, { 297, R_SIGNAL2 },
 };
@@ -608,12 +621,28 @@ emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
 	case R_IOCTL:
 		ld(g, f, 1);
 		jeq(g, f, TIOCSTI_, deny, NEXT);
+		jeq(g, f, TIOCLINUX_, deny, NEXT);
 		/* no one to judge (check is deny's answer): allowed */
-		if (g->in->check != g->in->deny)
-			for (size_t i = 0; i < sizeof(tty_set_) /
-			    sizeof(*tty_set_); i++)
-				jeq(g, f, tty_set_[i], g->ret[RET_CHECK], NEXT);
-		jeq(g, f, TIOCLINUX_, deny, allow);
+		if (g->in->check == g->in->deny) {
+			ja(g, f, allow);
+			break;
+		}
+		sp_asm_emit(&g->a, f, BPF_ALU | BPF_AND | BPF_K,
+		    TTY_TYPE_MASK_, 0, 0);
+		jeq(g, f, TTY_TYPE_, NEXT, allow);
+		ld(g, f, 1);
+		for (size_t i = 0; i < sizeof(tty_free_) / sizeof(*tty_free_);
+		    i++)
+			jeq(g, f, tty_free_[i], allow, NEXT);
+		ja(g, f, g->ret[RET_CHECK]);
+		break;
+	case R_SETPGID:		/* (pid, pgid): 0 is a group of its own */
+		if (g->in->check == g->in->deny) {
+			ja(g, f, allow);
+			break;
+		}
+		ld(g, f, 1);
+		jeq(g, f, 0, allow, g->ret[RET_CHECK]);
 		break;
 	case R_SECCOMP:
 		ld(g, f, 0);

@@ -117,12 +117,19 @@ to_exit_stop(pid_t tid, struct user_regs_struct *saved, struct sp_inject *in)
 	    ptrace(PTRACE_SYSCALL, tid, 0, 0) == -1)
 		return -1;
 	for (;;) {
-		if (sp_reports_wait(tid, &st) == -1)
+		if (sp_reports_wait_step(tid, &st) == -1)
 			return -1;
 		if (!WIFSTOPPED(st))
 			return -1;
-		if (WSTOPSIG(st) == (SIGTRAP | 0x80))
+		if (WSTOPSIG(st) == (SIGTRAP | 0x80)) {
+			/* the call we skipped, not another's exec */
+			if (ptrace(PTRACE_GETREGS, tid, 0, &r) == -1 ||
+			    r.orig_rax != (uint64_t)-1) {
+				kill(tid, SIGKILL);
+				return -1;
+			}
 			return 0;
+		}
 		/* a signal first: kept, delivered when it resumes */
 		if (st >> 16 == 0 && WSTOPSIG(st) != SIGTRAP)
 			in->pending_sig = WSTOPSIG(st);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -245,6 +246,21 @@ sp_sup_thaw(struct sup *s, struct sp_frozen *f)
 	free(f);
 }
 
+/* tid at the end of its call nr: on it goes.  At the end of another (an
+ * execve: the thread was replaced by another's exec meanwhile), killed:
+ * that image was never pinned. */
+static void
+exit_of(pid_t tid, int nr)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) == -1 ||
+	    r.orig_rax != (unsigned long long)nr)
+		kill(tid, SIGKILL);
+	else
+		ptrace(PTRACE_CONT, tid, 0, 0);
+}
+
 int
 sp_sup_under_way(struct sup *s, pid_t tid, int nr)
 {
@@ -254,14 +270,16 @@ sp_sup_under_way(struct sup *s, pid_t tid, int nr)
 	size_t wl;
 	ssize_t n;
 
-	if (ptrace(PTRACE_SYSCALL, tid, 0, 0) == -1)
+	/* the thread handled may be gone, its pid an exec's new image
+	 * (reports.h): that one is its exec's to resume */
+	if (sp_reports_at_exec(tid) || ptrace(PTRACE_SYSCALL, tid, 0, 0) == -1)
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%ld/syscall", (long)tid);
 	wl = (size_t)snprintf(want, sizeof(want), "%d ", nr);
 	for (i = 0; i < 20000; i++) {
 		if (waitpid(tid, &st, __WALL | WNOHANG) == tid) {
 			if (WIFSTOPPED(st) && WSTOPSIG(st) == (SIGTRAP | 0x80))
-				ptrace(PTRACE_CONT, tid, 0, 0);	/* done */
+				exit_of(tid, nr);	/* done */
 			else
 				sp_sup_event(s, tid, st);
 			return 0;

@@ -132,8 +132,10 @@ step(struct sp_inject *in, struct sp_error *err)
 	for (tries = 0; tries < 16; tries++) {
 		if (ptrace(PTRACE_SINGLESTEP, in->pid, 0, 0) == -1)
 			return sp_error_sys(err, errno, "ptrace step");
-		if (sp_reports_wait(in->pid, &st) == -1)
-			return sp_error_sys(err, errno, "waitpid");
+		if (sp_reports_wait_step(in->pid, &st) == -1)
+			return sp_error_sys(err, errno, errno == ESTALE ?
+			    "the process changed while it stepped (an exec)" :
+			    "waitpid");
 		if (!WIFSTOPPED(st))
 			return sp_error_set(err, "the process died");
 		sig = WSTOPSIG(st);

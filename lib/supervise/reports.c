@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 
 #include "reports.h"
@@ -91,4 +92,57 @@ sp_reports_wait(pid_t tid, int *st)
 			return pid;
 		sp_reports_keep(pid, *st);
 	}
+}
+
+pid_t
+sp_reports_wait_step(pid_t tid, int *st)
+{
+	pid_t pid = sp_reports_wait(tid, st);
+	int ev;
+
+	if (pid == -1 || !WIFSTOPPED(*st))
+		return pid;
+	ev = *st >> 16;
+	if (ev == 0 || ev == PTRACE_EVENT_SECCOMP || ev == PTRACE_EVENT_STOP)
+		return pid;
+	sp_reports_keep(pid, *st);
+	errno = ESTALE;
+	return -1;
+}
+
+/* pid's stop as its siginfo tells it: ptrace's own stops carry
+ * (event << 8 | signal) in si_code (ptrace_do_notify), a system-call stop
+ * SIGTRAP | 0x80, a signal's stop its number; 0 when there is no siginfo
+ * (a group-stop), -1 when pid is in no stop. */
+static int
+stop_now(pid_t pid)
+{
+	siginfo_t si;
+
+	if (ptrace(PTRACE_GETSIGINFO, pid, 0, &si) == -1)
+		return errno == EINVAL ? 0 : -1;
+	if (si.si_code == (SIGTRAP | 0x80) && si.si_signo == SIGTRAP)
+		return si.si_code;
+	if (si.si_code > 0xff && si.si_code <= 0xffff &&
+	    (si.si_code & 0xff) == si.si_signo)
+		return si.si_code;
+	return si.si_signo;
+}
+
+bool
+sp_reports_current(pid_t pid, int st)
+{
+	int now = stop_now(pid), want = (st >> 8) & 0xffff;
+
+	if (!WIFSTOPPED(st) || now == -1)
+		return false;
+	if (st >> 16 == PTRACE_EVENT_STOP)	/* a group-stop, or ours */
+		return now == 0 || now == want;
+	return now == want;
+}
+
+bool
+sp_reports_at_exec(pid_t pid)
+{
+	return stop_now(pid) == (PTRACE_EVENT_EXEC << 8 | SIGTRAP);
 }

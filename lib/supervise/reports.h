@@ -16,6 +16,26 @@
 /* Waits for tid's report (__WALL); -1 with errno when there is none to
  * wait for (ECHILD). */
 pid_t sp_reports_wait(pid_t tid, int *st);
+/*
+ * The same, for a thread the caller is making run one step or one call
+ * of its own (inject.c, connect.c): a report of another kind of event
+ * (an exec, a fork, an exit) means the thread is not the one the caller
+ * was acting on any more (another thread's exec gave its pid to the new
+ * image): that report is kept for the loop, and -1 with errno ESTALE.
+ */
+pid_t sp_reports_wait_step(pid_t tid, int *st);
+/*
+ * Whether the report st of pid tells of the stop pid is in now (its
+ * siginfo: ptrace's own stops carry the event, a signal its number).
+ * False when pid is in another stop, or in none: a report kept while the
+ * supervisor waited for another thread may be stale by the time it is
+ * handled (another thread's exec killed the thread that stopped, and the
+ * new image took its pid and stopped at its exec), and acting on it would
+ * resume the new image unpinned.
+ */
+bool sp_reports_current(pid_t pid, int st);
+/* Whether pid is stopped at an exec (PTRACE_EVENT_EXEC) now. */
+bool sp_reports_at_exec(pid_t pid);
 /* Takes one report without waiting: its pid, 0 when none has come. */
 pid_t sp_reports_poll(int *st);
 /* Keeps a report for the loop. */

@@ -116,6 +116,7 @@ struct sup {
 	dev_t tty_rdev;		/* the run's terminal (0: none), and */
 	unsigned char tty_quit;	/* its quit character (tty.c), and */
 	pid_t tty_fg0;		/* its foreground as syspin started */
+	pid_t pgrp0;		/* syspin's own process group: the job */
 };
 
 struct proc *sp_sup_proc(struct sup *s, pid_t pid, bool create);
@@ -221,10 +222,14 @@ int sp_sup_entry_install(pid_t pid, uint64_t trap,
 /* connect.c: a listen() of the tree (SP_BPF_CONNECT): its socket is the
  * tree's listener; the caller's listeners, at the start. */
 int sp_sup_listen(struct sup *s, pid_t tid, const struct seccomp_data *d);
-/* tty.c: the run's terminal, as syspin starts; an ioctl of a terminal's
- * settings or foreground (SP_BPF_CHECK_DATA), made here or *refused. */
+/* tty.c: the run's terminal and syspin's process group, as syspin
+ * starts; an ioctl that changes a terminal (SP_BPF_CHECK_DATA), made here
+ * or *refused; setpgid into another group, resumed or *refused. */
 void sp_sup_tty_start(struct sup *s);
+void sp_sup_pgrp_start(struct sup *s);
 int sp_sup_tty(struct sup *s, pid_t tid, const struct seccomp_data *d,
+    bool *refused);
+int sp_sup_setpgid(struct sup *s, pid_t tid, const struct seccomp_data *d,
     bool *refused);
 void sp_sup_listeners_inherited(struct sup *s);
 /* unixdiag.c: the listener (socket inode) whose accept queue holds the

@@ -311,12 +311,22 @@ sp_sup_event(struct sup *s, pid_t pid, int st)
 	}
 	if (!WIFSTOPPED(st))
 		return;
+	/* A report kept while another thread was waited for may tell of a
+	 * stop that is over: another thread's exec killed the thread, and
+	 * the new image has its pid, stopped at its exec, whose own report
+	 * comes.  Acted on, it would run that image unpinned. */
+	if (!sp_reports_current(pid, st))
+		return;
 	if ((p = sp_sup_proc(s, pid, false)) != NULL)
 		p->halted = true;
 	sig = on_stop(s, pid, st);
 	if ((p = sp_sup_proc(s, pid, false)) != NULL)
 		p->halted = false;
 	if (sig < 0)
+		return;
+	/* The same while this stop was handled: the thread that stopped is
+	 * gone, an exec's new image stopped under its pid. */
+	if (st >> 16 != PTRACE_EVENT_EXEC && sp_reports_at_exec(pid))
 		return;
 	/* after an exec: on to the end of the execve */
 	ptrace(p != NULL && p->exec_pending ? PTRACE_SYSCALL : PTRACE_CONT,
@@ -391,6 +401,7 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 		opts.audit = true;
 	sp_sup_trust_start(&opts.pin.start);
 	sp_sup_tty_start(&s);
+	sp_sup_pgrp_start(&s);
 	sp_forward_signals(&main_pid);
 	sp_sup_listeners_inherited(&s);
 	if (start(&opts, s.landlock, err) == -1)

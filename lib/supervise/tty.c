@@ -1,25 +1,36 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * A terminal's settings and foreground, judged (SP_BPF_CHECK_DATA on
- * ioctl: lib/bpf/policy.c).  The kernel's line discipline sends SIGQUIT,
- * which dumps core, to a terminal's foreground when its quit character
- * comes in: a tree that sets it to a common key on one of the user's
- * terminals, or hands the run's terminal to a job outside, has the
- * user's next key write an outside process's memory to a core (blind
- * round 6).  So:
+ * A terminal's ioctls and the tree's process groups, judged
+ * (SP_BPF_CHECK_DATA on ioctl of type 'T' and setpgid: lib/bpf/policy.c).
+ * The kernel's line discipline sends SIGQUIT, which dumps core, to a
+ * terminal's foreground when its quit character comes in, and gives that
+ * foreground what the user types: a tree that sets it to a common key on
+ * one of the user's terminals, or hands the run's terminal to a job
+ * outside, has the user's next key write an outside process's memory to
+ * a core (blind round 6); one that steals, hangs up, locks (TIOCEXCL) or
+ * resizes another login's terminal changes what is not its own (round
+ * 7).  So every ioctl that changes a terminal stops here:
  * - the run's terminal (syspin's controlling terminal) keeps its quit
  *   character: the tree's settings apply, that character put back (or
- *   left disabled); its foreground may be given to a process group of
- *   the tree, or back to the one it had as syspin started (a shell of
- *   the tree gives it back as it ends), only;
+ *   left disabled); its foreground may be given only to a process group
+ *   every member of which is the tree's (or syspin's), or back to the one
+ *   it had as syspin started; it is not hung up, locked or made the
+ *   console;
  * - a terminal of the tree's own (one a process of the tree has as its
  *   controlling terminal, a pseudo-terminal whose master the tree holds,
- *   or a master) is the tree's to set;
- * - any other (another login's, another window's) is not: EPERM.
- * Each call is made here, on the very file the tracee's descriptor held
- * when we looked (pidfd_getfd), with the bytes we read once: nothing the
- * tree changes meanwhile (the descriptor, the memory) is what the kernel
- * then uses.  Without the supervisor (the runtime alone) nobody judges.
+ *   or a master) is the tree's to change, but for the console;
+ * - any other (another login's, another window's) is not: EPERM;
+ * - no terminal is stolen from its session (TIOCSCTTY's force flag is
+ *   dropped: the kernel then gives a process only a terminal that has no
+ *   session).
+ * And a process of the tree joins a process group only if it is the
+ * job's own (syspin's) or every member is the tree's: joining a job
+ * outside would make that job's terminal foreground "a group of the
+ * tree".  Each change is made here, on the very file the tracee's
+ * descriptor held when we looked (pidfd_getfd), with the bytes we read
+ * once: nothing the tree changes meanwhile (the descriptor, the memory)
+ * is what the kernel then uses.  Without the supervisor (the runtime
+ * alone) nobody judges.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,9 +40,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/user.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -40,59 +53,95 @@
 
 #include "supervise_int.h"
 
-#define T_TCSETS	0x5402u
-#define T_TCSETSW	0x5403u
-#define T_TCSETSF	0x5404u
-#define T_TCSETA	0x5406u
-#define T_TCSETAW	0x5407u
-#define T_TCSETAF	0x5408u
-#define T_TCSETS2	0x402c542bu
-#define T_TCSETSW2	0x402c542cu
-#define T_TCSETSF2	0x402c542du
 #define T_TIOCSPGRP	0x5410u
-#define T_TIOCSETD	0x5423u
-#define T_TIOCSLCKTRMIOS 0x5457u
+#define T_TIOCSCTTY	0x540eu
+#define T_TIOCCONS	0x541du
 #define VQUIT_AT	1	/* c_cc[VQUIT] in termios, termios2, termio */
 #define CC_TERMIOS	17	/* c_cc of the kernel's struct termios(2) */
 #define CC_TERMIO	9	/* c_cc of struct termio */
 
-/* The argument's size: the kernel's structs, not libc's. */
-static size_t
-arg_size(uint32_t cmd, size_t *cc)
+/* Who may make a change: the run's terminal, the tree's own. */
+#define ON_RUN	0x1u
+#define ON_TREE	0x2u
+#define BY_VALUE 0xffu	/* size: the argument is the value itself */
+
+/* The changes made here: the argument's size (the kernel's structs, not
+ * libc's; 0: none), where its c_cc starts (the quit character kept). */
+static const struct tty_change {
+	uint32_t cmd;
+	uint8_t size;
+	uint8_t cc;
+	uint8_t on;
+} changes[] = {
+	{ 0x5402, 36, CC_TERMIOS, ON_RUN | ON_TREE },	/* TCSETS */
+	{ 0x5403, 36, CC_TERMIOS, ON_RUN | ON_TREE },	/* TCSETSW */
+	{ 0x5404, 36, CC_TERMIOS, ON_RUN | ON_TREE },	/* TCSETSF */
+	{ 0x5457, 36, CC_TERMIOS, ON_RUN | ON_TREE },	/* TIOCSLCKTRMIOS */
+	{ 0x402c542b, 44, CC_TERMIOS, ON_RUN | ON_TREE },	/* TCSETS2 */
+	{ 0x402c542c, 44, CC_TERMIOS, ON_RUN | ON_TREE },	/* TCSETSW2 */
+	{ 0x402c542d, 44, CC_TERMIOS, ON_RUN | ON_TREE },	/* TCSETSF2 */
+	{ 0x5406, 18, CC_TERMIO, ON_RUN | ON_TREE },	/* TCSETA */
+	{ 0x5407, 18, CC_TERMIO, ON_RUN | ON_TREE },	/* TCSETAW */
+	{ 0x5408, 18, CC_TERMIO, ON_RUN | ON_TREE },	/* TCSETAF */
+	{ T_TIOCSPGRP, 4, 0, ON_RUN },		/* judged by its group */
+	{ 0x5423, 4, 0, ON_RUN | ON_TREE },	/* TIOCSETD */
+	{ 0x5414, 8, 0, ON_RUN | ON_TREE },	/* TIOCSWINSZ */
+	{ 0x5416, 4, 0, ON_RUN | ON_TREE },	/* TIOCMBIS */
+	{ 0x5417, 4, 0, ON_RUN | ON_TREE },	/* TIOCMBIC */
+	{ 0x5418, 4, 0, ON_RUN | ON_TREE },	/* TIOCMSET */
+	{ 0x541a, 4, 0, ON_RUN | ON_TREE },	/* TIOCSSOFTCAR */
+	{ 0x5420, 4, 0, ON_RUN | ON_TREE },	/* TIOCPKT (a master) */
+	{ 0x40045431, 4, 0, ON_RUN | ON_TREE },	/* TIOCSPTLCK (a master) */
+	{ 0x540a, BY_VALUE, 0, ON_RUN | ON_TREE },	/* TCXONC */
+	{ 0x540b, BY_VALUE, 0, ON_RUN | ON_TREE },	/* TCFLSH */
+	{ 0x40045436, BY_VALUE, 0, ON_TREE },	/* TIOCSIG (a master) */
+	{ 0x540d, 0, 0, ON_RUN | ON_TREE },	/* TIOCNXCL */
+	{ 0x5427, 0, 0, ON_RUN | ON_TREE },	/* TIOCSBRK */
+	{ 0x5428, 0, 0, ON_RUN | ON_TREE },	/* TIOCCBRK */
+	{ 0x540c, 0, 0, ON_TREE },		/* TIOCEXCL: outlives the run */
+	{ 0x5437, 0, 0, ON_TREE },		/* TIOCVHANGUP */
+	{ T_TIOCCONS, 0, 0, 0 },		/* the system's console output */
+};
+
+static const struct tty_change *
+change_of(uint32_t cmd)
 {
-	switch (cmd) {
-	case T_TCSETS: case T_TCSETSW: case T_TCSETSF:
-	case T_TIOCSLCKTRMIOS:
-		*cc = CC_TERMIOS;
-		return 36;
-	case T_TCSETS2: case T_TCSETSW2: case T_TCSETSF2:
-		*cc = CC_TERMIOS;
-		return 44;
-	case T_TCSETA: case T_TCSETAW: case T_TCSETAF:
-		*cc = CC_TERMIO;
-		return 18;
-	default:	/* TIOCSPGRP, TIOCSETD: an int */
-		*cc = 0;
-		return sizeof(int);
-	}
+	for (size_t i = 0; i < sizeof(changes) / sizeof(*changes); i++)
+		if (changes[i].cmd == cmd)
+			return &changes[i];
+	return NULL;
+}
+
+/* Of /proc/PID/stat: the state, process group and controlling terminal
+ * (tty_nr) of pid.  -1 when it is gone. */
+static int
+stat_of(pid_t pid, char *state, pid_t *pgrp, unsigned long long *tty)
+{
+	char path[64], buf[1024], *p;
+	int fd, g;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || (buf[n] = '\0', p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 1, " %c %*d %d %*d %llu", state, &g, tty) != 3)
+		return -1;
+	*pgrp = g;
+	return 0;
 }
 
 /* The controlling terminal of tid's process (0: none). */
 static dev_t
 ctty_of(pid_t tid)
 {
-	char path[64], buf[1024], *p;
 	unsigned long long v;
-	ssize_t n;
-	int fd;
+	pid_t pgrp;
+	char st;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0 || (buf[n] = '\0', p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 1, " %*c %*d %*d %*d %llu", &v) != 1 || v == 0)
+	if (stat_of(tid, &st, &pgrp, &v) == -1 || v == 0)
 		return 0;
 	return makedev((v >> 8) & 0xfff, (v & 0xff) | ((v >> 12) & 0xfff00));
 }
@@ -114,6 +163,13 @@ sp_sup_tty_start(struct sup *s)
 		s->tty_fg0 = tcgetpgrp(fd);
 	}
 	close(fd);
+}
+
+/* syspin's own process group: the job the tree starts in. */
+void
+sp_sup_pgrp_start(struct sup *s)
+{
+	s->pgrp0 = getpgrp();
 }
 
 /* Whether a process of the tree has rdev as its controlling terminal. */
@@ -188,14 +244,32 @@ whose(const struct sup *s, dev_t rdev)
 	return OUTSIDE;
 }
 
-/* Whether pgrp is a process group of the tree. */
+/*
+ * Whether every member of process group pgrp is a process of the tree,
+ * or syspin itself (a zombie is no one's: it takes no key nor signal).
+ * Every process of the system is looked at: only job control asks.
+ */
 static bool
-tree_pgrp(const struct sup *s, pid_t pgrp)
+pgrp_ours(struct sup *s, pid_t pgrp)
 {
-	for (size_t i = 0; i < s->nprocs; i++)
-		if (getpgid(s->procs[i].pid) == pgrp)
-			return true;
-	return false;
+	unsigned long long tty;
+	struct dirent *e;
+	bool ours = true;
+	pid_t pid, g;
+	char st, *end;
+	DIR *d;
+
+	if (pgrp <= 0 || (d = opendir("/proc")) == NULL)
+		return false;
+	while (ours && (e = readdir(d)) != NULL) {
+		pid = (pid_t)strtol(e->d_name, &end, 10);
+		if (pid <= 0 || *end != '\0' || stat_of(pid, &st, &g, &tty) ||
+		    g != pgrp || st == 'Z' || pid == getpid())
+			continue;
+		ours = sp_sup_proc(s, pid, false) != NULL;
+	}
+	closedir(d);
+	return ours;
 }
 
 /* Our copy of the tracee's fd (-1: none). */
@@ -211,24 +285,42 @@ their_tty(pid_t tid, int fd)
 	return r;
 }
 
+/* Resumes tid's TIOCSCTTY without its force flag (arg 0). */
+static int
+no_steal(pid_t tid)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) == -1)
+		return -1;
+	if (r.rdx == 0)
+		return 0;
+	r.rdx = 0;
+	return ptrace(PTRACE_SETREGS, tid, 0, &r) == -1 ? -1 : 0;
+}
+
 /*
  * 0: resume the call (it runs as asked: TIOCSPGRP of a process whose
- * terminal is not the run's, which the kernel keeps to its own session);
- * else made here, or *refused (the caller says so and fails it).
+ * terminal is not the run's, which the kernel keeps to its own session;
+ * an ioctl of type 'T' that is no terminal's on a file that is no
+ * terminal, a tun device's); else made here, or *refused (the caller
+ * says so and fails it).
  */
 int
 sp_sup_tty(struct sup *s, pid_t tid, const struct seccomp_data *d,
     bool *refused)
 {
 	uint32_t cmd = (uint32_t)d->args[1];
-	unsigned char arg[64];
+	const struct tty_change *c = change_of(cmd);
+	unsigned char arg[64], probe[64];
 	sigset_t ttou, old;
 	struct stat st;
-	size_t len, cc;
 	enum whose w;
 	int f, r, e = 0, pgrp;
 
 	*refused = false;
+	if (cmd == T_TIOCSCTTY)		/* the kernel's session rules */
+		return no_steal(tid);
 	/* TIOCSPGRP acts on the caller's own terminal only: the run's
 	 * is judged, a terminal of the tree's sessions is the tree's */
 	if (cmd == T_TIOCSPGRP && (s->tty_rdev == 0 ||
@@ -236,41 +328,81 @@ sp_sup_tty(struct sup *s, pid_t tid, const struct seccomp_data *d,
 		return 0;
 	if ((f = their_tty(tid, (int)d->args[0])) == -1)
 		return sp_sup_fail_call(tid, EBADF);
-	if (fstat(f, &st) == -1 || !S_ISCHR(st.st_mode)) {
+	/* a terminal answers TCGETS; a master too */
+	if (fstat(f, &st) == -1 || !S_ISCHR(st.st_mode) ||
+	    ioctl(f, 0x5401 /* TCGETS */, probe) == -1) {
 		close(f);
-		return sp_sup_fail_call(tid, ENOTTY);
+		/* what is no terminal's: as asked, on what is no terminal */
+		return c == NULL ? 0 : sp_sup_fail_call(tid, ENOTTY);
 	}
 	/* /dev/tty is the caller's own terminal */
 	w = whose(s, st.st_rdev == makedev(5, 0) ? ctty_of(tid) :
 	    st.st_rdev);
-	len = arg_size(cmd, &cc);
-	/* the bytes read once: what the call is made with */
-	if (sp_mem_read(tid, d->args[2], arg, len, NULL) == -1) {
+	if (c == NULL) {	/* no terminal's change we know: the tree's */
 		close(f);
-		return sp_sup_fail_call(tid, EFAULT);
+		if (w == TREE)
+			return 0;
+		*refused = true;
+		return 0;
 	}
 	if (cmd == T_TIOCSPGRP && w != RUN) {	/* not its terminal */
 		close(f);
 		return sp_sup_fail_call(tid, ENOTTY);
 	}
-	memcpy(&pgrp, arg, sizeof(pgrp));
-	if (w == OUTSIDE || (cmd == T_TIOCSPGRP && pgrp != s->tty_fg0 &&
-	    !tree_pgrp(s, pgrp))) {
+	if (!(c->on & (w == RUN ? ON_RUN : w == TREE ? ON_TREE : 0))) {
+		close(f);
+		*refused = true;
+		return 0;
+	}
+	/* the bytes read once: what the call is made with */
+	if (c->size != 0 && c->size != BY_VALUE &&
+	    sp_mem_read(tid, d->args[2], arg, c->size, NULL) == -1) {
+		close(f);
+		return sp_sup_fail_call(tid, EFAULT);
+	}
+	if (cmd == T_TIOCSPGRP && (memcpy(&pgrp, arg, sizeof(pgrp)),
+	    pgrp != s->tty_fg0) && !pgrp_ours(s, pgrp)) {
 		close(f);
 		*refused = true;
 		return 0;
 	}
 	/* the run's quit character stays (disabled is fine: no signal) */
-	if (w == RUN && cc != 0 && arg[cc + VQUIT_AT] != 0)
-		arg[cc + VQUIT_AT] = s->tty_quit;
+	if (w == RUN && c->cc != 0 && arg[c->cc + VQUIT_AT] != 0)
+		arg[c->cc + VQUIT_AT] = s->tty_quit;
 	/* from a background process group: no SIGTTOU for us */
 	sigemptyset(&ttou);
 	sigaddset(&ttou, SIGTTOU);
 	sigprocmask(SIG_BLOCK, &ttou, &old);
-	r = ioctl(f, cmd, arg);
+	if (c->size == BY_VALUE)
+		r = ioctl(f, cmd, (unsigned long)d->args[2]);
+	else if (c->size == 0)
+		r = ioctl(f, cmd, 0);
+	else
+		r = ioctl(f, cmd, arg);
 	if (r == -1)
 		e = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(f);
 	return sp_sup_fail_call(tid, e);
+}
+
+/*
+ * setpgid(pid, pgid) of a process of the tree, pgid not 0: a group of
+ * its own, the job's (syspin's), or one whose every member is the tree's
+ * resumes; joining any other (a job outside, the user's shell) is
+ * *refused.  0, or -1 (tid is gone).
+ */
+int
+sp_sup_setpgid(struct sup *s, pid_t tid, const struct seccomp_data *d,
+    bool *refused)
+{
+	pid_t pid = (pid_t)d->args[0], pgid = (pid_t)d->args[1];
+
+	*refused = false;
+	if (pid == 0)
+		pid = sp_sup_tgid(tid);
+	if (pgid == 0 || pgid == pid || pgid == s->pgrp0 || pgid < 0)
+		return 0;	/* a negative one: EINVAL, the kernel's */
+	*refused = !pgrp_ours(s, pgid);
+	return 0;
 }

@@ -35,6 +35,7 @@
 #include "layout/procfs.h"
 #include "layout/placement.h"
 
+#include "reports.h"
 #include "supervise_int.h"
 
 const char *
@@ -110,6 +111,11 @@ sp_sup_doom(struct sup *s, pid_t pid)
 
 	if (p != NULL)
 		p->doomed = true;
+	/* only a seccomp stop re-runs the filters; in any other (a thread
+	 * replaced by another's exec) the process is killed outright */
+	if (!sp_reports_current(pid, PTRACE_EVENT_SECCOMP << 16 |
+	    SIGTRAP << 8 | 0x7f))
+		goto hard;
 	if (ptrace(PTRACE_GETREGS, pid, 0, &r) == -1)
 		goto hard;
 	r.orig_rax = SP_GUARD_KILL_NR;
@@ -255,9 +261,11 @@ asked(const char *name, const struct seccomp_data *d, uint32_t data)
 		return strstr(name, "ioctl") ? ((uint32_t)d->args[1] ==
 		    0x5412 || (uint32_t)d->args[1] == 0x541c ?
 		    " TIOCSTI/TIOCLINUX (typing into the terminal)" :
-		    " of a terminal's settings or foreground (a terminal "
-		    "outside the tree, or the run's given to a process group "
-		    "outside)") : strstr(name, "seccomp") ?
+		    " changing a terminal outside the tree (another login's, "
+		    "the run's hung up, locked, made the console, or given "
+		    "to a process group outside)") :
+		    strcmp(name, "setpgid") == 0 ? " into a process group "
+		    "outside the tree" : strstr(name, "seccomp") ?
 		    " with a listener (SECCOMP_RET_USER_NOTIF)" :
 		    strstr(name, "keyctl") ? " KEYCTL_GET_PERSISTENT" :
 		    strstr(name, "arch_prctl") ? " ARCH_MAP_VDSO" :
@@ -491,9 +499,11 @@ judge(struct sup *s, pid_t pid, const struct sp_violation *v,
 			observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
 			return sp_sup_listen(s, pid, d);
 		}
-		if (d->nr == 16) {	/* ioctl: a terminal (tty.c) */
+		if (d->nr == 16 || d->nr == 109) {	/* ioctl, setpgid:
+						   a terminal's (tty.c) */
 			bool no;
-			int r = sp_sup_tty(s, pid, d, &no);
+			int r = d->nr == 16 ? sp_sup_tty(s, pid, d, &no) :
+			    sp_sup_setpgid(s, pid, d, &no);
 			if (no)
 				return refuse(s, pid, v, d, SP_BPF_DENY_DATA,
 				    p->img);

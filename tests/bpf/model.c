@@ -13,7 +13,8 @@
 enum kind { NONE, MMAP, MPROTECT, MREMAP, SHMAT, PERSONALITY, EXEC,
 	OPAQUE, MMAP32, MPROTECT32, IOCTL, SECCOMP, KEYCTL, ARCH_PRCTL,
 	PTRACE, NOPTRACE, CLONE, CLONE3, BPF, PERF, CLOCKSET, CLOCKID,
-	REQKEY, CONNECT, UNIXSOCK, NOGETFD, PRLIMIT, FCNTL, SIGNAL1, SIGNAL2 };
+	REQKEY, CONNECT, UNIXSOCK, NOGETFD, PRLIMIT, FCNTL, SIGNAL1, SIGNAL2,
+	SETPGID };
 
 /* From arch/x86/entry/syscalls/syscall_{64,32}.tbl. */
 static enum kind
@@ -67,6 +68,7 @@ kind_of(int abi, uint32_t nr)
 	case 159: case 164: return CLOCKSET;
 	case 227: case 305: return CLOCKID;
 	case 302: return PRLIMIT;
+	case 109: return SETPGID;
 	case 72: return FCNTL;
 	case 62: case 200: case 129: case 424: return SIGNAL1;
 	case 234: case 297: return SIGNAL2;
@@ -153,6 +155,23 @@ in_image(const struct sp_bpf_input *in, uint64_t ip)
 	return false;
 }
 
+/* A terminal's ioctl that only asks, or that any file takes. */
+static bool
+tty_free(uint32_t cmd)
+{
+	static const uint32_t q[] = { 0x5401, 0x5405, 0x5409, 0x540f,
+		0x5411, 0x5413, 0x5415, 0x5419, 0x541b, 0x541e, 0x5421,
+		0x5422, 0x5424, 0x5425, 0x5429, 0x5432, 0x5441, 0x5450,
+		0x5451, 0x5452, 0x5456, 0x5459, 0x545a, 0x545c, 0x545d,
+		0x5460, 0x802c542a, 0x8020542e, 0x80045430, 0x80045432,
+		0x80045438, 0x80045439, 0x80045440, 0x80285442 };
+
+	for (size_t i = 0; i < sizeof(q) / sizeof(*q); i++)
+		if (q[i] == cmd)
+			return true;
+	return false;
+}
+
 /* The rules of every call (2.), or ALLOW. */
 static uint32_t
 global_rule(enum kind k, const struct seccomp_data *d, unsigned flags,
@@ -164,12 +183,11 @@ global_rule(enum kind k, const struct seccomp_data *d, unsigned flags,
 	case IOCTL:
 		if (a1 == 0x5412 || a1 == 0x541c)
 			return ans->deny;
-		/* a terminal's settings and foreground: the supervisor's */
-		return ans->judge && (a1 == 0x5402 || a1 == 0x5403 ||
-		    a1 == 0x5404 || a1 == 0x5406 || a1 == 0x5407 ||
-		    a1 == 0x5408 || a1 == 0x402c542b || a1 == 0x402c542c ||
-		    a1 == 0x402c542d || a1 == 0x5410 || a1 == 0x5423 ||
-		    a1 == 0x5457) ? ans->check : SECCOMP_RET_ALLOW;
+		/* a terminal's ioctl that changes it: the supervisor's */
+		return ans->judge && (a1 & 0xff00) == 0x5400 &&
+		    !tty_free(a1) ? ans->check : SECCOMP_RET_ALLOW;
+	case SETPGID:			/* pgid 0: a group of its own */
+		return ans->judge && a1 != 0 ? ans->check : SECCOMP_RET_ALLOW;
 	case SECCOMP:
 		return a0 == 1 && (a1 & 8) ? ans->deny : SECCOMP_RET_ALLOW;
 	case KEYCTL:

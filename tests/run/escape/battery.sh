@@ -60,7 +60,11 @@ env-cachedir:runexec forged-table:runexec
 sigquit-victim:runtime sigquit-victim:runexec sigsegv-victim:runtime
 sigsegv-victim:runexec sigqgroup-victim:runtime sigqgroup-victim:runexec
 tty-quit:runtime tty-quit:runexec tty-fg:runtime tty-fg:runexec
-tty-quit-own:runtime tty-quit-own:runexec"
+tty-quit-own:runtime tty-quit-own:runexec
+tty-join:runtime tty-join:runexec tty-steal:runtime tty-steal:runexec
+tty-hangup:runtime tty-hangup:runexec tty-cons:runtime tty-cons:runexec
+tty-excl:runtime tty-excl:runexec tty-excl-own:runtime tty-excl-own:runexec
+tty-winsz:runtime tty-winsz:runexec"
 
 ATTACKS="wrong-site libc-site
 remap-libc
@@ -82,6 +86,7 @@ ptrace-parent mem-parent vmwrite-parent getfd-parent
 ptrace-victim mem-victim vmwrite-victim getfd-victim
 prlimit-parent prlimit-victim sigquit-victim sigsegv-victim sigqgroup-victim
 tiocsti tioclinux tty-quit tty-quit-own tty-fg
+tty-join tty-steal tty-hangup tty-cons tty-excl tty-excl-own tty-winsz
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
 filter-swap filter-sealed
@@ -319,6 +324,39 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 			run_as "$E/escape_pty" -w 1500 -t 30 -l "$line" \
 			    -l "$vic" -l q -w 5000 -l exit -- sh -i
 		fi ;;
+	tty-join|tty-excl-own)
+		# the run's own terminal: a job outside joined and given the
+		# foreground (it reads a line); or locked, which outlives us
+		if [ "$how" = bare ]; then
+			line="$E/escape_tty ${name#tty-} $mark"
+		else
+			line="$(pinned_line) $E/escape_tty ${name#tty-} $mark"
+		fi
+		TMO=40
+		if [ $name = tty-join ]; then
+			vic="sh -c 'trap \"\" TTIN; i=0; while [ \$i -lt 40 ]; do
+			    if read x; then mkdir $mark; exit; fi; sleep 0.2;
+			    i=\$((i + 1)); done' &"
+			run_as "$E/escape_pty" -w 1500 -t 30 -l "$vic" \
+			    -l "$line \$!" -l hello -w 3000 -l exit -- sh -i
+		else
+			run_as "$E/escape_pty" -w 1500 -t 30 -l "$line" \
+			    -w 3000 -l exit -- sh -i
+		fi ;;
+	tty-steal|tty-hangup|tty-cons|tty-excl|tty-winsz)
+		# another login's terminal (a shell on a pty outside): taken
+		# by force, hung up, made the console, locked or resized
+		fresh ttyname
+		tn=$F
+		TMO=40
+		run_as "$E/escape_pty" -w 1500 -t 30 -l "tty >$tn" \
+		    -l "sleep 5" -w 1500 -l exit -- sh -i &
+		PTY=$!
+		i=0
+		while [ ! -s "$tn" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+		sleep 0.5
+		$how "$E/escape_tty" "${name#tty-}" "$mark" "$(cat "$tn" 2>/dev/null)"
+		wait $PTY ;;
 	mremap-span|mremap-tail|rescue-*|later-*|perf-*|ldso-execve|clock-set)
 		$how "$E/escape_box" "$name" "$mark" ;;
 	unix-cmd|unix-link|unix-race|unix-abstract)

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The escape battery's terminal attacks (blind round 7), beyond
+ * escape.c's: `escape_tty MODE MARK [ARG]`.  A terminal that is not the
+ * tree's, changed in a way that outlives or reaches past the tree; the
+ * effect is checked here (MARK made) or by a victim outside (battery.sh).
+ * - join PGRP: our process joins the process group of a job outside, so
+ *   that it counts as "a group of the tree", then our terminal's
+ *   foreground is given to it: the victim reads what the user types.
+ * - steal TTY: another login's terminal made our controlling terminal by
+ *   force (TIOCSCTTY 1, root): its shell loses it.
+ * - hangup TTY: another login's terminal hung up (TIOCVHANGUP, root).
+ * - cons TTY: the system's console output sent to another login's
+ *   terminal (TIOCCONS, root; put back).
+ * - excl TTY: another login's terminal locked (TIOCEXCL): its programs
+ *   can no longer open /dev/tty (put back).
+ * - excl-own: the run's terminal locked, which outlives the run.
+ * - winsz TTY: another login's terminal resized (SIGWINCH to its
+ *   foreground; put back).
+ * Exit: 0 done, 3 a step refused (the reason on stdout), 2 usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+static const char *mark;
+
+static int
+refused(const char *what)
+{
+	printf("refused: %s: %s\n", what, strerror(errno));
+	return 3;
+}
+
+static int
+done(void)
+{
+	return mkdir(mark, 0755) == -1 ? refused("mkdir MARK") : 0;
+}
+
+static int
+open_tty(const char *path)
+{
+	return open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+}
+
+static int
+join(const char *pgrp)
+{
+	pid_t g = (pid_t)atoi(pgrp);
+
+	signal(SIGTTOU, SIG_IGN);
+	if (setpgid(0, g) == -1)
+		return refused("setpgid into a group outside");
+	if (tcsetpgrp(0, g) == -1)
+		return refused("tcsetpgrp to it");
+	sleep(3);
+	return 0;
+}
+
+static int
+steal(const char *path)
+{
+	int fd;
+
+	if (setsid() == -1 && getsid(0) != getpid())
+		return refused("setsid");
+	if ((fd = open_tty(path)) == -1)
+		return refused("open the terminal");
+	if (ioctl(fd, TIOCSCTTY, 1) == -1)
+		return refused("TIOCSCTTY 1");
+	if (tcgetsid(fd) != getsid(0))
+		return refused("TIOCSCTTY (not ours after all)");
+	return done();
+}
+
+static int
+simple(const char *path, unsigned long cmd, const char *what)
+{
+	int fd = path != NULL ? open_tty(path) : 0, on = 0;
+	struct winsize ws, ws2;
+
+	if (fd == -1)
+		return refused("open the terminal");
+	if (cmd == TIOCSWINSZ) {
+		if (ioctl(fd, TIOCGWINSZ, &ws) == -1)
+			return refused("TIOCGWINSZ");
+		ws2 = ws;
+		ws2.ws_col = ws.ws_col == 77 ? 78 : 77;
+		if (ioctl(fd, TIOCSWINSZ, &ws2) == -1)
+			return refused(what);
+		ioctl(fd, TIOCSWINSZ, &ws);
+		return done();
+	}
+	if (ioctl(fd, cmd) == -1)
+		return refused(what);
+	if (cmd == TIOCEXCL) {
+		if (ioctl(fd, TIOCGEXCL, &on) == -1 || !on)
+			return refused("TIOCEXCL (not locked after all)");
+		ioctl(fd, TIOCNXCL);
+	}
+	if (cmd == TIOCCONS) {	/* put the console back */
+		int c = open("/dev/console", O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (c != -1)
+			ioctl(c, TIOCCONS);
+	}
+	return done();
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *m, *arg;
+
+	if (argc < 3)
+		return 2;
+	m = argv[1];
+	mark = argv[2];
+	arg = argc > 3 ? argv[3] : NULL;
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (strcmp(m, "join") == 0 && arg) return join(arg);
+	if (strcmp(m, "steal") == 0 && arg) return steal(arg);
+	if (strcmp(m, "hangup") == 0 && arg)
+		return simple(arg, TIOCVHANGUP, "TIOCVHANGUP");
+	if (strcmp(m, "cons") == 0 && arg)
+		return simple(arg, TIOCCONS, "TIOCCONS");
+	if (strcmp(m, "excl") == 0 && arg)
+		return simple(arg, TIOCEXCL, "TIOCEXCL");
+	if (strcmp(m, "excl-own") == 0)
+		return simple(NULL, TIOCEXCL, "TIOCEXCL of ours");
+	if (strcmp(m, "winsz") == 0 && arg)
+		return simple(arg, TIOCSWINSZ, "TIOCSWINSZ");
+	fprintf(stderr, "escape_tty: unknown mode %s\n", m);
+	return 2;
+}
