@@ -87,6 +87,7 @@ ptrace-victim mem-victim vmwrite-victim getfd-victim
 prlimit-parent prlimit-victim sigquit-victim sigsegv-victim sigqgroup-victim
 tiocsti tioclinux tty-quit tty-quit-own tty-fg
 tty-join tty-steal tty-hangup tty-cons tty-excl tty-excl-own tty-winsz
+exec-race
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
 filter-swap filter-sealed
@@ -324,6 +325,10 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 			run_as "$E/escape_pty" -w 1500 -t 30 -l "$line" \
 			    -l "$vic" -l q -w 5000 -l exit -- sh -i
 		fi ;;
+	exec-race)
+		# an exec in one thread while the leader's stop is held
+		TMO=240
+		$how "$E/escape_execrace" "$mark" "$E/escape" ;;
 	tty-join|tty-excl-own)
 		# the run's own terminal: a job outside joined and given the
 		# foreground (it reads a line); or locked, which outlives us
