@@ -148,8 +148,22 @@ is_vdso(const struct sp_map *m)
  * bss that follows each), the vDSO and its data pages.  Nothing else may
  * be where they go, and the stack must not be executable.
  */
+/* Whether [start, end) is code the earlier image had there: its filter
+ * judges calls from it.  Anything else (a segment the file now maps
+ * executable that was not, however the file came to differ) would be
+ * judged by no one. */
+static bool
+covered(const struct sp_pin_result *a, uint64_t start, uint64_t end)
+{
+	for (size_t i = 0; i < a->lo.nranges; i++)
+		if (a->lo.ranges[i].start <= start && end <= a->lo.ranges[i].end)
+			return true;
+	return false;
+}
+
 static int
-make_plan(const struct job *j, struct plan *p, struct sp_map *m, size_t n)
+make_plan(const struct job *j, const struct sp_pin_result *a,
+    struct plan *p, struct sp_map *m, size_t n)
 {
 	const struct sp_object *exe = NULL, *interp;
 	struct sp_file_id id;
@@ -179,6 +193,9 @@ make_plan(const struct job *j, struct plan *p, struct sp_map *m, size_t n)
 		 * range with no pins */
 		if (d == 0 && (m[i].prot & PROT_EXEC) &&
 		    m[i].kind != SP_MAP_VSYSCALL)
+			return -1;
+		if (d != 0 && (m[i].prot & PROT_EXEC) &&
+		    !covered(a, m[i].start + (uint64_t)d, m[i].end + (uint64_t)d))
 			return -1;
 		follow = d != 0 && !is_vdso(&m[i]);
 		last = d;
@@ -290,7 +307,7 @@ sp_pin_reuse(struct job *j, const struct sp_pin_result *a, struct sp_error *err)
 	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)j->pid);
 	if (sp_maps_read(path, &m, &n, err) == -1)
 		return -1;
-	r = make_plan(j, &p, m, n) == -1 ? 0 : 1;
+	r = make_plan(j, a, &p, m, n) == -1 ? 0 : 1;
 	end = map_end(m, n, j->regs.rsp);
 	sp_maps_free(m, n);
 	if (r == 1 && (move_all(j, &p, err) == -1 ||

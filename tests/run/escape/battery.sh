@@ -87,7 +87,7 @@ ptrace-victim mem-victim vmwrite-victim getfd-victim
 prlimit-parent prlimit-victim sigquit-victim sigsegv-victim sigqgroup-victim
 tiocsti tioclinux tty-quit tty-quit-own tty-fg
 tty-join tty-steal tty-hangup tty-cons tty-excl tty-excl-own tty-winsz
-exec-race
+exec-race reexec-rewrite
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
 filter-swap filter-sealed
@@ -329,6 +329,9 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		# an exec in one thread while the leader's stop is held
 		TMO=240
 		$how "$E/escape_execrace" "$mark" "$E/escape" ;;
+	reexec-rewrite)
+		# a program rewritten in place (its times put back) re-execs
+		$how "$E/escape_reexec" "$mark" ;;
 	tty-join|tty-excl-own)
 		# the run's own terminal: a job outside joined and given the
 		# foreground (it reads a line); or locked, which outlives us
