@@ -151,7 +151,7 @@ slot_for(pid_t pid, const struct proc *p, const struct seccomp_data *d)
 /* --exec=trusted: a file mapped for code must be one we could exec. */
 static bool
 untrusted(struct sup *s, pid_t pid, const struct seccomp_data *d,
-    char *why, size_t size)
+    char *why, size_t size, struct stat *checked)
 {
 	char path[64];
 	struct stat st;
@@ -170,6 +170,7 @@ untrusted(struct sup *s, pid_t pid, const struct seccomp_data *d,
 	}
 	bad = !sp_sup_trusted_fd(s, fd, why, size);
 	close(fd);
+	*checked = st;
 	return bad;
 }
 
@@ -192,13 +193,17 @@ static int place(struct sup *, pid_t, struct proc *,
 /*
  * With --exec=trusted the file checked must be the file mapped: the
  * process's other threads are stopped from the look at its descriptor
- * until the kernel holds it (a dup2 between would map another file).
+ * until the kernel holds it (a dup2 between would map another file), and
+ * what the call mapped is looked at once it has (io_uring's threads,
+ * which no one stops, can swap the descriptor meanwhile): another file
+ * there kills the process.
  */
 int
 sp_sup_place(struct sup *s, pid_t pid, const struct seccomp_data *d)
 {
 	struct proc *p = sp_sup_proc(s, pid, false);
 	struct sp_frozen *f = NULL;
+	struct stat checked;
 	char why[256];
 	int r;
 
@@ -207,12 +212,13 @@ sp_sup_place(struct sup *s, pid_t pid, const struct seccomp_data *d)
 	if (s->o->pin.exec == SP_EXEC_TRUSTED &&
 	    !((uint32_t)d->args[3] & MAP_ANONYMOUS))
 		f = sp_sup_freeze(s, pid);
-	if (untrusted(s, pid, d, why, sizeof(why))) {
+	memset(&checked, 0, sizeof(checked));
+	if (untrusted(s, pid, d, why, sizeof(why), &checked)) {
 		refused(s, pid, why);
 		r = sp_sup_fail_call(pid, EACCES);
 	} else if ((r = place(s, pid, p, d)) == 0 && f != NULL &&
-	    sp_sup_under_way(s, pid, 9) == 0)
-		r = -1;		/* resumed: the kernel holds the file */
+	    sp_sup_under_way(s, pid, 9, &checked) == 0)
+		r = -1;		/* resumed: the kernel mapped the file */
 	sp_sup_thaw(s, f);
 	return r;
 }

@@ -446,7 +446,7 @@ sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
 		said(s, tid, d, p->img, why);
 		sig = sp_sup_fail_call(tid, EACCES) == -1 ? -1 : 0;
 	} else if (how == NATIVE && f != NULL &&
-	    sp_sup_under_way(s, tid, 42) == 0)
+	    sp_sup_under_way(s, tid, 42, NULL) == 0)
 		sig = -1;	/* resumed: the kernel holds the socket */
 	if (sock != -1)
 		close(sock);

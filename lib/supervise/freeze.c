@@ -246,23 +246,44 @@ sp_sup_thaw(struct sup *s, struct sp_frozen *f)
 	free(f);
 }
 
+/* Whether tid's mmap that returned at mapped the file of *want there. */
+static bool
+maps_file(pid_t tid, uint64_t at, const struct stat *want)
+{
+	struct sp_map *m;
+	char path[64];
+	size_t n;
+	bool ok = false;
+
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)tid);
+	if (sp_maps_read(path, &m, &n, NULL) == -1)
+		return false;
+	for (size_t i = 0; i < n && !ok; i++)
+		ok = m[i].start == at && m[i].dev == (uint64_t)want->st_dev &&
+		    m[i].inode == (uint64_t)want->st_ino;
+	sp_maps_free(m, n);
+	return ok;
+}
+
 /* tid at the end of its call nr: on it goes.  At the end of another (an
- * execve: the thread was replaced by another's exec meanwhile), killed:
- * that image was never pinned. */
+ * execve: the thread was replaced by another's exec meanwhile), or an
+ * mmap that mapped another file than the one checked, killed. */
 static void
-exit_of(pid_t tid, int nr)
+exit_of(pid_t tid, int nr, const struct stat *mapped)
 {
 	struct user_regs_struct r;
 
 	if (ptrace(PTRACE_GETREGS, tid, 0, &r) == -1 ||
-	    r.orig_rax != (unsigned long long)nr)
+	    r.orig_rax != (unsigned long long)nr ||
+	    (mapped != NULL && r.rax < (unsigned long long)-4095 &&
+	    !maps_file(tid, r.rax, mapped)))
 		kill(tid, SIGKILL);
 	else
 		ptrace(PTRACE_CONT, tid, 0, 0);
 }
 
 int
-sp_sup_under_way(struct sup *s, pid_t tid, int nr)
+sp_sup_under_way(struct sup *s, pid_t tid, int nr, const struct stat *mapped)
 {
 	char path[64], buf[32], want[16];
 	struct timespec us = { 0, 50000 };
@@ -279,12 +300,14 @@ sp_sup_under_way(struct sup *s, pid_t tid, int nr)
 	for (i = 0; i < 20000; i++) {
 		if (waitpid(tid, &st, __WALL | WNOHANG) == tid) {
 			if (WIFSTOPPED(st) && WSTOPSIG(st) == (SIGTRAP | 0x80))
-				exit_of(tid, nr);	/* done */
+				exit_of(tid, nr, mapped);	/* done */
 			else
 				sp_sup_event(s, tid, st);
 			return 0;
 		}
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		/* a mapping is looked at once made: waited for */
+		if (mapped == NULL &&
+		    (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 			n = read(fd, buf, sizeof(buf) - 1);
 			close(fd);
 			if (n > (ssize_t)wl && strncmp(buf, want, wl) == 0)
@@ -292,5 +315,7 @@ sp_sup_under_way(struct sup *s, pid_t tid, int nr)
 		}
 		nanosleep(&us, NULL);
 	}
+	if (mapped != NULL)	/* an mmap a second long: not looked at */
+		kill(tid, SIGKILL);
 	return 0;
 }

@@ -192,14 +192,17 @@ int sp_sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
 /* freeze.c: the other threads of tid's process stopped (NULL: none, or
  * they could not be), and let run again; the stopped call of tid resumed
  * and waited for until the kernel holds what it names (0; -1 when it
- * could not be resumed); tid's thread group. */
+ * could not be resumed), and for an mmap (mapped: the file checked) until
+ * it returned, what it mapped looked at (another file: killed); tid's
+ * thread group. */
 struct sp_frozen;
 struct sp_frozen *sp_sup_freeze(struct sup *s, pid_t tid);
 /* ... every other thread and process sharing tid's address space (or
  * its descriptor table), or NULL. */
 struct sp_frozen *sp_sup_freeze_space(struct sup *s, pid_t tid);
 void sp_sup_thaw(struct sup *s, struct sp_frozen *f);
-int sp_sup_under_way(struct sup *s, pid_t tid, int nr);
+int sp_sup_under_way(struct sup *s, pid_t tid, int nr,
+    const struct stat *mapped);
 pid_t sp_sup_tgid(pid_t tid);
 /* verdict.c: a call the supervisor refused, said (line, without
  * "syspin: ") and recorded for -o with rule and errnum. */
