@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -411,43 +412,51 @@ exec_child(struct run_args *a, const char *path, const char *dir,
 }
 
 /*
- * The terminal's quit character as the tree found it.  Left changed (to
- * Enter, say), the user's next key sends SIGQUIT, which dumps core, to
- * whatever runs in the foreground outside the tree (blind round 5): the
- * character the user had is put back when the tree is done.
+ * The run's terminal as the tree found it: its settings, line discipline
+ * and output flow are put back when the tree is done, as a shell puts a
+ * job's terminal back.  Left changed (echo off, output stopped, another
+ * line discipline), the user's terminal would stay so for whatever runs
+ * next outside the tree.  (The supervisor keeps its special characters
+ * and its line discipline while the tree runs, tty.c, so that a tree that
+ * kills syspin leaves no key that signals or feeds a process outside.)
  */
-struct quit_key {
+struct term_state {
 	int fd;
-	cc_t c;
+	struct termios t;
+	int ldisc;
 };
 
 static void
-quit_key_save(struct quit_key *q)
+term_save(struct term_state *q)
 {
-	struct termios t;
-
 	for (q->fd = 0; q->fd < 3; q->fd++)
-		if (isatty(q->fd) && tcgetattr(q->fd, &t) == 0) {
-			q->c = t.c_cc[VQUIT];
+		if (isatty(q->fd) && tcgetattr(q->fd, &q->t) == 0) {
+			if (ioctl(q->fd, TIOCGETD, &q->ldisc) == -1)
+				q->ldisc = -1;
 			return;
 		}
 	q->fd = -1;
 }
 
 static void
-quit_key_restore(const struct quit_key *q)
+term_restore(const struct term_state *q)
 {
 	struct termios t;
 	sigset_t ttou, old;
+	int ld;
 
-	if (q->fd < 0 || tcgetattr(q->fd, &t) == -1 || t.c_cc[VQUIT] == q->c)
+	if (q->fd < 0 || tcgetattr(q->fd, &t) == -1)
 		return;
-	t.c_cc[VQUIT] = q->c;
 	/* from a background job too: not stopped by SIGTTOU for it */
 	sigemptyset(&ttou);
 	sigaddset(&ttou, SIGTTOU);
 	sigprocmask(SIG_BLOCK, &ttou, &old);
-	(void)tcsetattr(q->fd, TCSANOW, &t);
+	if (q->ldisc >= 0 && ioctl(q->fd, TIOCGETD, &ld) == 0 &&
+	    ld != q->ldisc)
+		(void)ioctl(q->fd, TIOCSETD, &q->ldisc);
+	if (memcmp(&t, &q->t, sizeof(t)) != 0)
+		(void)tcsetattr(q->fd, TCSANOW, &q->t);
+	(void)tcflow(q->fd, TCOON);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
@@ -458,7 +467,7 @@ cmd_run(int argc, char **argv)
 	struct sp_cache c;
 	char dir[PATH_MAX], path[PATH_MAX], rt[PATH_MAX], elf[PATH_MAX];
 	char reportdir[] = "/tmp/syspin-run.XXXXXX";
-	struct quit_key quit;
+	struct term_state term;
 	char **objs = NULL;
 	size_t nobjs = 0;
 	int rc = 0;
@@ -505,9 +514,9 @@ cmd_run(int argc, char **argv)
 		cli_error("run: mkdtemp: %s", strerror(errno));
 		return EXIT_TROUBLE;
 	}
-	quit_key_save(&quit);
+	term_save(&term);
 	rc = exec_child(&a, path, dir, rt, reportdir);
-	quit_key_restore(&quit);
+	term_restore(&term);
 	run_remove_dir(reportdir);
 	run_extra_free(&a.x);
 	for (size_t i = 0; i < a.ndlopen; i++)

@@ -114,7 +114,7 @@ struct sup {
 	uint32_t last_nr;
 	pid_t last_pid;
 	dev_t tty_rdev;		/* the run's terminal (0: none), and */
-	unsigned char tty_quit;	/* its quit character (tty.c), and */
+	unsigned char tty_cc[17]; /* its special characters (tty.c), and */
 	pid_t tty_fg0;		/* its foreground as syspin started */
 	pid_t pgrp0;		/* syspin's own process group: the job */
 };

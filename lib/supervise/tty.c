@@ -56,7 +56,7 @@
 #define T_TIOCSPGRP	0x5410u
 #define T_TIOCSCTTY	0x540eu
 #define T_TIOCCONS	0x541du
-#define VQUIT_AT	1	/* c_cc[VQUIT] in termios, termios2, termio */
+#define T_TIOCSETD	0x5423u
 #define CC_TERMIOS	17	/* c_cc of the kernel's struct termios(2) */
 #define CC_TERMIO	9	/* c_cc of struct termio */
 
@@ -76,7 +76,7 @@ static const struct tty_change {
 	{ 0x5402, 36, CC_TERMIOS, ON_RUN | ON_TREE },	/* TCSETS */
 	{ 0x5403, 36, CC_TERMIOS, ON_RUN | ON_TREE },	/* TCSETSW */
 	{ 0x5404, 36, CC_TERMIOS, ON_RUN | ON_TREE },	/* TCSETSF */
-	{ 0x5457, 36, CC_TERMIOS, ON_RUN | ON_TREE },	/* TIOCSLCKTRMIOS */
+	{ 0x5457, 36, CC_TERMIOS, ON_TREE },	/* TIOCSLCKTRMIOS: outlives */
 	{ 0x402c542b, 44, CC_TERMIOS, ON_RUN | ON_TREE },	/* TCSETS2 */
 	{ 0x402c542c, 44, CC_TERMIOS, ON_RUN | ON_TREE },	/* TCSETSW2 */
 	{ 0x402c542d, 44, CC_TERMIOS, ON_RUN | ON_TREE },	/* TCSETSF2 */
@@ -84,7 +84,7 @@ static const struct tty_change {
 	{ 0x5407, 18, CC_TERMIO, ON_RUN | ON_TREE },	/* TCSETAW */
 	{ 0x5408, 18, CC_TERMIO, ON_RUN | ON_TREE },	/* TCSETAF */
 	{ T_TIOCSPGRP, 4, 0, ON_RUN },		/* judged by its group */
-	{ 0x5423, 4, 0, ON_RUN | ON_TREE },	/* TIOCSETD */
+	{ T_TIOCSETD, 4, 0, ON_RUN | ON_TREE },	/* TIOCSETD: N_TTY */
 	{ 0x5414, 8, 0, ON_RUN | ON_TREE },	/* TIOCSWINSZ */
 	{ 0x5416, 4, 0, ON_RUN | ON_TREE },	/* TIOCMBIS */
 	{ 0x5417, 4, 0, ON_RUN | ON_TREE },	/* TIOCMBIC */
@@ -159,7 +159,7 @@ sp_sup_tty_start(struct sup *s)
 		return;
 	if (ioctl(fd, 0x5401 /* TCGETS */, buf) == 0) {
 		s->tty_rdev = ctty_of(getpid());
-		s->tty_quit = buf[CC_TERMIOS + VQUIT_AT];
+		memcpy(s->tty_cc, buf + CC_TERMIOS, sizeof(s->tty_cc));
 		s->tty_fg0 = tcgetpgrp(fd);
 	}
 	close(fd);
@@ -285,6 +285,22 @@ their_tty(pid_t tid, int fd)
 	return r;
 }
 
+/*
+ * The run's terminal keeps its special characters, each as syspin found
+ * it, or turned off (0): the line discipline acts on them for whatever
+ * reads the terminal, outside the tree too once the tree is gone (a
+ * letter made the interrupt, end-of-file, erase-word or stop character
+ * signals, ends or rewrites what the user types next).  VTIME and VMIN
+ * are no characters.
+ */
+static void
+keep_special(const struct sup *s, unsigned char *cc, size_t n)
+{
+	for (size_t i = 0; i < n && i < sizeof(s->tty_cc); i++)
+		if (i != 5 && i != 6 && cc[i] != 0)	/* VTIME, VMIN */
+			cc[i] = s->tty_cc[i];
+}
+
 /* Resumes tid's TIOCSCTTY without its force flag (arg 0). */
 static int
 no_steal(pid_t tid)
@@ -366,9 +382,16 @@ sp_sup_tty(struct sup *s, pid_t tid, const struct seccomp_data *d,
 		*refused = true;
 		return 0;
 	}
-	/* the run's quit character stays (disabled is fine: no signal) */
-	if (w == RUN && c->cc != 0 && arg[c->cc + VQUIT_AT] != 0)
-		arg[c->cc + VQUIT_AT] = s->tty_quit;
+	/* the run's special characters stay (disabled is fine) */
+	if (w == RUN && c->cc != 0)
+		keep_special(s, arg + c->cc, c->cc == CC_TERMIO ? 8 : 17);
+	/* the run's line discipline stays the terminal's (N_TTY) */
+	if (w == RUN && cmd == T_TIOCSETD &&
+	    (memcpy(&pgrp, arg, sizeof(pgrp)), pgrp != 0)) {
+		close(f);
+		*refused = true;
+		return 0;
+	}
 	/* from a background process group: no SIGTTOU for us */
 	sigemptyset(&ttou);
 	sigaddset(&ttou, SIGTTOU);

@@ -64,7 +64,8 @@ tty-quit-own:runtime tty-quit-own:runexec
 tty-join:runtime tty-join:runexec tty-steal:runtime tty-steal:runexec
 tty-hangup:runtime tty-hangup:runexec tty-cons:runtime tty-cons:runexec
 tty-excl:runtime tty-excl:runexec tty-excl-own:runtime tty-excl-own:runexec
-tty-winsz:runtime tty-winsz:runexec"
+tty-winsz:runtime tty-winsz:runexec tty-intr-own:runtime tty-intr-own:runexec
+tty-setd-own:runtime tty-setd-own:runexec"
 
 ATTACKS="wrong-site libc-site
 remap-libc
@@ -87,6 +88,7 @@ ptrace-victim mem-victim vmwrite-victim getfd-victim
 prlimit-parent prlimit-victim sigquit-victim sigsegv-victim sigqgroup-victim
 tiocsti tioclinux tty-quit tty-quit-own tty-fg
 tty-join tty-steal tty-hangup tty-cons tty-excl tty-excl-own tty-winsz
+tty-intr-own tty-setd-own
 exec-race reexec-rewrite
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
@@ -332,9 +334,22 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 	reexec-rewrite)
 		# a program rewritten in place (its times put back) re-execs
 		$how "$E/escape_reexec" "$mark" ;;
-	tty-join|tty-excl-own)
+	tty-intr-own)
+		# the run's terminal's interrupt character made 'q' and
+		# syspin run killed; then a program outside in the foreground
+		if [ "$how" = bare ]; then
+			line="ESC_KEEP_PARENT=1 $E/escape_tty intr-own $mark"
+		else
+			line="$(pinned_line) $E/escape_tty intr-own $mark"
+		fi
+		TMO=40
+		vic="sh -c 'trap \"mkdir $mark; exit\" INT; sleep 5'"
+		run_as "$E/escape_pty" -w 1500 -t 30 -l "$line" \
+		    -l "$vic" -l q -w 5000 -l exit -- sh -i ;;
+	tty-join|tty-excl-own|tty-setd-own)
 		# the run's own terminal: a job outside joined and given the
-		# foreground (it reads a line); or locked, which outlives us
+		# foreground (it reads a line); or locked, or its line
+		# discipline made the null one, which outlives us
 		if [ "$how" = bare ]; then
 			line="$E/escape_tty ${name#tty-} $mark"
 		else

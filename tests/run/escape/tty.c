@@ -17,6 +17,11 @@
  * - excl-own: the run's terminal locked, which outlives the run.
  * - winsz TTY: another login's terminal resized (SIGWINCH to its
  *   foreground; put back).
+ * - intr-own: the run's terminal's interrupt character made 'q', and
+ *   syspin run killed (no one to put it back): the user's next 'q'
+ *   interrupts a program outside.
+ * - setd-own: the run's terminal given the null line discipline (N_NULL:
+ *   what the user types goes nowhere, after the run too).
  * Exit: 0 done, 3 a step refused (the reason on stdout), 2 usage.
  */
 #include <errno.h>
@@ -114,6 +119,40 @@ simple(const char *path, unsigned long cmd, const char *what)
 	return done();
 }
 
+static int
+intr_own(void)
+{
+	struct termios t;
+
+	signal(SIGTTOU, SIG_IGN);
+	if (tcgetattr(0, &t) == -1)
+		return refused("tcgetattr");
+	t.c_cc[VINTR] = 'q';
+	t.c_lflag |= ISIG;
+	if (tcsetattr(0, TCSANOW, &t) == -1)
+		return refused("tcsetattr");
+	if (tcgetattr(0, &t) == -1 || t.c_cc[VINTR] != 'q')
+		return refused("tcsetattr (the interrupt character stayed)");
+	if (getenv("ESC_KEEP_PARENT") == NULL)
+		kill(getppid(), SIGKILL);	/* syspin run, when pinned */
+	return 0;
+}
+
+static int
+setd_own(void)
+{
+	int ld = 27, now = -1;	/* N_NULL */
+
+	signal(SIGTTOU, SIG_IGN);
+	if (ioctl(0, TIOCSETD, &ld) == -1)
+		return refused("TIOCSETD N_NULL");
+	if (ioctl(0, TIOCGETD, &now) == -1 || now != ld)
+		return refused("TIOCSETD (not set after all)");
+	ld = 0;
+	ioctl(0, TIOCSETD, &ld);	/* the battery's shell goes on */
+	return done();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -135,6 +174,8 @@ main(int argc, char **argv)
 		return simple(arg, TIOCEXCL, "TIOCEXCL");
 	if (strcmp(m, "excl-own") == 0)
 		return simple(NULL, TIOCEXCL, "TIOCEXCL of ours");
+	if (strcmp(m, "intr-own") == 0) return intr_own();
+	if (strcmp(m, "setd-own") == 0) return setd_own();
 	if (strcmp(m, "winsz") == 0 && arg)
 		return simple(arg, TIOCSWINSZ, "TIOCSWINSZ");
 	fprintf(stderr, "escape_tty: unknown mode %s\n", m);
