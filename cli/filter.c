@@ -239,7 +239,7 @@ cmd_filter(int argc, char **argv)
 		rc = groups(&a);
 		goto out;
 	}
-	if (a.pid == 0 && run_find_prog(a.argv[0], path, sizeof(path)) == -1)
+	if (a.pid == 0 && run_find_prog(a.argv[0], path, sizeof(path)) < 0)
 		goto out;
 	if (open_cache(&a, &c) == -1)
 		goto out;

@@ -9,7 +9,7 @@
  * (run_supervise.c, lib/supervise), which pins every image of the tree
  * before its first instruction; where ptrace is not allowed, or with
  * SYSPIN_SUPERVISE=0, with the runtime alone (run_alone.c).  Exit status:
- * PROG's, or 128+signal.
+ * PROG's, or 128+signal; 127 PROG not found, 126 not runnable (env's).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -118,8 +118,9 @@ usage(FILE *f)
 	    "  -v, --verbose       say what is analysed and installed\n"
 	    "  -h, --help          this text\n\n"
 	    "Exit status: PROG's, or 128+signal when it was killed (159: a "
-	    "call that was\nnot pinned); 2 usage error, or PROG could not be "
-	    "found, analysed or run.\n", f);
+	    "call that was\nnot pinned); 127 PROG not found, 126 found but not "
+	    "runnable; 2 usage error,\nor PROG could not be analysed or "
+	    "started.\n", f);
 }
 
 /* The runtime runs elsewhere and ld.so loads the real file: a real path. */
@@ -474,9 +475,11 @@ cmd_run(int argc, char **argv)
 
 	if (parse(argc, argv, &a) == -1 || run_extra_open(&a.x) == -1)
 		return EXIT_TROUBLE;
-	/* A program that cannot run makes no cache directory. */
-	if (!a.fill && (run_find_prog(a.argv[0], path, sizeof(path)) == -1 ||
-	    run_find_runtime(rt, sizeof(rt)) == -1 ||
+	/* A program that cannot run makes no cache directory; not found is
+	 * 127, found but not runnable 126, as env(1) and timeout(1) say. */
+	if (!a.fill && (rc = run_find_prog(a.argv[0], path, sizeof(path))) < 0)
+		return -rc;
+	if (!a.fill && (run_find_runtime(rt, sizeof(rt)) == -1 ||
 	    run_elf(path, elf, sizeof(elf)) == -1))
 		return EXIT_TROUBLE;
 	/* Nothing that judges the tree may be the tree's to rewrite. */

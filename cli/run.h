@@ -6,7 +6,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* PROG as execvp would find it, into path.  -1 after printing why. */
+/* PROG as execvp would find it, into path: 0, or after printing why
+ * RUN_NOT_FOUND (no such file anywhere) or RUN_CANNOT_RUN (there, but not
+ * a file we may execute): env's, nice's and timeout's 127 and 126. */
+#define RUN_NOT_FOUND	(-127)
+#define RUN_CANNOT_RUN	(-126)
 int run_find_prog(const char *prog, char *path, size_t size);
 
 /* libsyspin-rt.so: $SYSPIN_RT, next to a build tree's syspin, installed. */

@@ -46,9 +46,9 @@ not_executable(const char *p)
 	if (stat(p, &st) == -1)
 		return strerror(errno);
 	if (S_ISDIR(st.st_mode))
-		return "is a directory";
+		return errno = EISDIR, "is a directory";
 	if (!S_ISREG(st.st_mode))
-		return "not a regular file";
+		return errno = EACCES, "not a regular file";
 	if (access(p, X_OK) == -1)
 		return strerror(errno);
 	return NULL;
@@ -58,26 +58,33 @@ int
 run_find_prog(const char *prog, char *path, size_t size)
 {
 	const char *env = getenv("PATH"), *p, *e, *why;
-	int n;
+	int n, e0 = 0;
 
 	if (strchr(prog, '/') != NULL) {
 		snprintf(path, size, "%s", prog);
 		if ((why = not_executable(path)) == NULL)
 			return 0;
 		cli_error("%s: %s", prog, why);
-		return -1;
+		return errno == ENOENT || errno == ENOTDIR ? RUN_NOT_FOUND :
+		    RUN_CANNOT_RUN;
 	}
 	for (p = env ? env : "/usr/local/bin:/usr/bin:/bin"; ; p = e + 1) {
 		e = strchr(p, ':');
 		n = e ? e - p : (int)strlen(p);
 		snprintf(path, size, "%.*s%s%s", n, n ? p : ".", "/", prog);
-		if (not_executable(path) == NULL)
+		if ((why = not_executable(path)) == NULL)
 			return 0;
+		if (errno != ENOENT && errno != ENOTDIR && e0 == 0)
+			e0 = errno;	/* there, but not runnable: execvp's */
 		if (e == NULL)
 			break;
 	}
+	if (e0 != 0) {
+		cli_error("%s: %s", prog, strerror(e0));
+		return RUN_CANNOT_RUN;
+	}
 	cli_error("%s: command not found", prog);
-	return -1;
+	return RUN_NOT_FOUND;
 }
 
 int

@@ -169,7 +169,7 @@ cmd_trace(int argc, char **argv)
 	if (parse_args(argc, argv, &a) != 0)
 		return EXIT_TROUBLE;
 	/* What `syspin run` would run, or the same refusal. */
-	if (run_find_prog(argv[optind], path, sizeof(path)) == -1 ||
+	if (run_find_prog(argv[optind], path, sizeof(path)) < 0 ||
 	    run_elf(path, elf, sizeof(elf)) == -1)
 		return EXIT_TROUBLE;
 	if (a.output != NULL && (f = fopen(a.output, "we")) == NULL) {

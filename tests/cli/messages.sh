@@ -13,15 +13,22 @@ C="--cache-dir $T/cache"
 # The program to run: the reason it cannot be, not "Invalid argument".
 mkdir "$T/adir"
 : >"$T/noexec"
+# run says it as env(1) and timeout(1) do: 127 not found, 126 found but
+# not runnable (so a script tells them from the program's own status 2).
 for cmd in "run $C" "trace $C"; do
-	expect 2 "^syspin: $T/adir: is a directory$" "$S" $cmd "$T/adir"
-	expect 2 "^syspin: $T/noexec: Permission denied$" "$S" $cmd \
+	nf=127 nr=126
+	[ "$cmd" != "run $C" ] && nf=2 nr=2
+	expect $nr "^syspin: $T/adir: is a directory$" "$S" $cmd "$T/adir"
+	expect $nr "^syspin: $T/noexec: Permission denied$" "$S" $cmd \
 	    "$T/noexec"
-	expect 2 "^syspin: $T/absent: No such file or directory$" "$S" $cmd \
+	expect $nf "^syspin: $T/absent: No such file or directory$" "$S" $cmd \
 	    "$T/absent"
-	expect 2 "^syspin: syspin-absent: command not found$" "$S" $cmd \
+	expect $nf "^syspin: syspin-absent: command not found$" "$S" $cmd \
 	    syspin-absent
 done
+mkdir "$T/pathdir" && : >"$T/pathdir/syspin-noexec"
+expect 126 "^syspin: syspin-noexec: Permission denied$" \
+    env PATH="$T/pathdir" "$S" run $C syspin-noexec
 # ... and makes no cache directory.
 if [ -e "$T/cache" ]; then
 	echo "FAIL run made a cache directory for no program"
