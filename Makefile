@@ -47,7 +47,13 @@ demo: build
 	@$(BUILD)/cli/syspin scan /lib/x86_64-linux-gnu/libc.so.6 | tail -1
 	@sh scripts/demo.sh $(BUILD)
 
+# A build configured before the test dependencies were installed (by
+# `make demo`, the quick start's first command) did not find the
+# optional toolchains some tests need (Go, musl): configured again, so
+# that every test is built and run whatever ran before.
 check: test-deps
+	@if [ -f $(BUILD)/build.ninja ]; then \
+		meson setup --reconfigure $(BUILD) $(MESON_OPTS) >/dev/null; fi
 	@$(MAKE) --no-print-directory build
 	meson test -C $(BUILD) --print-errorlogs
 
