@@ -115,6 +115,10 @@ usage(FILE *f)
 	    "                      runtime is writable by someone but root "
 	    "(the tree\n"
 	    "                      could replace them for the next run)\n"
+	    "      --require-supervisor  refuse to run (status 2) where the "
+	    "supervisor\n"
+	    "                      cannot (no ptrace), rather than with the "
+	    "runtime alone\n"
 	    "  -v, --verbose       say what is analysed and installed\n"
 	    "  -h, --help          this text\n\n"
 	    "Exit status: PROG's, or 128+signal when it was killed (159: a "
@@ -199,6 +203,7 @@ parse(int argc, char **argv, struct run_args *a)
 		case 1003:
 		case 1004:
 		case 1005:
+		case 1006:
 			if (run_extra_opt(&a->x, c, optarg) == -1)
 				return -1;
 			break;

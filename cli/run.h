@@ -56,6 +56,7 @@ struct run_extra {
 	const char *log_file;		/* -o FILE */
 	int log_fd;			/* --log-fd N, or -o's; -1 none */
 	bool unsafe_install;		/* --unsafe-install */
+	bool require_supervisor;	/* --require-supervisor */
 	char **allow_sockets;		/* --allow-socket NAME... */
 	size_t nallow_sockets;
 };
@@ -68,7 +69,8 @@ struct run_extra {
 	{ "allow", required_argument, NULL, 1002 }, \
 	{ "deny-action", required_argument, NULL, 1003 }, \
 	{ "unsafe-install", no_argument, NULL, 1004 }, \
-	{ "allow-socket", required_argument, NULL, 1005 }
+	{ "allow-socket", required_argument, NULL, 1005 }, \
+	{ "require-supervisor", no_argument, NULL, 1006 }
 
 /* run_install.c: 0 when syspin's binary, the libraries it maps and the
  * runtime rt (NULL: none), and every directory above them, are root's

@@ -119,6 +119,9 @@ run_extra_opt(struct run_extra *x, int c, const char *arg)
 	case 1004:
 		x->unsafe_install = true;
 		return 0;
+	case 1006:
+		x->require_supervisor = true;
+		return 0;
 	case 1005:	/* a path as its listener bound it, or @name */
 		if (arg[0] == '\0' || strlen(arg) > 108) {
 			cli_error("run: --allow-socket %s: not a unix socket's "

@@ -126,15 +126,25 @@ run_supervised(const struct run_sup *r, bool *fallback)
 	o.pin.narrow_errno = r->x->narrow.errnum;
 	o.pin.narrow_kill = r->x->narrow.kill;
 	rc = sp_supervise(&o, &err);
+	if (rc == -1 && r->x->require_supervisor) {
+		sp_cache_close(&c);
+		cli_error("run: cannot supervise (%s): refused "
+		    "(--require-supervisor)", err.msg);
+		return EXIT_TROUBLE;
+	}
 	if (rc == -1 && !runtime_may(&c, &err)) {
 		sp_cache_close(&c);
 		return EXIT_TROUBLE;
 	}
 	sp_cache_close(&c);
 	if (rc == -1) {
-		if (r->verbose)
-			cli_error("run: cannot supervise (%s): the runtime "
-			    "alone pins the program", err.msg);
+		/* said at any verbosity: a weaker mode, and commands that
+		 * fail in it (an exec refused) say nothing of why */
+		cli_error("run: cannot supervise (%s): the runtime alone pins "
+		    "the program; it does not judge other processes, "
+		    "terminals or sockets, and refuses exec unless "
+		    "--exec=any (docs/threat-model.md; --require-supervisor "
+		    "refuses to run instead)", err.msg);
 		*fallback = true;
 	}
 	return rc;

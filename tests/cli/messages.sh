@@ -104,6 +104,17 @@ for cmd in scan run embed trace filter; do
 	fi
 done
 
+# Where ptrace is refused (under strace): the weaker mode said at any
+# verbosity, or refused with --require-supervisor (issue 21, item 3).
+if command -v strace >/dev/null 2>&1; then
+	expect 0 "^syspin: run: cannot supervise \(ptrace: .*\): the runtime alone pins the program; it does not judge" \
+	    strace -f -o /dev/null "$S" run $C /bin/true
+	expect 2 "^syspin: run: cannot supervise \(ptrace: .*\): refused \(--require-supervisor\)$" \
+	    strace -f -o /dev/null "$S" run $C --require-supervisor /bin/true
+else
+	echo "skip --require-supervisor: no strace"
+fi
+
 # The version meson's project() declares.
 for opt in -V --version; do
 	expect 0 "" "$S" $opt
