@@ -23,6 +23,14 @@ int cmd_cache(int argc, char **argv);
 /* "syspin: " + printf, on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * 0, or -1 after saying so when this process runs inside a pinned tree
+ * (traced, and under seccomp filters: syspin run's supervisor and the
+ * image's pins): what cmd would do there (supervise, read the cache's
+ * key) the tree is refused, and a weaker run would say nothing of why.
+ */
+int cli_not_in_pinned_tree(const char *cmd);
+
 /* A command with subcommands (syspin, syspin cache). */
 struct cli_cmd {
 	const char *name;

@@ -10,6 +10,8 @@
 
 #include "util/error.h"
 
+#include "layout/procfs.h"
+
 #include "cli.h"
 
 static const struct cli_cmd subcommands[] = {
@@ -32,6 +34,22 @@ cli_error(const char *fmt, ...)
 	va_end(ap);
 	sp_error_printable(line);	/* names are anyone's bytes */
 	fprintf(stderr, "syspin: %s\n", line);
+}
+
+int
+cli_not_in_pinned_tree(const char *cmd)
+{
+	unsigned long long tracer = 0, mode = 0;
+
+	if (sp_proc_status(getpid(), "TracerPid", 10, &tracer) == -1 ||
+	    sp_proc_status(getpid(), "Seccomp", 10, &mode) == -1 ||
+	    tracer == 0 || mode != 2)
+		return 0;
+	cli_error("%s: inside a pinned tree (traced by process %llu, under "
+	    "seccomp filters): a tree may not supervise, trace or read the "
+	    "cache's key; run the program directly, the tree's supervisor "
+	    "pins it", cmd, tracer);
+	return -1;
 }
 
 static void

@@ -480,6 +480,8 @@ cmd_run(int argc, char **argv)
 
 	if (parse(argc, argv, &a) == -1 || run_extra_open(&a.x) == -1)
 		return EXIT_TROUBLE;
+	if (cli_not_in_pinned_tree("run") == -1)
+		return EXIT_TROUBLE;
 	/* A program that cannot run makes no cache directory; not found is
 	 * 127, found but not runnable 126, as env(1) and timeout(1) say. */
 	if (!a.fill && (rc = run_find_prog(a.argv[0], path, sizeof(path))) < 0)

@@ -168,6 +168,8 @@ cmd_trace(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a) != 0)
 		return EXIT_TROUBLE;
+	if (cli_not_in_pinned_tree("trace") == -1)
+		return EXIT_TROUBLE;
 	/* What `syspin run` would run, or the same refusal. */
 	if (run_find_prog(argv[optind], path, sizeof(path)) < 0 ||
 	    run_elf(path, elf, sizeof(elf)) == -1)

@@ -115,6 +115,13 @@ else
 	echo "skip --require-supervisor: no strace"
 fi
 
+# syspin inside a pinned tree: one line that says so, status 2 (was a
+# keyring refusal and a memory limit: issue 21, item 4).
+for cmd in "run $C /bin/true" "trace /bin/true"; do
+	expect 2 "^syspin: ${cmd%% *}: inside a pinned tree \(traced by process [0-9]+, under seccomp filters\)" \
+	    "$S" run $C "$S" $cmd
+done
+
 # The version meson's project() declares.
 for opt in -V --version; do
 	expect 0 "" "$S" $opt
