@@ -223,6 +223,34 @@ sp_sup_place(struct sup *s, pid_t pid, const struct seccomp_data *d)
 	return r;
 }
 
+/* --strict: no new code.  Said once per process and recorded (-o), as
+ * every refusal is: a program's own error ("failed to map segment")
+ * says nothing of why. */
+static int
+strict_refused(struct sup *s, pid_t pid, struct proc *p,
+    const struct seccomp_data *d)
+{
+	char comm[64], key[64], line[512], file[256] = "", link[64];
+	ssize_t n;
+
+	snprintf(key, sizeof(key), "strict-code %ld", (long)pid);
+	if (sp_sup_first_time(s, key)) {
+		sp_sup_comm(pid, comm, sizeof(comm));
+		snprintf(link, sizeof(link), "/proc/%ld/fd/%d", (long)pid,
+		    (int)d->args[4]);
+		if (!((uint32_t)d->args[3] & MAP_ANONYMOUS) &&
+		    (n = readlink(link, file, sizeof(file) - 1)) > 0)
+			file[n] = '\0';
+		snprintf(line, sizeof(line), "%s[%ld]: mmap with PROT_EXEC%s%s "
+		    "refused: syspin run --strict allows no new code (a "
+		    "dlopen'ed library, a JIT)", comm, (long)pid,
+		    file[0] != '\0' ? " of " : "", file);
+		sp_error_printable(line);
+		sp_sup_refused(s, pid, d, p->img, "strict", EACCES, line);
+	}
+	return sp_sup_fail_call(pid, EACCES);
+}
+
 static int
 place(struct sup *s, pid_t pid, struct proc *p, const struct seccomp_data *d)
 {
@@ -238,8 +266,11 @@ place(struct sup *s, pid_t pid, struct proc *p, const struct seccomp_data *d)
 	if (p->sp->startup && (k = slot_for(pid, p, d)) >= 0) {
 		at = p->img->pin.slots[k].base;
 		p->sp->placed[k] = true;
-	} else if (s->o->pin.flags & SP_BPF_STRICT)
-		return sp_sup_fail_call(pid, EACCES);	/* no new code */
+	} else if ((s->o->pin.flags & SP_BPF_STRICT) &&
+	    !((uint32_t)d->args[2] & PROT_EXEC))
+		return 0;	/* no code (ld.so.cache): where it asked */
+	else if (s->o->pin.flags & SP_BPF_STRICT)
+		return strict_refused(s, pid, p, d);	/* no new code */
 	else if ((at = band_take(pid, p->sp, d->args[1], &reserved)) == 0)
 		return sp_sup_fail_call(pid, ENOMEM);
 	if (ptrace(PTRACE_GETREGS, pid, 0, &r) == -1)

@@ -309,11 +309,11 @@ because(const struct sup *s, const char *name, const struct seccomp_data *d,
 	if (strstr(name, "exec"))
 		return s->o->pin.flags & SP_BPF_STRICT ? "syspin run "
 		    "--strict allows no exec" : "syspin run --exec=none";
+	if (s->o->pin.flags & SP_BPF_STRICT)	/* --allow-jit is not */
+		return "syspin run --strict allows no new code";
 	if (!(s->o->pin.flags & SP_BPF_ALLOW_JIT) && jit_memory(name, d))
 		return "the program makes executable memory at run time (a "
 		    "JIT compiler?); syspin run --allow-jit allows it";
-	if (s->o->pin.flags & SP_BPF_STRICT)
-		return "syspin run --strict allows no new code";
 	if (!(s->o->pin.flags & SP_BPF_ALLOW_JIT))
 		return "new code may only go into the late-code band, where it "
 		    "makes no system call; for a JIT compiler (its code space "

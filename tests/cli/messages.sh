@@ -115,6 +115,21 @@ else
 	echo "skip --require-supervisor: no strace"
 fi
 
+# --strict: a dlopen refused is said on stderr and recorded by -o (was
+# silent: the program's own "failed to map segment" alone; item 5).
+if [ -x /usr/bin/python3 ]; then	# itself, not a wrapper that execs
+	expect 1 "^syspin: python3\[[0-9]+\]: mmap with PROT_EXEC refused: syspin run --strict allows no new code$" \
+	    "$S" run $C --strict -o "$T/strict.json" /usr/bin/python3 -c \
+	    'import ctypes; ctypes.CDLL("libm.so.6")'
+	if grep -q '"verdict":"refused".*allows no new code' "$T/strict.json"
+	then
+		echo "ok   --strict refusal recorded by -o"
+	else
+		echo "FAIL --strict refusal not recorded by -o"
+		fails=$((fails + 1))
+	fi
+fi
+
 # syspin inside a pinned tree: one line that says so, status 2 (was a
 # keyring refusal and a memory limit: issue 21, item 4).
 for cmd in "run $C /bin/true" "trace /bin/true"; do
