@@ -141,7 +141,7 @@ parse(int argc, char **argv, struct cache_opts *o, bool *flag,
 			}
 			/* FALLTHROUGH */
 		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
+		default: cli_try("cache"); return -1;
 		}
 	}
 	if (optind != argc) {
@@ -431,6 +431,6 @@ cmd_cache(int argc, char **argv)
 	    "syspin: cache", usage)) != -1)
 		return rc;
 	cli_error("cache: unknown subcommand '%s'", argv[1]);
-	usage(stderr);
+	cli_try("cache");
 	return EXIT_TROUBLE;
 }

@@ -159,12 +159,12 @@ parse(int argc, char **argv, struct fill *f)
 		case 'v': f->o.verbose = true; break;
 		case 'c': f->o.dir = optarg; break;
 		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
+		default: cli_try("cache fill"); return -1;
 		}
 	}
 	if (optind == argc && !f->system) {
 		cli_error("cache fill: no PATH (or --system)");
-		usage(stderr);
+		cli_try("cache fill");
 		return -1;
 	}
 	f->progress = !f->quiet && isatty(STDERR_FILENO);

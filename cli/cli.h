@@ -20,6 +20,10 @@ int cmd_trace(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 
+/* After a usage error's one line: "try 'syspin CMD --help'" (CMD ""
+ * for syspin itself), on stderr. */
+void cli_try(const char *cmd);
+
 /* "syspin: " + printf, on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

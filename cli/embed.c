@@ -128,11 +128,13 @@ cmd_embed(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'P': partial = true; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return EXIT_TROUBLE;
+		default: cli_try("embed"); return EXIT_TROUBLE;
 		}
 	}
 	if (out == NULL || optind + 1 != argc) {
-		usage(stderr);
+		cli_error("embed: %s", out == NULL ? "no -o OUT" :
+		    "one FILE to embed a table into");
+		cli_try("embed");
 		return EXIT_TROUBLE;
 	}
 	return embed(argv[optind], out, partial);

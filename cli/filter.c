@@ -160,7 +160,7 @@ parse(int argc, char **argv, struct filter_args *a)
 		case 'v': a->verbose = true; break;
 		case 'R': a->no_reach = true; break;
 		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
+		default: cli_try("filter"); return -1;
 		}
 	}
 	if (a->flags & SP_BPF_STRICT)
@@ -168,7 +168,9 @@ parse(int argc, char **argv, struct filter_args *a)
 	a->argc = argc - optind;
 	a->argv = argv + optind;
 	if (!a->groups && (a->pid != 0) == (a->argc > 0)) {
-		usage(stderr);
+		cli_error("filter: %s", a->pid != 0 ? "-p PID or PROG, not "
+		    "both" : "no PROG (or -p PID)");
+		cli_try("filter");
 		return -1;
 	}
 	return 0;

@@ -36,6 +36,13 @@ cli_error(const char *fmt, ...)
 	fprintf(stderr, "syspin: %s\n", line);
 }
 
+void
+cli_try(const char *cmd)
+{
+	fprintf(stderr, "try 'syspin %s%s--help'\n", cmd, cmd[0] != '\0' ?
+	    " " : "");
+}
+
 int
 cli_not_in_pinned_tree(const char *cmd)
 {
@@ -99,7 +106,8 @@ cli_dispatch(int argc, char **argv, const struct cli_cmd *cmds,
 	char name[48];
 
 	if (argc < 2) {
-		usage(stderr);
+		cli_error("no command (scan, run, trace, filter, embed, cache)");
+		cli_try("");
 		return EXIT_TROUBLE;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
@@ -133,6 +141,6 @@ main(int argc, char **argv)
 	    sizeof(*subcommands), "syspin:", usage)) != -1)
 		return rc;
 	cli_error("unknown command '%s'", argv[1]);
-	usage(stderr);
+	cli_try("");
 	return EXIT_TROUBLE;
 }

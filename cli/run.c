@@ -207,7 +207,7 @@ parse(int argc, char **argv, struct run_args *a)
 			if (run_extra_opt(&a->x, c, optarg) == -1)
 				return -1;
 			break;
-		default: usage(stderr); return -1;
+		default: cli_try("run"); return -1;
 		}
 	}
 	if (a->strict && a->allow_jit) {
@@ -220,7 +220,8 @@ parse(int argc, char **argv, struct run_args *a)
 	a->argc = argc - optind;
 	a->argv = argv + optind;
 	if (a->argc == 0) {
-		usage(stderr);
+		cli_error("run: no program to run");
+		cli_try("run");
 		return -1;
 	}
 	return 0;

@@ -66,12 +66,12 @@ parse_args(int argc, char **argv, struct scan_args *a)
 		case 'N': a->no_pin_section = true; break;
 		case 'R': a->reach = true; break;
 		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
+		default: cli_try("scan"); return -1;
 		}
 	}
 	if (optind == argc && !a->vdso) {
 		cli_error("scan: no input files");
-		usage(stderr);
+		cli_try("scan");
 		return -1;
 	}
 	return 0;

@@ -80,12 +80,12 @@ parse_args(int argc, char **argv, struct trace_args *a)
 		case 'J': a->allow_jit = true; break;
 		case 'R': a->no_reach = true; break;
 		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
+		default: cli_try("trace"); return -1;
 		}
 	}
 	if (optind == argc) {
 		cli_error("trace: no program to run");
-		usage(stderr);
+		cli_try("trace");
 		return -1;
 	}
 	return 0;
