@@ -24,7 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/user.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "supervise_int.h"
@@ -84,6 +86,43 @@ check_exec(struct sup *s, pid_t pid)
 	return 0;
 }
 
+/*
+ * A set-user-ID, set-group-ID or file-capability program runs without
+ * what it would gain: every process of the tree has no_new_privs (the
+ * filters need it).  `ping` then fails, `passwd -S` prints wrong data:
+ * said once per file, where gaining was possible (not already root).
+ */
+static void
+say_privileges(struct sup *s, pid_t pid)
+{
+	char path[64], key[96], comm[64], exe[512];
+	struct stat st;
+	bool caps;
+	ssize_t n;
+
+	if (geteuid() == 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
+	if (stat(path, &st) == -1)
+		return;
+	caps = getxattr(path, "security.capability", NULL, 0) > 0;
+	if (!caps && !(st.st_mode & (S_ISUID | S_ISGID)))
+		return;
+	snprintf(key, sizeof(key), "setid %llx:%llx",
+	    (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+	if (!sp_sup_first_time(s, key))
+		return;
+	if ((n = readlink(path, exe, sizeof(exe) - 1)) <= 0)
+		snprintf(exe, sizeof(exe), "?");
+	else
+		exe[n] = '\0';
+	sp_sup_comm(pid, comm, sizeof(comm));
+	fprintf(stderr, "syspin: %s[%ld]: %s is %s: under syspin it runs "
+	    "without it (no_new_privs), and may fail\n", comm, (long)pid, exe,
+	    caps ? "given file capabilities" : st.st_mode & S_ISUID ?
+	    "set-user-ID" : "set-group-ID");
+}
+
 int
 sp_sup_on_exec(struct sup *s, pid_t pid)
 {
@@ -104,6 +143,7 @@ sp_sup_on_exec(struct sup *s, pid_t pid)
 	sp_sup_drop_orphans(s, pid, false);
 	if (check_exec(s, pid) == -1)
 		return -1;
+	say_privileges(s, pid);
 	p->exec_pending = true;		/* pinned at the syscall's end */
 	return 0;
 }

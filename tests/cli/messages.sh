@@ -130,6 +130,21 @@ if [ -x /usr/bin/python3 ]; then	# itself, not a wrapper that execs
 	fi
 fi
 
+# A set-user-ID program runs without it (no_new_privs): said once per
+# program, as anyone but root (item 8).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+    [ -u /usr/bin/passwd ]; then
+	chmod 755 "$T" && mkdir "$T/nobody" && chown nobody "$T/nobody"
+	expect 0 "^syspin: passwd\[[0-9]+\]: /usr/bin/passwd is set-user-ID: under syspin it runs without it \(no_new_privs\), and may fail$" \
+	    setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+	    "$S" run --cache-dir "$T/nobody/cache" /bin/sh -c \
+	    'passwd -S >/dev/null 2>&1; passwd -S >/dev/null 2>&1; exit 0'
+	if [ "$(grep -c 'set-user-ID' "$T/stderr")" != 1 ]; then
+		echo "FAIL set-user-ID said $(grep -c 'set-user-ID' "$T/stderr") times"
+		fails=$((fails + 1))
+	fi
+fi
+
 # syspin inside a pinned tree: one line that says so, status 2 (was a
 # keyring refusal and a memory limit: issue 21, item 4).
 for cmd in "run $C /bin/true" "trace /bin/true"; do
