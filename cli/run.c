@@ -477,6 +477,7 @@ cmd_run(int argc, char **argv)
 	struct term_state term;
 	char **objs = NULL;
 	size_t nobjs = 0;
+	char **shargv = NULL;
 	int rc = 0;
 
 	if (parse(argc, argv, &a) == -1 || run_extra_open(&a.x) == -1)
@@ -487,6 +488,21 @@ cmd_run(int argc, char **argv)
 	 * 127, found but not runnable 126, as env(1) and timeout(1) say. */
 	if (!a.fill && (rc = run_find_prog(a.argv[0], path, sizeof(path))) < 0)
 		return -rc;
+	/* neither ELF nor "#!": /bin/sh runs it, as execvp(3) would */
+	if (!a.fill && (rc = run_shell_script(path)) != 0) {
+		if (rc == -1 || (shargv = calloc((size_t)a.argc + 2,
+		    sizeof(*shargv))) == NULL)
+			return RUN_CANNOT_RUN * -1;
+		shargv[0] = "/bin/sh";
+		if ((shargv[1] = strdup(path)) == NULL)
+			return EXIT_TROUBLE;
+		for (int i = 1; i < a.argc; i++)
+			shargv[i + 1] = a.argv[i];
+		a.argv = shargv;
+		a.argc++;
+		snprintf(path, sizeof(path), "/bin/sh");
+		rc = 0;
+	}
 	if (!a.fill && (run_find_runtime(rt, sizeof(rt)) == -1 ||
 	    run_elf(path, elf, sizeof(elf)) == -1))
 		return EXIT_TROUBLE;
@@ -532,5 +548,8 @@ cmd_run(int argc, char **argv)
 	run_extra_free(&a.x);
 	for (size_t i = 0; i < a.ndlopen; i++)
 		free(a.dlopen[i]);
+	if (shargv != NULL)
+		free(shargv[1]);
+	free(shargv);
 	return rc;
 }

@@ -13,6 +13,10 @@
 #define RUN_CANNOT_RUN	(-126)
 int run_find_prog(const char *prog, char *path, size_t size);
 
+/* 1: prog is neither ELF nor "#!", run by /bin/sh as execvp(3) does; 0:
+ * the kernel runs it; -1 after saying why it cannot be read. */
+int run_shell_script(const char *prog);
+
 /* libsyspin-rt.so: $SYSPIN_RT, next to a build tree's syspin, installed. */
 int run_find_runtime(char *path, size_t size);
 

@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +236,36 @@ script_interp(const char *path, char *interp, size_t size)
 	}
 	fclose(f);
 	return r;
+}
+
+/*
+ * What execvp(3) does with a file the kernel will not run (ENOEXEC):
+ * neither ELF nor "#!": run it with /bin/sh.  1 when prog is such a file,
+ * 0 when not, -1 (after saying why) when it cannot be read: syspin must
+ * read what it pins, an execute-only file too.
+ */
+int
+run_shell_script(const char *prog)
+{
+	unsigned char head[4] = { 0 };
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(prog, O_RDONLY | O_CLOEXEC)) == -1) {
+		if (errno == EACCES)
+			cli_error("%s: cannot be read (execute-only?): syspin "
+			    "reads a program to pin it", prog);
+		else
+			cli_error("%s: %s", prog, strerror(errno));
+		return -1;
+	}
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n >= 2 && head[0] == '#' && head[1] == '!')
+		return 0;
+	if (n == 4 && memcmp(head, "\177ELF", 4) == 0)
+		return 0;
+	return 1;
 }
 
 int

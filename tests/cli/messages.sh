@@ -130,6 +130,20 @@ if [ -x /usr/bin/python3 ]; then	# itself, not a wrapper that execs
 	fi
 fi
 
+# A file neither ELF nor "#!" runs with /bin/sh, as execvp(3) runs it
+# (was "not an ELF file"); one syspin cannot read says why (item 7).
+printf 'echo "script $0 $*"\n' >"$T/plain.sh" && chmod 755 "$T/plain.sh"
+expect 0 "" "$S" run $C "$T/plain.sh" a b
+if [ "$(cat "$T/stdout")" != "script $T/plain.sh a b" ]; then
+	echo "FAIL a script without #!: \"$(cat "$T/stdout")\""
+	fails=$((fails + 1))
+fi
+if [ "$(id -u)" != 0 ]; then
+	cp /bin/true "$T/xonly" && chmod 111 "$T/xonly"
+	expect 126 "^syspin: $T/xonly: cannot be read \(execute-only\?\): syspin reads a program to pin it$" \
+	    "$S" run $C "$T/xonly"
+fi
+
 # A set-user-ID program runs without it (no_new_privs): said once per
 # program, as anyone but root (item 8).
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
