@@ -80,7 +80,8 @@ explain(const char *comm, pid_t pid, const struct sp_violation *v,
 		    extra->narrow.allow ? "--allow" : "--deny");
 	else
 		sp_diag_format(line, sizeof(line), comm, pid, v,
-		    have_report ? &lo : NULL, have_report ? &pl : NULL, name);
+		    have_report ? &lo : NULL, have_report ? &pl : NULL, name,
+		    NULL);
 	cli_error("%s", line);
 	run_extra_killed(extra, comm, pid, v, have_report ? &lo : NULL,
 	    have_report ? &pl : NULL, line);

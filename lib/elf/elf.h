@@ -141,6 +141,9 @@ struct sp_elf {
  * or NULL. */
 const struct sp_symbol *sp_elf_symbol_at(const struct sp_elf *elf,
     uint64_t addr, bool (*fn)(const char *name));
+/* A named function symbol whose bytes hold addr, or NULL. */
+const struct sp_symbol *sp_elf_symbol_holding(const struct sp_elf *elf,
+    uint64_t addr);
 /* The first function symbol named name, or NULL. */
 const struct sp_symbol *sp_elf_symbol_named(const struct sp_elf *elf,
     const char *name);

@@ -450,6 +450,29 @@ sp_elf_symbol_at(const struct sp_elf *elf, uint64_t addr,
 }
 
 const struct sp_symbol *
+sp_elf_symbol_holding(const struct sp_elf *elf, uint64_t addr)
+{
+	size_t lo = 0, hi = elf->nsyms, i;
+
+	while (lo < hi) {	/* the first symbol above addr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (elf->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i-- > 0;) {	/* a named one whose bytes hold it */
+		const struct sp_symbol *y = &elf->syms[i];
+		if (y->name[0] != '\0' && addr < y->addr + (y->size > 0 ?
+		    y->size : 1))
+			return y;
+		if (addr - y->addr > (1u << 20))	/* none that near */
+			break;
+	}
+	return NULL;
+}
+
+const struct sp_symbol *
 sp_elf_symbol_named(const struct sp_elf *elf, const char *name)
 {
 	for (size_t i = 0; i < elf->nsyms; i++)

@@ -307,7 +307,7 @@ late_objects(char *buf, size_t size, long pid, const struct sp_layout *lo)
 void
 sp_diag_format(char *buf, size_t size, const char *comm, long pid,
     const struct sp_violation *v, const struct sp_layout *lo,
-    const struct sp_placement *pl, const char *name)
+    const struct sp_placement *pl, const char *name, const char *func)
 {
 	char w[300], more[1024] = "", late[1200] = "";
 	/* Every x86 trap instruction is 2 bytes: the kernel reports the
@@ -321,6 +321,8 @@ sp_diag_format(char *buf, size_t size, const char *comm, long pid,
 		return;
 	}
 	where(w, sizeof(w), lo, addr);
+	if (func != NULL && func[0] != '\0')
+		snprintf(w + strlen(w), sizeof(w) - strlen(w), " <%.64s>", func);
 	if (v->arch != SP_AUDIT_ARCH_X86_64)
 		snprintf(more, sizeof(more), ": 32-bit system call (int 0x80)"
 		    " from a 64-bit process");

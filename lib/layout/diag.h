@@ -44,11 +44,12 @@ int sp_kmsg_next(int fd, struct sp_violation *v);
 
 /*
  * One line, without "syspin: " and newline.  lo/pl may be NULL when the
- * runtime left no report; name is the syscall's name ("execve").
+ * runtime left no report; name is the syscall's name ("execve"); func
+ * the function the trap is in ("syscall"), or NULL when not known.
  */
 void sp_diag_format(char *buf, size_t size, const char *comm, long pid,
     const struct sp_violation *v, const struct sp_layout *lo,
-    const struct sp_placement *pl, const char *name);
+    const struct sp_placement *pl, const char *name, const char *func);
 
 /* "libc.so.6+0x1234" for addr in lo, or "outside the pinned image". */
 void sp_diag_where(char *buf, size_t size, const struct sp_layout *lo,

@@ -30,6 +30,7 @@
 #include <sys/user.h>
 #include <unistd.h>
 
+#include "elf/elf.h"
 #include "layout/diag.h"
 #include "supervise/narrow.h"
 #include "layout/procfs.h"
@@ -219,17 +220,38 @@ site_of(const struct sp_layout *lo, uint64_t addr, char *buf, size_t size)
 	snprintf(buf, size, "%s+0x%" PRIx64, o->name, addr - o->base);
 }
 
+/* The function of lo's object that holds addr, by its symbols (a debug
+ * file's too), into buf ("" when none is known). */
+static void
+func_of(const struct sp_layout *lo, uint64_t addr, char *buf, size_t size)
+{
+	long r = lo != NULL ? sp_layout_find(lo, addr) : -1;
+	const struct sp_symbol *sym;
+	const struct sp_object *o;
+	struct sp_error err;
+	struct sp_elf elf;
+
+	buf[0] = '\0';
+	if (r == -1 || (o = &lo->objs[lo->ranges[r].obj])->kind !=
+	    SP_OBJ_FILE || sp_elf_open(&elf, o->name, &err) == -1)
+		return;
+	if ((sym = sp_elf_symbol_holding(&elf, addr - o->base)) != NULL)
+		snprintf(buf, size, "%s", sym->name);
+	sp_elf_close(&elf);
+}
+
 static void
 explain(struct sup *s, pid_t pid, const struct sp_violation *v,
     const struct image *img)
 {
-	char comm[64], name[64], line[2048], site[4400], key[8600];
+	char comm[64], name[64], line[2048], site[4400], key[8600], fn[128];
 	const struct sp_layout *lo = img != NULL ? &img->pin.lo : NULL;
 	const struct sp_placement *pl = img != NULL ? &img->pin.pl : NULL;
 
 	sp_sup_comm(pid, comm, sizeof(comm));
 	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
-	sp_diag_format(line, sizeof(line), comm, pid, v, lo, pl, name);
+	func_of(lo, v->ip - 2, fn, sizeof(fn));
+	sp_diag_format(line, sizeof(line), comm, pid, v, lo, pl, name, fn);
 	if (s->o->observe != NULL) {
 		observed(s, pid, v, img, SP_OBS_VIOLATION, line);
 		return;
@@ -238,6 +260,13 @@ explain(struct sup *s, pid_t pid, const struct sp_violation *v,
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 		    " [checked by the supervisor: no room for the whole filter]");
 	if (!s->o->audit) {
+		/* the first one says what to do next (on its line: one
+		 * line a violation) */
+		if (sp_sup_first_time(s, "next step"))
+			snprintf(line + strlen(line), sizeof(line) -
+			    strlen(line), " (syspin run --audit reports every "
+			    "such call and kills none; syspin trace PROG "
+			    "writes a report)");
 		fprintf(stderr, "syspin: %s\n", line);
 		record(s, pid, v, img, SP_VERDICT_KILLED, "pin", 0, line);
 		return;

@@ -64,7 +64,7 @@ clean() {
 # name status: killed, the diagnostic line and $LINE once, nothing else.
 killed() {
 	if [ "$2" != 159 ]; then bad "$1: status $2, want 159"
-	elif ! grep -q '^syspin: attack\[[0-9]*\]: pinsyscalls addr 0x[0-9a-f]*(libc.so.6+0x[0-9a-f]*) code 59 (execve): not pinned here' "$T/err"
+	elif ! grep -q '^syspin: attack\[[0-9]*\]: pinsyscalls addr 0x[0-9a-f]*(libc.so.6+0x[0-9a-f]*[^)]*) code 59 (execve): not pinned here' "$T/err"
 	then bad "$1: no diagnostic line"
 	elif [ "$(grep -c "$LINE" "$T/err")" != 1 ] ||
 	    [ "$(wc -l <"$T/err")" != 2 ]

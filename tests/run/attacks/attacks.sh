@@ -143,11 +143,11 @@ diag() {	# name, pattern, command...
 if [ $kmsg = yes ]; then
 	# (nowhere: the program never execs, and ld.so's exec site is not
 	# pinned where ld.so is the interpreter)
-	diag "diagnostic line" "pinsyscalls addr 0x[0-9a-f]*(libc.so.6+0x[0-9a-f]*) code 59 (execve): not pinned here; execve is pinned \(at\|nowhere\)" \
+	diag "diagnostic line" "pinsyscalls addr 0x[0-9a-f]*(libc.so.6+0x[0-9a-f]*[^)]*) code 59 (execve): not pinned here; execve is pinned \(at\|nowhere\)" \
 	    "$ATTACK" libc-wrong-nr
 	# A grandchild, reaped by the shell: the line comes from the
 	# kernel's record, and the shell goes on.
-	diag "diagnostic line for a grandchild" "^syspin: attack\[[0-9]*\]: pinsyscalls addr 0x[0-9a-f]*(attack+0x[0-9a-f]*) code 59 (execve): not pinned here" \
+	diag "diagnostic line for a grandchild" "^syspin: attack\[[0-9]*\]: pinsyscalls addr 0x[0-9a-f]*(attack+0x[0-9a-f]*[^)]*) code 59 (execve): not pinned here" \
 	    sh -c "'$ATTACK' own-nr; echo shell saw \$?"
 	grep -q "^shell saw 159" "$CACHE/out" ||
 	    { echo "FAIL the shell did not go on"; fail=1; }
