@@ -103,16 +103,41 @@ int
 cli_dispatch(int argc, char **argv, const struct cli_cmd *cmds,
     size_t ncmds, const char *prefix, void (*usage)(FILE *))
 {
-	char name[48];
+	const char *sub = strncmp(prefix, "syspin: ", 8) == 0 ? prefix + 8 :
+	    "";
+	char name[48], list[256] = "";
 
 	if (argc < 2) {
-		cli_error("no command (scan, run, trace, filter, embed, cache)");
-		cli_try("");
+		for (size_t i = 0; i < ncmds; i++)
+			snprintf(list + strlen(list), sizeof(list) -
+			    strlen(list), "%s%s", i > 0 ? ", " : "",
+			    cmds[i].name);
+		cli_error("%s%sno command (%s)", sub, sub[0] ? ": " : "",
+		    list);
+		cli_try(sub);
 		return EXIT_TROUBLE;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		usage(stdout);
 		return 0;
+	}
+	/* `syspin help [COMMAND]`: what `syspin COMMAND --help` says */
+	if (strcmp(argv[1], "help") == 0) {
+		if (argc < 3) {
+			usage(stdout);
+			return 0;
+		}
+		for (size_t i = 0; i < ncmds; i++)
+			if (strcmp(argv[2], cmds[i].name) == 0) {
+				char *hv[] = { argv[0], argv[2], "--help",
+					NULL };
+				return cli_dispatch(3, hv, cmds, ncmds, prefix,
+				    usage);
+			}
+		cli_error("%s%shelp: unknown command '%s'", sub,
+		    sub[0] ? " " : "", argv[2]);
+		cli_try(sub);
+		return EXIT_TROUBLE;
 	}
 	for (size_t i = 0; i < ncmds; i++)
 		if (strcmp(argv[1], cmds[i].name) == 0) {

@@ -215,6 +215,17 @@ parse(int argc, char **argv, struct run_args *a)
 		    "new code, a JIT compiler makes it");
 		return -1;
 	}
+	/* what contradicts or means nothing: refused, not ignored */
+	if (a->strict && a->exec_given && a->exec != SP_EXEC_NONE) {
+		cli_error("run: --strict and --exec: --strict allows no exec "
+		    "(it is --exec=none, and more)");
+		return -1;
+	}
+	if (a->x.action_given && !a->x.narrow.given) {
+		cli_error("run: --deny-action without --deny or --allow: there "
+		    "is nothing it would act on");
+		return -1;
+	}
 	if (a->strict)		/* today's --strict: no exec at all */
 		a->exec = SP_EXEC_NONE;
 	a->argc = argc - optind;

@@ -61,6 +61,7 @@ struct run_extra {
 	int log_fd;			/* --log-fd N, or -o's; -1 none */
 	bool unsafe_install;		/* --unsafe-install */
 	bool require_supervisor;	/* --require-supervisor */
+	bool action_given;		/* --deny-action */
 	char **allow_sockets;		/* --allow-socket NAME... */
 	size_t nallow_sockets;
 };

@@ -113,6 +113,7 @@ run_extra_opt(struct run_extra *x, int c, const char *arg)
 			return 0;
 		break;
 	case 1003:
+		x->action_given = true;
 		if (sp_narrow_action(&x->narrow, arg, &err) == 0)
 			return 0;
 		break;

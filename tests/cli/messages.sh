@@ -45,8 +45,26 @@ if [ -e "$T/none" ]; then
 	fails=$((fails + 1))
 fi
 expect 0 "" "$S" run --cache-dir "$T/made/" /bin/true
-# Options that contradict: one line, no program run (was: every program
-# died of SIGSEGV under --strict --allow-jit).
+# Options that contradict or mean nothing: one line, no program run (was:
+# every program died of SIGSEGV under --strict --allow-jit; --exec=any
+# and a lone --deny-action were ignored).
+expect 2 "^syspin: run: --strict and --exec: --strict allows no exec" \
+    "$S" run --cache-dir "$T/made" --strict --exec=any /bin/true
+expect 2 "^syspin: run: --deny-action without --deny or --allow" \
+    "$S" run --cache-dir "$T/made" --deny-action=kill /bin/true
+# A usage error: its one line, then where to look (not the whole usage).
+expect 2 "^try 'syspin run --help'$" "$S" run --bogus x
+if [ "$(wc -l <"$T/stderr")" != 2 ]; then
+	echo "FAIL a usage error takes $(wc -l <"$T/stderr") lines"
+	fails=$((fails + 1))
+fi
+expect 2 "^syspin: cache: no command \(fill, list, verify, clear\)$" \
+    "$S" cache
+# syspin help [COMMAND]: the command's --help.
+expect 0 "" "$S" help run
+grep -q '^usage: syspin run' "$T/stdout" ||
+    { echo "FAIL syspin help run"; fails=$((fails + 1)); }
+expect 2 "^syspin: help: unknown command 'frob'$" "$S" help frob
 expect 2 "syspin: run: --strict and --allow-jit: --strict allows no new code, a JIT compiler makes it" \
     "$S" run --cache-dir "$T/made" --strict --allow-jit /bin/true
 expect 2 "^syspin: run: --allow-socket : not a unix socket's name" \
