@@ -67,7 +67,8 @@ usage(FILE *f)
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
 		fprintf(f, "  %-8s %s\n", subcommands[i].name,
 		    subcommands[i].summary);
-	fputs("\n'syspin COMMAND --help' describes a command; "
+	fputs("\n'syspin help COMMAND' (or 'syspin COMMAND --help') describes a "
+	    "command; "
 	    "see also syspin(1).\n", f);
 }
 
