@@ -94,8 +94,14 @@ cache_open(const struct cache_opts *o, struct sp_cache *c, bool create,
 		*have_mac = false;
 	if (cache_path(o, dir, sizeof(dir)) == -1)
 		return -1;
-	if (!create && stat(dir, &st) == -1 && errno == ENOENT)
-		return 1;
+	/* none yet where syspin keeps it by default; one named that is
+	 * not there is a mistake (as for run) */
+	if (!create && stat(dir, &st) == -1 && errno == ENOENT) {
+		if (o->dir == NULL)
+			return 1;
+		cli_error("%s: %s", dir, strerror(ENOENT));
+		return -1;
+	}
 	if (sp_cache_open(c, dir, geteuid(), create, &err) == -1) {
 		cli_error("%s", err.msg);
 		return -1;

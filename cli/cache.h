@@ -97,7 +97,8 @@ struct fill_file {
  * The x86-64 programs and libraries (ELF, ET_EXEC or ET_DYN) under each
  * directory of paths (symlinks not followed, lib/debug skipped), and
  * the files of paths as given ("[vdso]": this kernel's vDSO); each file
- * once (device and inode), largest first.  -1 after printing why.
+ * once (device and inode), largest first.  0; 1 when a path was not
+ * there (said; the others are walked); -1 after printing why.
  */
 int cache_walk(char *const *paths, size_t npaths, struct fill_file **files,
     size_t *n);

@@ -445,7 +445,7 @@ cache_fill_main(int argc, char **argv)
 	struct sp_cache c;
 	long long t0 = now_ms();
 	long evicted = 0;
-	bool have_mac;
+	bool have_mac, missing;
 	int rc;
 
 	memset(&f, 0, sizeof(f));
@@ -462,6 +462,7 @@ cache_fill_main(int argc, char **argv)
 	else
 		rc = cache_walk((char *const *)sys, cache_system_dirs(sys,
 		    sizeof(sys) / sizeof(*sys)), &f.files, &f.n);
+	missing = rc == 1;
 	if (rc == -1 || board(&f) == -1) {
 		sp_cache_close(&c);
 		cache_free_files(f.files, f.n);
@@ -474,6 +475,8 @@ cache_fill_main(int argc, char **argv)
 	if (rc == 0 && f.system)
 		evicted = cache_evict(&c, f.o.verbose);
 	rc = rc == -1 ? EXIT_TROUBLE : summary(&f, t0, evicted);
+	if (rc == 0 && missing)
+		rc = EXIT_FINDINGS;	/* a path was not there */
 	sp_cache_close(&c);
 	munmap(f.b, f.board_size);
 	cache_free_files(f.files, f.n);

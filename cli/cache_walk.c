@@ -26,6 +26,7 @@ static struct {
 	struct fill_file *v;
 	size_t n, cap;
 	bool nomem;
+	size_t missing;		/* paths that were not there */
 } walk;
 
 static bool
@@ -169,9 +170,12 @@ cache_walk(char *const *paths, size_t npaths, struct fill_file **files,
 			(void)add(paths[i], &st, true);
 			continue;
 		}
+		/* a path that is not there: said, and the others go on
+		 * (exit 1 at the end, as for a file that fails) */
 		if (stat(paths[i], &st) == -1) {
 			cli_error("%s: %s", paths[i], strerror(errno));
-			goto fail;
+			walk.missing++;
+			continue;
 		}
 		if (!S_ISDIR(st.st_mode)) {
 			(void)add(paths[i], &st, true);
@@ -201,7 +205,7 @@ cache_walk(char *const *paths, size_t npaths, struct fill_file **files,
 	unique();
 	*files = walk.v;
 	*n = walk.n;
-	return 0;
+	return walk.missing > 0 ? 1 : 0;
 fail:
 	free(done);
 	cache_free_files(walk.v, walk.n);

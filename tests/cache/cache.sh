@@ -15,6 +15,8 @@
 #   removes exactly the tables, verify passes again; clear removes every
 #   file syspin writes and nothing else;
 # - on a terminal, the progress line and the summary;
+# - a missing --cache-dir is an error for list, verify and clear; fill
+#   goes on past a path that is not there (exit 1);
 # - a worker killed mid-file: the file is reported, a new worker finishes
 #   the rest.
 # usage: cache.sh SYSPIN
@@ -228,3 +230,24 @@ echo notes >"$C/notes.txt"
 sp cache clear --cache-dir "$C" || fail "clear"
 [ "$(ls -A "$C")" = notes.txt ] || fail "clear left: $(ls -A "$C")"
 echo "cache: clear removes every file syspin writes, nothing else"
+
+# ---- mistakes said, not taken for an empty cache (issue 21, item 11) ----
+for sub in list verify clear; do
+	set +e
+	sp cache $sub --cache-dir "$T/typo" >"$T/out" 2>"$T/err"
+	rc=$?
+	set -e
+	[ $rc = 2 ] && [ "$(cat "$T/err")" = \
+	    "syspin: $T/typo: No such file or directory" ] ||
+	    { cat "$T/err" >&2; fail "cache $sub of a missing --cache-dir: $rc"; }
+done
+[ ! -e "$T/typo" ] || fail "a missing --cache-dir was made"
+set +e
+sp cache fill --cache-dir "$C" "$T/absent" /bin/true >"$T/out" 2>"$T/err"
+rc=$?
+set -e
+[ $rc = 1 ] && grep -q "^syspin: $T/absent: No such file or directory\$" \
+    "$T/err" || { cat "$T/err" >&2; fail "fill past a missing path: $rc"; }
+sp cache list --cache-dir "$C" | grep -q ' /bin/true$' ||
+    fail "fill stopped at the missing path"
+echo "cache: a missing --cache-dir is an error, fill goes on past a missing path"
