@@ -46,11 +46,26 @@ cmp -s "$T/api.src" "$T/api.dest" ||
       fail "installed headers differ from include/syspin"; }
 [ "$(find "$D" -name '*.h' | wc -l)" = "$(wc -l <"$T/api.src")" ] ||
     fail "a header installed outside include/syspin"
+COMPL=$(one '*/bash-completion/completions/syspin')
 [ -L "$(dirname "$LIB")/libsyspin.so" ] || fail "no libsyspin.so link"
 [ "$(find "$D" -name '*.a' | wc -l)" = 0 ] || fail "a static library installed"
 case $RT in "$D"/*/lib*/syspin/libsyspin-rt.so) ;;
 *) fail "runtime at $RT, not LIBDIR/syspin" ;; esac
 echo "install: files in place"
+
+# ---- bash completion: commands, options, the program's command line ----
+if command -v bash >/dev/null; then
+	got=$(PATH="$(dirname "$SYSPIN"):$PATH" bash -c '. "$1"
+	    comp() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _syspin
+	        echo "${COMPREPLY[*]}"; }
+	    comp syspin ru; comp syspin cache v; comp syspin run --exec= x
+	    comp syspin run --str' sh "$COMPL")
+	[ "$(echo "$got" | sed -n 1p)" = run ] &&
+	    [ "$(echo "$got" | sed -n 2p)" = verify ] &&
+	    echo "$got" | sed -n 4p | grep -q -- '--strict' ||
+	    fail "bash completion: $(echo "$got" | tr '\n' '|')"
+	echo "install: bash completion of commands and options"
+fi
 
 # ---- the exported symbols: what pinsyscalls.h declares, no more ----
 H=$(one '*/include/syspin/pinsyscalls.h')
