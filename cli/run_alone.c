@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +30,7 @@
 #include "run.h"
 
 static volatile pid_t child;
+static volatile int child_fd = -1;	/* signals go on to it (signals.c) */
 
 /* SYSPIN_DLOPEN for the runtime (runtime/rt.c, add_later). */
 static int
@@ -226,7 +228,7 @@ run_alone(const struct run_alone *a)
 	/* An auditor runs before the runtime's constructor, unpinned. */
 	if (run_audited(a->path) == -1)
 		return EXIT_TROUBLE;
-	sp_forward_signals(&child);
+	sp_forward_signals(&child_fd);
 	kfd = sp_kmsg_open_end();
 	kmsg_child = sp_kmsg_open_end();
 	if ((child = fork()) == -1) {
@@ -240,6 +242,7 @@ run_alone(const struct run_alone *a)
 		cli_error("%s: %s", a->path, strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
+	child_fd = (int)syscall(SYS_pidfd_open, child, 0);
 	/* The tree cannot reach us anyway where it is in a Landlock domain;
 	 * elsewhere this keeps same-uid processes out of our memory. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);

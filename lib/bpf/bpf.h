@@ -51,7 +51,8 @@
  *     CLOCK_REALTIME or CLOCK_TAI; with SP_BPF_CONNECT every connect and listen
  *     is `check`, with SP_BPF_NO_PERF every one denied; with SP_BPF_NO_UNIX
  *     no socket(AF_UNIX, SOCK_STREAM or
- *     SOCK_SEQPACKET); no pidfd_getfd; with SP_BPF_NO_PTRACE no
+ *     SOCK_SEQPACKET); no pidfd_getfd; no vhangup (it hangs up the
+ *     caller's terminal: the run's, whose session is the user's shell); with SP_BPF_NO_PTRACE no
  *     ptrace but TRACEME, no process_vm_readv/writev, no pidfd_getfd
  *     (where no Landlock domain scopes them); with SP_BPF_GUARD clone with
  *     CLONE_UNTRACED is refused and clone3 fails with ENOSYS (its flags are

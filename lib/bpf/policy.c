@@ -82,6 +82,7 @@ static const struct numrule x86_64_rules[] = {
 	{ 250, R_KEYCTL }, { 310, R_NOPTRACE }, { 311, R_NOPTRACE },
 	{ 317, R_SECCOMP }, { 322, R_EXEC }, { 329, R_MPROTECT },
 	{ 435, R_CLONE3 }, { 438, R_NOGETFD }, { 42, R_CONNECT },
+	{ 153, R_NOGETFD },	/* vhangup: the run's terminal, as TIOCVHANGUP */
 	{ 50, R_CONNECT },
 	{ 41, R_UNIXSOCK },
 	{ 159, R_CLOCKSET }, { 164, R_CLOCKSET }, { 227, R_CLOCKID },

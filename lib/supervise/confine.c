@@ -110,7 +110,9 @@ sp_confine(unsigned scope, struct sp_error *err)
  *   the kernel also lets it read /proc/PID/environ, maps, auxv of any
  *   process whatever Landlock says) and CAP_BPF (programs that read and
  *   write any process), from the bounding set: no program of the tree
- *   gets them, setuid ones included.  CAP_SYS_ADMIN implies the same
+ *   gets them, setuid ones included; and CAP_SYS_TTY_CONFIG, with which
+ *   a tree hangs up the run's terminal (vhangup, TIOCVHANGUP): the user's
+ *   shell's session.  CAP_SYS_ADMIN implies the same
  *   reads and cannot go (docs/threat-model.md); the filters deny the
  *   perf and bpf calls that would use it.
  */
@@ -118,7 +120,7 @@ int
 sp_confine_session(struct sp_error *err)
 {
 	static const int caps[] = { 19 /* SYS_PTRACE */, 38 /* PERFMON */,
-		39 /* BPF */ };
+		39 /* BPF */, 26 /* SYS_TTY_CONFIG: vhangup, a console's keys */ };
 
 	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) == -1 &&
 	    errno != ENOSYS)

@@ -371,8 +371,9 @@ bool sp_confine_available(void);
  * program of the tree (confine.c).  0, or -1 with err. */
 int sp_confine_session(struct sp_error *err);
 
-/* Forwards the signals sent to this process in particular to *to. */
-void sp_forward_signals(volatile pid_t *to);
+/* Forwards the signals sent to this process in particular to the
+ * process of pidfd *to (-1: none yet). */
+void sp_forward_signals(volatile int *to);
 
 
 #endif

@@ -32,6 +32,7 @@
 	PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)
 
 static volatile pid_t main_pid;
+static volatile int main_pidfd = -1;	/* where signals go on to */
 
 struct proc *
 sp_sup_proc(struct sup *s, pid_t pid, bool create)
@@ -148,6 +149,7 @@ start(const struct sp_supervise_opts *o, bool landlock, struct sp_error *err)
 		return -1;
 	}
 	main_pid = pid;
+	main_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (write(p[1], "y", 1) != 1) {
 		kill(pid, SIGKILL);
 		close(p[1]);
@@ -402,7 +404,7 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 	sp_sup_trust_start(&opts.pin.start);
 	sp_sup_tty_start(&s);
 	sp_sup_pgrp_start(&s);
-	sp_forward_signals(&main_pid);
+	sp_forward_signals(&main_pidfd);
 	sp_sup_listeners_inherited(&s);
 	if (start(&opts, s.landlock, err) == -1)
 		return -1;

@@ -245,16 +245,21 @@ whose(const struct sup *s, dev_t rdev)
 }
 
 /*
- * Whether every member of process group pgrp is a process of the tree,
- * or syspin itself (a zombie is no one's: it takes no key nor signal).
- * Every process of the system is looked at: only job control asks.
+ * Whether process group pgrp has members, every one a process of the
+ * tree or syspin itself (a zombie is no one's: it takes no key nor
+ * signal), and the process whose pid names it, if it is alive, is one
+ * of them too: a group with no members yet is only a pid, and the
+ * process outside that has it may make the group later (setpgid(0, 0)),
+ * the terminal's foreground then (blind round 8).  Every process of the
+ * system is looked at: only job control asks.
  */
 static bool
 pgrp_ours(struct sup *s, pid_t pgrp)
 {
 	unsigned long long tty;
 	struct dirent *e;
-	bool ours = true;
+	bool ours = true, leader = false, exists = false;
+	size_t members = 0;
 	pid_t pid, g;
 	char st, *end;
 	DIR *d;
@@ -263,13 +268,21 @@ pgrp_ours(struct sup *s, pid_t pgrp)
 		return false;
 	while (ours && (e = readdir(d)) != NULL) {
 		pid = (pid_t)strtol(e->d_name, &end, 10);
-		if (pid <= 0 || *end != '\0' || stat_of(pid, &st, &g, &tty) ||
-		    g != pgrp || st == 'Z' || pid == getpid())
+		if (pid <= 0 || *end != '\0' || stat_of(pid, &st, &g, &tty))
 			continue;
+		if (pid == pgrp) {	/* whatever its group now */
+			exists = true;
+			leader = pid == getpid() ||
+			    sp_sup_proc(s, pid, false) != NULL;
+		}
+		if (g != pgrp || st == 'Z' || pid == getpid())
+			continue;
+		members++;
 		ours = sp_sup_proc(s, pid, false) != NULL;
 	}
 	closedir(d);
-	return ours;
+	/* a leader gone: its pid stays the group's while the group lives */
+	return ours && members > 0 && (leader || !exists);
 }
 
 /* Our copy of the tracee's fd (-1: none). */

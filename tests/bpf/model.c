@@ -57,7 +57,7 @@ kind_of(int abi, uint32_t nr)
 	case 158: return ARCH_PRCTL;
 	case 250: return KEYCTL;
 	case 310: case 311: return NOPTRACE;
-	case 438: return NOGETFD;
+	case 438: case 153: return NOGETFD;	/* pidfd_getfd, vhangup */
 	case 42: case 50: return CONNECT;
 	case 41: return UNIXSOCK;
 	case 317: return SECCOMP;
