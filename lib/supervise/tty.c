@@ -314,6 +314,37 @@ keep_special(const struct sup *s, unsigned char *cc, size_t n)
 			cc[i] = s->tty_cc[i];
 }
 
+/*
+ * The changes the kernel allows only with a capability: locking a
+ * terminal's settings (CAP_SYS_ADMIN), hanging it up
+ * (CAP_SYS_TTY_CONFIG), a line discipline other than N_TTY (modules,
+ * CAP_NET_ADMIN for the network ones).
+ */
+static bool
+needs_caps(uint32_t cmd, const unsigned char *arg)
+{
+	int ld;
+
+	if (cmd == T_TIOCSETD) {
+		memcpy(&ld, arg, sizeof(ld));
+		return ld != 0;
+	}
+	return cmd == 0x5457 || cmd == 0x5437;	/* TIOCSLCKTRMIOS, VHANGUP */
+}
+
+/* Whether tid's effective capabilities are all of syspin's: then what
+ * syspin does for it, it could do itself. */
+static bool
+as_able(pid_t tid)
+{
+	unsigned long long theirs, ours;
+
+	if (sp_proc_status(tid, "CapEff", 16, &theirs) == -1 ||
+	    sp_proc_status(getpid(), "CapEff", 16, &ours) == -1)
+		return false;
+	return (ours & ~theirs) == 0;
+}
+
 /* Resumes tid's TIOCSCTTY without its force flag (arg 0). */
 static int
 no_steal(pid_t tid)
@@ -388,6 +419,12 @@ sp_sup_tty(struct sup *s, pid_t tid, const struct seccomp_data *d,
 	    sp_mem_read(tid, d->args[2], arg, c->size, NULL) == -1) {
 		close(f);
 		return sp_sup_fail_call(tid, EFAULT);
+	}
+	/* made here with syspin's privileges: what the kernel grants only
+	 * to a capability, only for a caller that has it (blind round 8) */
+	if (needs_caps(cmd, arg) && !as_able(tid)) {
+		close(f);
+		return sp_sup_fail_call(tid, EPERM);
 	}
 	if (cmd == T_TIOCSPGRP && (memcpy(&pgrp, arg, sizeof(pgrp)),
 	    pgrp != s->tty_fg0) && !pgrp_ours(s, pgrp)) {
