@@ -65,7 +65,8 @@ tty-join:runtime tty-join:runexec tty-steal:runtime tty-steal:runexec
 tty-hangup:runtime tty-hangup:runexec tty-cons:runtime tty-cons:runexec
 tty-excl:runtime tty-excl:runexec tty-excl-own:runtime tty-excl-own:runexec
 tty-winsz:runtime tty-winsz:runexec tty-intr-own:runtime tty-intr-own:runexec
-tty-setd-own:runtime tty-setd-own:runexec"
+tty-setd-own:runtime tty-setd-own:runexec tty-vhangup:runtime
+tty-vhangup:runexec tty-fg-pid:runtime tty-fg-pid:runexec"
 
 ATTACKS="wrong-site libc-site
 remap-libc
@@ -88,7 +89,7 @@ ptrace-victim mem-victim vmwrite-victim getfd-victim
 prlimit-parent prlimit-victim sigquit-victim sigsegv-victim sigqgroup-victim
 tiocsti tioclinux tty-quit tty-quit-own tty-fg
 tty-join tty-steal tty-hangup tty-cons tty-excl tty-excl-own tty-winsz
-tty-intr-own tty-setd-own
+tty-intr-own tty-setd-own tty-vhangup tty-fg-pid
 exec-race reexec-rewrite
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
@@ -346,7 +347,19 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		vic="sh -c 'trap \"mkdir $mark; exit\" INT; sleep 5'"
 		run_as "$E/escape_pty" -w 1500 -t 30 -l "$line" \
 		    -l "$vic" -l q -w 5000 -l exit -- sh -i ;;
-	tty-join|tty-excl-own|tty-setd-own)
+	tty-fg-pid)
+		# our terminal's foreground given to an outside process's
+		# pid before it leads a group; it then makes one, and reads
+		if [ "$how" = bare ]; then
+			line="$E/escape_tty fg-pid $mark"
+		else
+			line="$(pinned_line) $E/escape_tty fg-pid $mark"
+		fi
+		TMO=40
+		run_as "$E/escape_pty" -w 1500 -t 30 \
+		    -l "sleep 9 | $E/escape_tty pgleader $mark &" \
+		    -l "$line \$!" -w 2500 -l hello -w 3000 -l exit -- sh -i ;;
+	tty-join|tty-excl-own|tty-setd-own|tty-vhangup)
 		# the run's own terminal: a job outside joined and given the
 		# foreground (it reads a line); or locked, or its line
 		# discipline made the null one, which outlives us

@@ -22,6 +22,12 @@
  *   interrupts a program outside.
  * - setd-own: the run's terminal given the null line discipline (N_NULL:
  *   what the user types goes nowhere, after the run too).
+ * - vhangup: the run's terminal hung up by the system call (root): the
+ *   user's shell, its session leader, gets SIGHUP.
+ * - fg-pid PID: our terminal's foreground given to the pid of a process
+ *   outside that leads no group yet (an "empty" group); the victim,
+ *   `pgleader`, then makes its group (setpgid(0, 0)) and reads what the
+ *   user types.
  * Exit: 0 done, 3 a step refused (the reason on stdout), 2 usage.
  */
 #include <errno.h>
@@ -139,6 +145,37 @@ intr_own(void)
 }
 
 static int
+fg_pid(const char *pid)
+{
+	signal(SIGTTOU, SIG_IGN);
+	if (tcsetpgrp(0, (pid_t)atoi(pid)) == -1)
+		return refused("tcsetpgrp to a pid outside");
+	sleep(4);
+	return 0;
+}
+
+/* The victim (outside): a job's member that later leads a group. */
+static int
+pgleader(void)
+{
+	int fd = open("/dev/tty", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	char c;
+
+	signal(SIGTTIN, SIG_IGN);
+	if (fd == -1)
+		return refused("open /dev/tty");
+	sleep(1);
+	if (setpgid(0, 0) == -1)
+		return refused("setpgid");
+	for (int i = 0; i < 40; i++) {	/* the pipe is its stdin */
+		if (read(fd, &c, 1) == 1)
+			return done();
+		usleep(200000);
+	}
+	return 3;
+}
+
+static int
 setd_own(void)
 {
 	int ld = 27, now = -1;	/* N_NULL */
@@ -175,6 +212,12 @@ main(int argc, char **argv)
 	if (strcmp(m, "excl-own") == 0)
 		return simple(NULL, TIOCEXCL, "TIOCEXCL of ours");
 	if (strcmp(m, "intr-own") == 0) return intr_own();
+	if (strcmp(m, "vhangup") == 0) {	/* we are in its foreground */
+		signal(SIGHUP, SIG_IGN);
+		return vhangup() == -1 ? refused("vhangup") : done();
+	}
+	if (strcmp(m, "fg-pid") == 0 && arg) return fg_pid(arg);
+	if (strcmp(m, "pgleader") == 0) return pgleader();
 	if (strcmp(m, "setd-own") == 0) return setd_own();
 	if (strcmp(m, "winsz") == 0 && arg)
 		return simple(arg, TIOCSWINSZ, "TIOCSWINSZ");
