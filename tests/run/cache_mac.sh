@@ -45,8 +45,8 @@ tamper() {
 import struct, sys
 path, how = sys.argv[1], sys.argv[2]
 b = bytearray(open(path, "rb").read())
-nsites, nnrs = struct.unpack_from("<II", b, 124)
-sites = 152	# sizeof(struct sp_cache_hdr), lib/pins/cache_format.h
+nsites, nnrs = struct.unpack_from("<II", b, 140)
+sites = 168	# sizeof(struct sp_cache_hdr), lib/pins/cache_format.h
 nrs = sites + (nsites * 24 + 7) // 8 * 8
 if how == "any":
     # The first exactly pinned site now allows any number (SP_PIN_ANY).
