@@ -344,9 +344,9 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 			line="$(pinned_line) $E/escape_tty intr-own $mark"
 		fi
 		TMO=40
-		vic="sh -c 'trap \"mkdir $mark; exit\" INT; sleep 5'"
-		run_as "$E/escape_pty" -w 1500 -t 30 -l "$line" \
-		    -l "$vic" -l q -w 5000 -l exit -- sh -i ;;
+		vic="sh -c 'trap \"mkdir $mark; exit\" INT; sleep 2'"
+		run_as "$E/escape_pty" -w 300 -t 30 -l "$line" -w 1500 \
+		    -l "$vic" -w 500 -l q -w 2000 -l exit -- sh -i ;;
 	tty-fg-pid)
 		# our terminal's foreground given to an outside process's
 		# pid before it leads a group; it then makes one, and reads
@@ -356,9 +356,9 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 			line="$(pinned_line) $E/escape_tty fg-pid $mark"
 		fi
 		TMO=40
-		run_as "$E/escape_pty" -w 1500 -t 30 \
-		    -l "sleep 9 | $E/escape_tty pgleader $mark &" \
-		    -l "$line \$!" -w 2500 -l hello -w 3000 -l exit -- sh -i ;;
+		run_as "$E/escape_pty" -w 300 -t 30 \
+		    -l "sleep 6 | $E/escape_tty pgleader $mark &" \
+		    -l "$line \$!" -w 2000 -l hello -w 2500 -l exit -- sh -i ;;
 	tty-join|tty-excl-own|tty-setd-own|tty-vhangup)
 		# the run's own terminal: a job outside joined and given the
 		# foreground (it reads a line); or locked, or its line
@@ -373,11 +373,12 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 			vic="sh -c 'trap \"\" TTIN; i=0; while [ \$i -lt 40 ]; do
 			    if read x; then mkdir $mark; exit; fi; sleep 0.2;
 			    i=\$((i + 1)); done' &"
-			run_as "$E/escape_pty" -w 1500 -t 30 -l "$vic" \
-			    -l "$line \$!" -l hello -w 3000 -l exit -- sh -i
+			run_as "$E/escape_pty" -w 300 -t 30 -l "$vic" \
+			    -l "$line \$!" -w 1500 -l hello -w 2000 -l exit \
+			    -- sh -i
 		else
-			run_as "$E/escape_pty" -w 1500 -t 30 -l "$line" \
-			    -w 3000 -l exit -- sh -i
+			run_as "$E/escape_pty" -w 300 -t 30 -l "$line" \
+			    -w 2000 -l exit -- sh -i
 		fi ;;
 	tty-steal|tty-hangup|tty-cons|tty-excl|tty-winsz)
 		# another login's terminal (a shell on a pty outside): taken
@@ -385,12 +386,11 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		fresh ttyname
 		tn=$F
 		TMO=40
-		run_as "$E/escape_pty" -w 1500 -t 30 -l "tty >$tn" \
-		    -l "sleep 5" -w 1500 -l exit -- sh -i &
+		run_as "$E/escape_pty" -w 300 -t 30 -l "tty >$tn" \
+		    -l "sleep 3" -l exit -- sh -i &
 		PTY=$!
 		i=0
 		while [ ! -s "$tn" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-		sleep 0.5
 		$how "$E/escape_tty" "${name#tty-}" "$mark" "$(cat "$tn" 2>/dev/null)"
 		wait $PTY ;;
 	mremap-span|mremap-tail|rescue-*|later-*|perf-*|ldso-execve|clock-set)
