@@ -153,16 +153,30 @@ sp_sup_tty_start(struct sup *s)
 {
 	unsigned char buf[36];
 	int fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
 
 	s->tty_rdev = 0;
-	if (fd == -1)
-		return;
-	if (ioctl(fd, 0x5401 /* TCGETS */, buf) == 0) {
+	if (fd != -1 && ioctl(fd, 0x5401 /* TCGETS */, buf) == 0) {
 		s->tty_rdev = ctty_of(getpid());
 		memcpy(s->tty_cc, buf + CC_TERMIOS, sizeof(s->tty_cc));
 		s->tty_fg0 = tcgetpgrp(fd);
 	}
-	close(fd);
+	if (fd != -1)
+		close(fd);
+	if (s->tty_rdev != 0)
+		return;
+	/* No controlling terminal (a tool that ran us on a pty without
+	 * making it ours): the terminal on our standard streams is the
+	 * run's all the same, the one a tree would make its own
+	 * (setsid, TIOCSCTTY) and leave locked or dumb (blind round 8). */
+	for (fd = 0; fd < 3; fd++)
+		if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) &&
+		    ioctl(fd, 0x5401 /* TCGETS */, buf) == 0) {
+			s->tty_rdev = st.st_rdev;
+			memcpy(s->tty_cc, buf + CC_TERMIOS, sizeof(s->tty_cc));
+			s->tty_fg0 = -1;
+			return;
+		}
 }
 
 /* syspin's own process group: the job the tree starts in. */
