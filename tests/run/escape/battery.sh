@@ -66,7 +66,8 @@ tty-hangup:runtime tty-hangup:runexec tty-cons:runtime tty-cons:runexec
 tty-excl:runtime tty-excl:runexec tty-excl-own:runtime tty-excl-own:runexec
 tty-winsz:runtime tty-winsz:runexec tty-intr-own:runtime tty-intr-own:runexec
 tty-setd-own:runtime tty-setd-own:runexec tty-vhangup:runtime
-tty-vhangup:runexec tty-fg-pid:runtime tty-fg-pid:runexec"
+tty-vhangup:runexec tty-fg-pid:runtime tty-fg-pid:runexec
+tty-noctty:runtime tty-noctty:runexec"
 
 ATTACKS="wrong-site libc-site
 remap-libc
@@ -89,7 +90,7 @@ ptrace-victim mem-victim vmwrite-victim getfd-victim
 prlimit-parent prlimit-victim sigquit-victim sigsegv-victim sigqgroup-victim
 tiocsti tioclinux tty-quit tty-quit-own tty-fg
 tty-join tty-steal tty-hangup tty-cons tty-excl tty-excl-own tty-winsz
-tty-intr-own tty-setd-own tty-vhangup tty-fg-pid
+tty-intr-own tty-setd-own tty-vhangup tty-fg-pid tty-noctty
 exec-race reexec-rewrite
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
@@ -347,6 +348,15 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		vic="sh -c 'trap \"mkdir $mark; exit\" INT; sleep 2'"
 		run_as "$E/escape_pty" -w 300 -t 30 -l "$line" -w 1500 \
 		    -l "$vic" -w 500 -l q -w 2000 -l exit -- sh -i ;;
+	tty-noctty)
+		# syspin run on a pty that is no one's controlling terminal
+		if [ "$how" = bare ]; then
+			line="$E/escape_tty noctty-own $mark"
+		else
+			line="$(pinned_line) $E/escape_tty noctty-own $mark"
+		fi
+		TMO=40
+		run_as "$E/escape_pty" -n -t 30 -- sh -c "$line" ;;
 	tty-fg-pid)
 		# our terminal's foreground given to an outside process's
 		# pid before it leads a group; it then makes one, and reads

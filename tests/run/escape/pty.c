@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * escape_pty [-w MS] [-t SECS] [-l LINE]... -- CMD [ARG...]
+ * escape_pty [-n] [-w MS] [-t SECS] [-l LINE]... -- CMD [ARG...]
  * Runs CMD as a session leader on a new pseudo-terminal (its controlling
- * terminal, stdin/stdout/stderr), then types each LINE into it, waiting MS
+ * terminal, stdin/stdout/stderr; with -n not its controlling terminal:
+ * what a tool that runs a command on a pty without making it one's does), then types each LINE into it, waiting MS
  * milliseconds (default 1500; a -w applies to the lines after it) before
  * each one, and copies everything CMD
  * writes to our stdout.  Used for the TIOCSTI attack (an interactive shell
@@ -55,12 +56,14 @@ main(int argc, char **argv)
 {
 	const char *lines[64];
 	int waits[64];
-	int nlines = 0, wait_ms = 1500, secs = 30, m, c, st;
+	int nlines = 0, wait_ms = 1500, secs = 30, m, c, st, noctty = 0;
 	long deadline;
 	pid_t pid;
 
-	while ((c = getopt(argc, argv, "+w:t:l:")) != -1) {
-		if (c == 'w')
+	while ((c = getopt(argc, argv, "+nw:t:l:")) != -1) {
+		if (c == 'n')
+			noctty = 1;
+		else if (c == 'w')
 			wait_ms = atoi(optarg);
 		else if (c == 't')
 			secs = atoi(optarg);
@@ -84,8 +87,8 @@ main(int argc, char **argv)
 		int s;
 
 		setsid();
-		if ((s = open(ptsname(m), O_RDWR)) == -1 ||
-		    ioctl(s, TIOCSCTTY, 0) == -1) {
+		if ((s = open(ptsname(m), O_RDWR | (noctty ? O_NOCTTY : 0))) ==
+		    -1 || (!noctty && ioctl(s, TIOCSCTTY, 0) == -1)) {
 			perror("escape_pty: slave");
 			_exit(1);
 		}

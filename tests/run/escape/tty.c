@@ -22,6 +22,9 @@
  *   interrupts a program outside.
  * - setd-own: the run's terminal given the null line discipline (N_NULL:
  *   what the user types goes nowhere, after the run too).
+ * - noctty-own: `syspin run` started on a pty that is no one's
+ *   controlling terminal (a tool's: an IDE, a CI runner): we make it ours
+ *   (setsid, TIOCSCTTY) and lock it, which outlives the run.
  * - vhangup: the run's terminal hung up by the system call (root): the
  *   user's shell, its session leader, gets SIGHUP.
  * - fg-pid PID: our terminal's foreground given to the pid of a process
@@ -217,6 +220,13 @@ main(int argc, char **argv)
 		return vhangup() == -1 ? refused("vhangup") : done();
 	}
 	if (strcmp(m, "fg-pid") == 0 && arg) return fg_pid(arg);
+	if (strcmp(m, "noctty-own") == 0) {
+		if (setsid() == -1)
+			return refused("setsid");
+		if (ioctl(0, TIOCSCTTY, 0) == -1)
+			return refused("TIOCSCTTY");
+		return simple(NULL, TIOCEXCL, "TIOCEXCL of the run's");
+	}
 	if (strcmp(m, "pgleader") == 0) return pgleader();
 	if (strcmp(m, "setd-own") == 0) return setd_own();
 	if (strcmp(m, "winsz") == 0 && arg)
