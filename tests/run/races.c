@@ -13,12 +13,20 @@
  * other threads, the leader a zombie among them) and runs children (a
  * go build hung so: a leader's end is reported only once its threads
  * have been reaped).
+ *
+ * races clone-map THREADS: two threads map libc executable again and
+ * again (under --exec=trusted each such mapping stops the process's other
+ * threads) while the main thread makes and joins THREADS threads, one at
+ * a time (blind round 8: a new thread already stopped, its stop's report
+ * taken, was waited for, and the whole tree with it).
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -94,6 +102,52 @@ leader_exit(int rounds)
 	return 1;
 }
 
+static void *
+mapper(void *arg)
+{
+	const char *libc = arg;
+
+	for (;;) {
+		int fd = open(libc, O_RDONLY | O_CLOEXEC);
+		void *p = mmap(NULL, 16384, PROT_READ | PROT_EXEC, MAP_PRIVATE,
+		    fd, 0);
+		if (p != MAP_FAILED)
+			munmap(p, 16384);
+		if (fd >= 0)
+			close(fd);
+	}
+	return NULL;
+}
+
+static void *
+nothing(void *arg)
+{
+	return arg;
+}
+
+static int
+clone_map(int n)
+{
+	Dl_info info;
+	pthread_t t;
+
+	/* the libc this program runs: one syspin trusts */
+	if (dladdr((void *)printf, &info) == 0 || info.dli_fname == NULL)
+		return 1;
+	for (int k = 0; k < 2; k++)
+		if (pthread_create(&t, NULL, mapper,
+		    (void *)info.dli_fname) != 0)
+			return 1;
+	for (int i = 0; i < n; i++) {
+		if (pthread_create(&t, NULL, nothing, NULL) != 0)
+			return 1;
+		pthread_join(t, NULL);
+	}
+	printf("made %d threads\n", n);
+	fflush(stdout);
+	_exit(0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -101,7 +155,9 @@ main(int argc, char **argv)
 		return forkexec(atoi(argv[2]), atoi(argv[3]));
 	if (argc >= 3 && strcmp(argv[1], "leader-exit") == 0)
 		return leader_exit(atoi(argv[2]));
+	if (argc >= 3 && strcmp(argv[1], "clone-map") == 0)
+		return clone_map(atoi(argv[2]));
 	fprintf(stderr, "usage: races forkexec ROUNDS THREADS | "
-	    "leader-exit ROUNDS\n");
+	    "leader-exit ROUNDS | clone-map THREADS\n");
 	return 2;
 }
