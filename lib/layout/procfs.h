@@ -67,6 +67,16 @@ struct sp_proc_state {
 	int no_new_privs;
 };
 int sp_proc_state(pid_t pid, struct sp_proc_state *st);
+/* Of /proc/PID/stat, read after the name's last ')' (a name is any
+ * bytes): the state letter, process group, session, controlling
+ * terminal (tty_nr) and flags (PF_EXITING 0x4).  -1 when pid is gone. */
+struct sp_proc_stat {
+	char state;
+	int pgrp, session;
+	unsigned long long tty_nr;
+	unsigned long flags;
+};
+int sp_proc_stat(pid_t pid, struct sp_proc_stat *st);
 /* Seccomp_filters of a process, from /proc/PID/status; -1 unknown. */
 long sp_filters_pid(pid_t pid);
 

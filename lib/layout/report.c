@@ -247,6 +247,30 @@ sp_proc_state(pid_t pid, struct sp_proc_state *st)
 	return 0;
 }
 
+int
+sp_proc_stat(pid_t pid, struct sp_proc_stat *st)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd;
+
+	memset(st, 0, sizeof(*st));
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* state ppid pgrp session tty_nr tpgid flags */
+	if ((p = strrchr(buf, ')')) == NULL || sscanf(p + 1,
+	    " %c %*d %d %d %llu %*d %lu", &st->state, &st->pgrp,
+	    &st->session, &st->tty_nr, &st->flags) != 5)
+		return -1;
+	return 0;
+}
+
 long
 sp_filters_pid(pid_t pid)
 {

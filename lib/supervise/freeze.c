@@ -85,27 +85,10 @@ stop_one(struct sup *s, pid_t t, struct sp_frozen *f)
 static bool
 exiting(pid_t tid)
 {
-	char path[64], buf[512], *p;
-	unsigned long flags = 0;
-	ssize_t n;
-	int fd;
+	struct sp_proc_stat st;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return true;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
-		return false;
-	if (p[2] == 'Z' || p[2] == 'X' || p[2] == 'x')
-		return true;
-	/* state ppid pgrp session tty_nr tpgid flags */
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
-		return false;
-	return (flags & 0x4) != 0;	/* PF_EXITING */
+	return sp_proc_stat(tid, &st) == -1 || st.state == 'Z' ||
+	    st.state == 'X' || st.state == 'x' || (st.flags & 0x4) != 0;
 }
 
 /* Whether tid is in a ptrace stop now ("t": it runs nothing until the
@@ -113,19 +96,9 @@ exiting(pid_t tid)
 static bool
 traced_stop(pid_t tid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
+	struct sp_proc_stat st;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return (p = strrchr(buf, ')')) != NULL && p[1] == ' ' && p[2] == 't';
+	return sp_proc_stat(tid, &st) == 0 && st.state == 't';
 }
 
 /*

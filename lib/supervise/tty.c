@@ -112,36 +112,14 @@ change_of(uint32_t cmd)
 	return NULL;
 }
 
-/* Of /proc/PID/stat: the state, process group and controlling terminal
- * (tty_nr) of pid.  -1 when it is gone. */
-static int
-stat_of(pid_t pid, char *state, pid_t *pgrp, unsigned long long *tty)
-{
-	char path[64], buf[1024], *p;
-	int fd, g;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0 || (buf[n] = '\0', p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 1, " %c %*d %d %*d %llu", state, &g, tty) != 3)
-		return -1;
-	*pgrp = g;
-	return 0;
-}
-
 /* The controlling terminal of tid's process (0: none). */
 static dev_t
 ctty_of(pid_t tid)
 {
+	struct sp_proc_stat st;
 	unsigned long long v;
-	pid_t pgrp;
-	char st;
 
-	if (stat_of(tid, &st, &pgrp, &v) == -1 || v == 0)
+	if (sp_proc_stat(tid, &st) == -1 || (v = st.tty_nr) == 0)
 		return 0;
 	return makedev((v >> 8) & 0xfff, (v & 0xff) | ((v >> 12) & 0xfff00));
 }
@@ -270,26 +248,26 @@ whose(const struct sup *s, dev_t rdev)
 static bool
 pgrp_ours(struct sup *s, pid_t pgrp)
 {
-	unsigned long long tty;
+	struct sp_proc_stat ps;
 	struct dirent *e;
 	bool ours = true, leader = false, exists = false;
 	size_t members = 0;
-	pid_t pid, g;
-	char st, *end;
+	pid_t pid;
+	char *end;
 	DIR *d;
 
 	if (pgrp <= 0 || (d = opendir("/proc")) == NULL)
 		return false;
 	while (ours && (e = readdir(d)) != NULL) {
 		pid = (pid_t)strtol(e->d_name, &end, 10);
-		if (pid <= 0 || *end != '\0' || stat_of(pid, &st, &g, &tty))
+		if (pid <= 0 || *end != '\0' || sp_proc_stat(pid, &ps) == -1)
 			continue;
 		if (pid == pgrp) {	/* whatever its group now */
 			exists = true;
 			leader = pid == getpid() ||
 			    sp_sup_proc(s, pid, false) != NULL;
 		}
-		if (g != pgrp || st == 'Z' || pid == getpid())
+		if (ps.pgrp != pgrp || ps.state == 'Z' || pid == getpid())
 			continue;
 		members++;
 		ours = sp_sup_proc(s, pid, false) != NULL;

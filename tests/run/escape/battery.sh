@@ -170,6 +170,16 @@ pinned_line() {
 	echo "$MENV $SYS run $MOPT --cache-dir $CACHE"
 }
 
+# Sets line: the command line that runs ARG... on a shell's terminal,
+# unpinned (how=bare) or under `syspin run` in $MODE.
+shell_line() {
+	if [ "$how" = bare ]; then
+		line="$*"
+	else
+		line="$(pinned_line) $*"
+	fi
+}
+
 # Sets E (programs), SYS, RTP for the user $WHO.
 paths_for() {
 	if [ "$WHO" = nobody ]; then
@@ -284,11 +294,7 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 	tiocsti)
 		# An interactive shell outside the tree runs the attack on its
 		# terminal, then reads what the attack pushed into its input.
-		if [ "$how" = bare ]; then
-			line="$E/escape tiocsti $mark"
-		else
-			line="$(pinned_line) $E/escape tiocsti $mark"
-		fi
+		shell_line $E/escape tiocsti $mark
 		TMO=40
 		run_as "$E/escape_pty" -w 2500 -t 30 -l "$line" -l exit \
 		    -- sh -i ;;
@@ -312,11 +318,7 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		# the run's own terminal: its quit character set to 'q' (and
 		# syspin run killed), then a program outside in the foreground;
 		# or its foreground given to a job outside, which reads a line
-		if [ "$how" = bare ]; then
-			line="$E/escape $name $mark"
-		else
-			line="$(pinned_line) $E/escape $name $mark"
-		fi
+		shell_line $E/escape $name $mark
 		TMO=40
 		if [ $name = tty-fg ]; then
 			vic="sh -c 'trap \"\" TTIN; i=0; while [ \$i -lt 40 ]; do
@@ -350,21 +352,13 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		    -l "$vic" -w 500 -l q -w 2000 -l exit -- sh -i ;;
 	tty-noctty)
 		# syspin run on a pty that is no one's controlling terminal
-		if [ "$how" = bare ]; then
-			line="$E/escape_tty noctty-own $mark"
-		else
-			line="$(pinned_line) $E/escape_tty noctty-own $mark"
-		fi
+		shell_line $E/escape_tty noctty-own $mark
 		TMO=40
 		run_as "$E/escape_pty" -n -t 30 -- sh -c "$line" ;;
 	tty-fg-pid)
 		# our terminal's foreground given to an outside process's
 		# pid before it leads a group; it then makes one, and reads
-		if [ "$how" = bare ]; then
-			line="$E/escape_tty fg-pid $mark"
-		else
-			line="$(pinned_line) $E/escape_tty fg-pid $mark"
-		fi
+		shell_line $E/escape_tty fg-pid $mark
 		TMO=40
 		run_as "$E/escape_pty" -w 300 -t 30 \
 		    -l "sleep 6 | $E/escape_tty pgleader $mark &" \
@@ -373,11 +367,7 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		# the run's own terminal: a job outside joined and given the
 		# foreground (it reads a line); or locked, or its line
 		# discipline made the null one, which outlives us
-		if [ "$how" = bare ]; then
-			line="$E/escape_tty ${name#tty-} $mark"
-		else
-			line="$(pinned_line) $E/escape_tty ${name#tty-} $mark"
-		fi
+		shell_line $E/escape_tty ${name#tty-} $mark
 		TMO=40
 		if [ $name = tty-join ]; then
 			vic="sh -c 'trap \"\" TTIN; i=0; while [ \$i -lt 40 ]; do
