@@ -18,16 +18,21 @@
  * again (under --exec=trusted each such mapping stops the process's other
  * threads) while the main thread makes and joins THREADS threads, one at
  * a time (blind round 8: a new thread already stopped, its stop's report
- * taken, was waited for, and the whole tree with it).
+ * taken, was waited for, and the whole tree with it).  clone-connect
+ * THREADS: the same with unix connects, which stop the other threads in
+ * every mode.
  */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -120,13 +125,28 @@ mapper(void *arg)
 }
 
 static void *
+connecter(void *arg)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+
+	(void)arg;
+	snprintf(a.sun_path, sizeof(a.sun_path), "/nonexistent/races.sock");
+	for (;;) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		(void)connect(fd, (struct sockaddr *)&a, sizeof(a));
+		close(fd);
+	}
+	return NULL;
+}
+
+static void *
 nothing(void *arg)
 {
 	return arg;
 }
 
 static int
-clone_map(int n)
+clone_map(int n, bool connects)
 {
 	Dl_info info;
 	pthread_t t;
@@ -135,7 +155,7 @@ clone_map(int n)
 	if (dladdr((void *)printf, &info) == 0 || info.dli_fname == NULL)
 		return 1;
 	for (int k = 0; k < 2; k++)
-		if (pthread_create(&t, NULL, mapper,
+		if (pthread_create(&t, NULL, connects ? connecter : mapper,
 		    (void *)info.dli_fname) != 0)
 			return 1;
 	for (int i = 0; i < n; i++) {
@@ -156,8 +176,11 @@ main(int argc, char **argv)
 	if (argc >= 3 && strcmp(argv[1], "leader-exit") == 0)
 		return leader_exit(atoi(argv[2]));
 	if (argc >= 3 && strcmp(argv[1], "clone-map") == 0)
-		return clone_map(atoi(argv[2]));
+		return clone_map(atoi(argv[2]), false);
+	if (argc >= 3 && strcmp(argv[1], "clone-connect") == 0)
+		return clone_map(atoi(argv[2]), true);
 	fprintf(stderr, "usage: races forkexec ROUNDS THREADS | "
-	    "leader-exit ROUNDS | clone-map THREADS\n");
+	    "leader-exit ROUNDS | clone-map THREADS | clone-connect "
+	    "THREADS\n");
 	return 2;
 }

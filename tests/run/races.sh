@@ -9,7 +9,8 @@ SYSPIN=$1 RACES=$2
 T=$(mktemp -d /tmp/syspin-races.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 fail=0
-for c in "forkexec 40 3" "forkexec 40 1" "leader-exit 30" "clone-map 300"; do
+for c in "forkexec 40 3" "forkexec 40 1" "leader-exit 30" "clone-map 300" \
+    "clone-connect 300"; do
 	# shellcheck disable=SC2086
 	"$RACES" $c >"$T/plain" 2>&1
 	want=$?
