@@ -178,6 +178,12 @@ static void
 refused(struct sup *s, pid_t pid, const char *why)
 {
 	char comm[64], key[64];
+	struct sp_proc_stat ps;
+
+	/* a process on its way out (its descriptors gone): nothing to say */
+	if (sp_proc_stat(sp_sup_tgid(pid), &ps) == -1 || (ps.flags & 0x4) ||
+	    ps.state == 'Z')
+		return;
 
 	snprintf(key, sizeof(key), "untrusted %ld", (long)pid);
 	if (!sp_sup_first_time(s, key))

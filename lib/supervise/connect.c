@@ -124,7 +124,7 @@ to_exit_stop(pid_t tid, struct user_regs_struct *saved, struct sp_inject *in)
 		if (WSTOPSIG(st) == (SIGTRAP | 0x80)) {
 			/* the call we skipped, not another's exec */
 			if (ptrace(PTRACE_GETREGS, tid, 0, &r) == -1 ||
-			    r.orig_rax != (uint64_t)-1) {
+			    r.orig_rax == 59 || r.orig_rax == 322) {
 				kill(tid, SIGKILL);
 				return -1;
 			}

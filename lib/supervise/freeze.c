@@ -274,18 +274,18 @@ maps_file(pid_t tid, uint64_t at, const struct stat *want)
 	return ok;
 }
 
-/* tid at the end of its call nr: on it goes.  At the end of another (an
- * execve: the thread was replaced by another's exec meanwhile), or an
- * mmap that mapped another file than the one checked, killed. */
+/* tid at the end of its call nr: on it goes.  At the end of an execve
+ * (the thread was replaced by another's exec meanwhile), or of an mmap
+ * that mapped another file than the one checked, killed. */
 static void
 exit_of(pid_t tid, int nr, const struct stat *mapped)
 {
 	struct user_regs_struct r;
 
-	if (ptrace(PTRACE_GETREGS, tid, 0, &r) == -1 ||
-	    r.orig_rax != (unsigned long long)nr ||
-	    (mapped != NULL && r.rax < (unsigned long long)-4095 &&
-	    !maps_file(tid, r.rax, mapped)))
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) == 0 && (r.orig_rax == 59 ||
+	    r.orig_rax == 322 || (mapped != NULL && r.orig_rax ==
+	    (unsigned long long)nr && r.rax < (unsigned long long)-4095 &&
+	    !maps_file(tid, r.rax, mapped))))
 		kill(tid, SIGKILL);
 	else
 		ptrace(PTRACE_CONT, tid, 0, 0);

@@ -112,10 +112,9 @@ sp_sup_doom(struct sup *s, pid_t pid)
 
 	if (p != NULL)
 		p->doomed = true;
-	/* only a seccomp stop re-runs the filters; in any other (a thread
-	 * replaced by another's exec) the process is killed outright */
-	if (!sp_reports_current(pid, PTRACE_EVENT_SECCOMP << 16 |
-	    SIGTRAP << 8 | 0x7f))
+	/* a thread replaced by another's exec: its new image is killed
+	 * outright (the number rewritten would run nothing there) */
+	if (sp_reports_at_exec(pid))
 		goto hard;
 	if (ptrace(PTRACE_GETREGS, pid, 0, &r) == -1)
 		goto hard;
