@@ -61,12 +61,9 @@ sigquit-victim:runtime sigquit-victim:runexec sigsegv-victim:runtime
 sigsegv-victim:runexec sigqgroup-victim:runtime sigqgroup-victim:runexec
 tty-quit:runtime tty-quit:runexec tty-fg:runtime tty-fg:runexec
 tty-quit-own:runtime tty-quit-own:runexec
-tty-join:runtime tty-join:runexec tty-steal:runtime tty-steal:runexec
-tty-hangup:runtime tty-hangup:runexec tty-cons:runtime tty-cons:runexec
-tty-excl:runtime tty-excl:runexec tty-excl-own:runtime tty-excl-own:runexec
-tty-winsz:runtime tty-winsz:runexec tty-intr-own:runtime tty-intr-own:runexec
-tty-setd-own:runtime tty-setd-own:runexec tty-vhangup:runtime
-tty-vhangup:runexec tty-fg-pid:runtime tty-fg-pid:runexec
+tty-join:runtime tty-join:runexec tty-other:runtime tty-other:runexec
+tty-own:runtime tty-own:runexec tty-intr-own:runtime tty-intr-own:runexec
+tty-fg-pid:runtime tty-fg-pid:runexec
 tty-noctty:runtime tty-noctty:runexec"
 
 ATTACKS="wrong-site libc-site
@@ -89,8 +86,7 @@ ptrace-parent mem-parent vmwrite-parent getfd-parent
 ptrace-victim mem-victim vmwrite-victim getfd-victim
 prlimit-parent prlimit-victim sigquit-victim sigsegv-victim sigqgroup-victim
 tiocsti tioclinux tty-quit tty-quit-own tty-fg
-tty-join tty-steal tty-hangup tty-cons tty-excl tty-excl-own tty-winsz
-tty-intr-own tty-setd-own tty-vhangup tty-fg-pid tty-noctty
+tty-join tty-other tty-own tty-intr-own tty-fg-pid tty-noctty
 exec-race reexec-rewrite
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
@@ -363,10 +359,10 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		run_as "$E/escape_pty" -w 300 -t 30 \
 		    -l "sleep 6 | $E/escape_tty pgleader $mark &" \
 		    -l "$line \$!" -w 2000 -l hello -w 2500 -l exit -- sh -i ;;
-	tty-join|tty-excl-own|tty-setd-own|tty-vhangup)
+	tty-join|tty-own)
 		# the run's own terminal: a job outside joined and given the
 		# foreground (it reads a line); or locked, or its line
-		# discipline made the null one, which outlives us
+		# discipline made the null one (which outlive us), or hung up
 		shell_line $E/escape_tty ${name#tty-} $mark
 		TMO=40
 		if [ $name = tty-join ]; then
@@ -380,9 +376,9 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 			run_as "$E/escape_pty" -w 300 -t 30 -l "$line" \
 			    -w 2000 -l exit -- sh -i
 		fi ;;
-	tty-steal|tty-hangup|tty-cons|tty-excl|tty-winsz)
-		# another login's terminal (a shell on a pty outside): taken
-		# by force, hung up, made the console, locked or resized
+	tty-other)
+		# another login's terminal (a shell on a pty outside): locked,
+		# resized, taken by force, made the console or hung up
 		fresh ttyname
 		tn=$F
 		TMO=40

@@ -31,6 +31,9 @@
  *   outside that leads no group yet (an "empty" group); the victim,
  *   `pgleader`, then makes its group (setpgid(0, 0)) and reads what the
  *   user types.
+ * - other TTY: all of steal, hangup, cons, excl and winsz, the first that
+ *   takes making MARK; own: excl-own, setd-own and vhangup the same way
+ *   (the battery's runs, one a mode each).
  * Exit: 0 done, 3 a step refused (the reason on stdout), 2 usage.
  */
 #include <errno.h>
@@ -41,6 +44,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -193,6 +197,38 @@ setd_own(void)
 	return done();
 }
 
+/* Every change a tree might make to another login's terminal, the first
+ * that takes making MARK (the hang-up last: it ends that login). */
+static int
+other(const char *path)
+{
+	int st;
+	pid_t c;
+
+	if (simple(path, TIOCEXCL, "TIOCEXCL") == 0 ||
+	    simple(path, TIOCSWINSZ, "TIOCSWINSZ") == 0)
+		return 0;
+	if ((c = fork()) == 0)		/* a session of its own */
+		_exit(steal(path));
+	if (c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0)
+		return 0;
+	if (simple(path, TIOCCONS, "TIOCCONS") == 0)
+		return 0;
+	return simple(path, TIOCVHANGUP, "TIOCVHANGUP");
+}
+
+/* The same on the run's own terminal: locked, the null line discipline,
+ * hung up (last). */
+static int
+own(void)
+{
+	if (simple(NULL, TIOCEXCL, "TIOCEXCL of ours") == 0 || setd_own() == 0)
+		return 0;
+	signal(SIGHUP, SIG_IGN);	/* we are in its foreground */
+	return vhangup() == -1 ? refused("vhangup") : done();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -215,6 +251,8 @@ main(int argc, char **argv)
 	if (strcmp(m, "excl-own") == 0)
 		return simple(NULL, TIOCEXCL, "TIOCEXCL of ours");
 	if (strcmp(m, "intr-own") == 0) return intr_own();
+	if (strcmp(m, "other") == 0 && arg) return other(arg);
+	if (strcmp(m, "own") == 0) return own();
 	if (strcmp(m, "vhangup") == 0) {	/* we are in its foreground */
 		signal(SIGHUP, SIG_IGN);
 		return vhangup() == -1 ? refused("vhangup") : done();
