@@ -503,7 +503,7 @@ cmd_run(int argc, char **argv)
 	if (!a.fill && (rc = run_shell_script(path)) != 0) {
 		if (rc == -1 || (shargv = calloc((size_t)a.argc + 2,
 		    sizeof(*shargv))) == NULL)
-			return RUN_CANNOT_RUN * -1;
+			return -RUN_CANNOT_RUN;
 		shargv[0] = "/bin/sh";
 		if ((shargv[1] = strdup(path)) == NULL)
 			return EXIT_TROUBLE;

@@ -312,15 +312,21 @@ keep_special(const struct sup *s, unsigned char *cc, size_t n)
  * (CAP_SYS_TTY_CONFIG), a line discipline other than N_TTY (modules,
  * CAP_NET_ADMIN for the network ones).
  */
+/* The int an ioctl's argument points to (TIOCSPGRP, TIOCSETD), as read. */
+static int
+int_arg(const unsigned char *arg)
+{
+	int v;
+
+	memcpy(&v, arg, sizeof(v));
+	return v;
+}
+
 static bool
 needs_caps(uint32_t cmd, const unsigned char *arg)
 {
-	int ld;
-
-	if (cmd == T_TIOCSETD) {
-		memcpy(&ld, arg, sizeof(ld));
-		return ld != 0;
-	}
+	if (cmd == T_TIOCSETD)
+		return int_arg(arg) != 0;	/* not N_TTY */
 	return cmd == 0x5457 || cmd == 0x5437;	/* TIOCSLCKTRMIOS, VHANGUP */
 }
 
@@ -368,7 +374,7 @@ sp_sup_tty(struct sup *s, pid_t tid, const struct seccomp_data *d,
 	sigset_t ttou, old;
 	struct stat st;
 	enum whose w;
-	int f, r, e = 0, pgrp;
+	int f, r, e = 0;
 
 	*refused = false;
 	if (cmd == T_TIOCSCTTY)		/* the kernel's session rules */
@@ -418,8 +424,8 @@ sp_sup_tty(struct sup *s, pid_t tid, const struct seccomp_data *d,
 		close(f);
 		return sp_sup_fail_call(tid, EPERM);
 	}
-	if (cmd == T_TIOCSPGRP && (memcpy(&pgrp, arg, sizeof(pgrp)),
-	    pgrp != s->tty_fg0) && !pgrp_ours(s, pgrp)) {
+	if (cmd == T_TIOCSPGRP && int_arg(arg) != s->tty_fg0 &&
+	    !pgrp_ours(s, int_arg(arg))) {
 		close(f);
 		*refused = true;
 		return 0;
@@ -428,8 +434,7 @@ sp_sup_tty(struct sup *s, pid_t tid, const struct seccomp_data *d,
 	if (w == RUN && c->cc != 0)
 		keep_special(s, arg + c->cc, c->cc == CC_TERMIO ? 8 : 17);
 	/* the run's line discipline stays the terminal's (N_TTY) */
-	if (w == RUN && cmd == T_TIOCSETD &&
-	    (memcpy(&pgrp, arg, sizeof(pgrp)), pgrp != 0)) {
+	if (w == RUN && cmd == T_TIOCSETD && int_arg(arg) != 0) {
 		close(f);
 		*refused = true;
 		return 0;
