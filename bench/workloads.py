@@ -139,7 +139,38 @@ def main():
             line += "  floor %5.2fx  pinned/floor %5.2fx" % (
                 statistics.median(fl), statistics.median(f))
         print(line)
+    phases(w)
     shutil.rmtree(T, ignore_errors=True)
+
+
+def phases(w):
+    """Where an exec's cost goes: the supervisor's phases (SYSPIN_PHASES),
+    per image of the exec loop, warm cache; the least of 3 runs."""
+    if ONLY and not any(o in "phases" for o in ONLY):
+        return
+    best = None
+    for _ in range(3):
+        r = subprocess.run([SYSPIN, "run", "--cache-dir", CACHE, "sh", "-c",
+                            "for i in $(seq 100); do /bin/true; done"],
+                           cwd=w, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE,
+                           env=dict(os.environ, SYSPIN_PHASES="1"))
+        lines = [x[len("syspin: phases: "):] for x in
+                 r.stderr.decode().splitlines()
+                 if x.startswith("syspin: phases: ")]
+        tot = [x for x in lines if x.strip().startswith("all ")]
+        if not tot:
+            continue
+        v = float(tot[0].split()[1])
+        if best is None or v < best[0]:
+            best = (v, lines)
+    if best is None:
+        print("  phases: not printed (SYSPIN_PHASES)")
+        return
+    print("where an exec of /bin/true goes (the exec loop, 100 images; "
+          "least of 3 runs):")
+    for x in best[1]:
+        print("  " + x)
 
 
 if __name__ == "__main__":

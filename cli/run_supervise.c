@@ -125,7 +125,10 @@ run_supervised(const struct run_sup *r, bool *fallback)
 	o.pin.narrow = sp_narrow_bpf(&r->x->narrow);
 	o.pin.narrow_errno = r->x->narrow.errnum;
 	o.pin.narrow_kill = r->x->narrow.kill;
+	if (getenv("SYSPIN_PHASES") != NULL)	/* make bench */
+		sp_supervise_phases();
 	rc = sp_supervise(&o, &err);
+	sp_supervise_phases_print(stderr);
 	if (rc == -1 && r->x->require_supervisor) {
 		sp_cache_close(&c);
 		cli_error("run: cannot supervise (%s): refused "

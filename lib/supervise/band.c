@@ -140,10 +140,13 @@ slot_for(pid_t pid, const struct proc *p, const struct seccomp_data *d)
 	}
 	if ((prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) != 0)
 		return -1;
+	/* ld.so asks for the object's extent to its last byte (not to a
+	 * page's end, as span is) plus the alignment */
 	for (i = 0; i < r->nslots; i++)
 		if (!p->sp->placed[i] && r->slots[i].align > PAGE &&
+		    d->args[1] <= UINT64_MAX - PAGE &&
 		    sp_slot_maplen(r->slots[i].span, r->slots[i].align) ==
-		    d->args[1])
+		    ((d->args[1] + PAGE - 1) & ~(uint64_t)(PAGE - 1)))
 			return (long)i;
 	return -1;
 }

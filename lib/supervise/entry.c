@@ -1,22 +1,25 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Start-up code is pinned only until the entry point.  ld.so's own
- * execve site (dl_main's) runs only where ld.so, run by name, execs a
- * static program: where ld.so is the interpreter it is not pinned at all
- * (pin.c: the entry point can be jumped past, and a process sharing the
- * memory made before it never meets it).  Where it is pinned it would
- * stay callable for the program's whole life: a chain in a program that
- * never execs could run anything through it.  At the entry point (the supervisor
- * stops there anyway, to seal the slots) a second filter is installed
- * that stops execve and execveat from ld.so's code; the supervisor judges
- * such a stop with this filter and the image's program together, as the
- * kernel combines them (verdict.c), so the call is a violation from then
- * on.  The same filter ends ld.so's leave to map code into the start-up
- * slots: from the entry point an executable mapping or protection there
- * stops, and the supervisor refuses it with EACCES (the slots' unused
- * room stays unsealed: a chain calling ld.so's mmap could otherwise put
- * code of its own there).  Some thirty instructions, of which eight run
- * for most calls.
+ * Start-up code is pinned only until the entry point, where the supervisor
+ * stops anyway.  Two of its leaves end there:
+ *
+ * - ld.so's own execve site (dl_main's) runs only where ld.so, run by
+ *   name, execs a static program: where ld.so is the interpreter it is
+ *   not pinned at all (pin.c: the entry point can be jumped past, and a
+ *   process sharing the memory made before it never meets it).  Where it
+ *   is pinned it would stay callable for the program's whole life: a
+ *   chain in a program that never execs could run anything through it.
+ * - ld.so's mmap may put code into the start-up slots.  From the entry
+ *   point nothing may: the whole slot region is sealed (startup.c).
+ *
+ * What no seal ends, a second filter does: it stops execve and execveat
+ * from ld.so's code where those are pinned, and, where the region could
+ * not be sealed whole (a kernel without mseal, memory of another kind
+ * there), an executable mapping or protection in the slots, which the
+ * supervisor refuses with EACCES.  The supervisor judges such a stop with
+ * this filter and the image's program together, as the kernel combines
+ * them (verdict.c).  Most images need none: it would be one more program
+ * for every call to run, and five injected calls and a JIT per exec.
  *
  * The filter stays when the process execs another program; there a stop
  * it asks for is judged by the new image's program alone, which allows
@@ -79,26 +82,43 @@ struct ins {
 #define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
 #define IP_LO offsetof(struct seccomp_data, instruction_pointer)
 
-void
-sp_sup_entry_key(const struct sp_pin_result *res, uint64_t key[4])
+/* Its blocks: ld.so's exec sites (pinned only where it runs a static
+ * program by name: pin.c), the slots' room (not sealed whole). */
+static void
+parts(const struct sp_pin_result *res, bool sealed, uint64_t key[4])
 {
 	uint64_t a = 0, b = 0;
-	bool exec = loader_range(&res->lo, &a, &b);
+	bool exec = res->loader_exec && loader_range(&res->lo, &a, &b),
+	    mem = !sealed && res->pl.slots.end > res->pl.slots.start;
 
 	key[0] = exec ? a : 0;
 	key[1] = exec ? b : 0;
-	key[2] = res->pl.slots.end > res->pl.slots.start ?
-	    res->pl.slots.start : 0;
-	key[3] = res->pl.slots.end > res->pl.slots.start ?
-	    res->pl.slots.end : 0;
+	key[2] = mem ? res->pl.slots.start : 0;
+	key[3] = mem ? res->pl.slots.end : 0;
+}
+
+void
+sp_sup_entry_key(const struct sp_pin_result *res, bool sealed,
+    uint64_t key[4])
+{
+	parts(res, sealed, key);
 }
 
 int
-sp_sup_entry_filter(const struct sp_pin_result *res, struct sp_bpf_prog *out)
+sp_sup_entry_filter(const struct sp_pin_result *res, bool sealed,
+    struct sp_bpf_prog *out)
 {
-	/* where ld.so's sites may map code (the filter's slots) */
-	uint64_t a = 0, b = 0, sl = res->pl.slots.start, sh = res->pl.slots.end;
-	bool exec = loader_range(&res->lo, &a, &b), mem = sh > sl;
+	uint64_t key[4], a, b, sl, sh;
+	bool exec, mem;
+
+	parts(res, sealed, key);
+	/* ld.so's range; where its sites may map code (the filter's slots) */
+	a = key[0];
+	b = key[1];
+	sl = key[2];
+	sh = key[3];
+	exec = b > a;
+	mem = sh > sl;
 	/* the blocks, in order; a block left out jumps to L_ALLOW */
 	const struct ins head[] = {
 		LD(offsetof(struct seccomp_data, arch)),

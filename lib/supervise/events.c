@@ -29,6 +29,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "phases.h"
 #include "supervise_int.h"
 #include "verify.h"
 
@@ -362,6 +363,7 @@ exec_done(struct sup *s, pid_t pid)
 		return sp_sup_refuse(s, pid, unreadable(pid) ? "the program is "
 		    "not readable by this user (execute-only): pinning reads "
 		    "it" : err.msg);
+	sp_phase_image();
 	s->main_pinned = s->main_pinned || pid == s->main;
 	sig = p->pending_sig;
 	if ((sp = sp_space_new(img->pin.nslots)) == NULL) {
@@ -458,36 +460,28 @@ stop_all(struct sup *s, const struct proc *p)
 
 /*
  * ld.so's start-up is over: its exec sites with it, and the slots' room
- * (entry.c).  Where every call stops already, judging with the filter is
- * enough.  Where the process's filters leave no room for it (deep nested
- * images), one instruction that stops every call does the same.  0, or
- * -1 with err when the process cannot run on.
+ * where the region was not sealed whole (entry.c).  Where every call
+ * stops already, judging with the filter is enough.  Where the process's
+ * filters leave no room for it (deep nested images), one instruction that
+ * stops every call does the same.  0, or -1 with err when the process
+ * cannot run on.
  */
 static int
-end_startup(struct sup *s, struct proc *p, long before, struct sp_error *err)
+end_startup(struct sup *s, struct proc *p, long before, bool sealed,
+    struct sp_error *err)
 {
 	struct sock_filter one = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
 	struct sp_bpf_prog all = { &one, 1 };
-	struct sp_frozen *f;
 	uint64_t key[4];
-	long n;
 	int r;
 
 	if (p->sp->entry.len > 0 || s->o->observe != NULL ||
-	    sp_sup_entry_filter(&p->img->pin, &p->sp->entry) == -1 ||
+	    sp_sup_entry_filter(&p->img->pin, sealed, &p->sp->entry) == -1 ||
 	    p->sp->entry.len == 0 || p->img->pin.stops_all || p->stops_all)
 		return 0;
-	sp_sup_entry_key(&p->img->pin, key);
+	sp_sup_entry_key(&p->img->pin, sealed, key);
 	if (entry_installed(p, key))
 		return 0;
-	/* What shares the address space stopped: no thread installs a
-	 * filter of its own between the count and ours (verify.c), none
-	 * unmaps the sealed filter (sealed.c) before the kernel reads it. */
-	f = sp_sup_freeze_space(s, p->pid);
-	if (f != NULL && (n = sp_filters_pid(p->pid)) != before) {
-		p->own_filters = true;	/* one came meanwhile */
-		before = n;
-	}
 	if ((r = sp_sup_entry_install(p->pid, p->img->pin.trap,
 	    &p->sp->entry, p->files_shared, err)) == 0)
 		entry_record(s, p, key);
@@ -499,17 +493,27 @@ end_startup(struct sup *s, struct proc *p, long before, struct sp_error *err)
 	if (r == 0 && (r = sp_verify_installed(p->pid, before + 1, false,
 	    err)) == 0)
 		known(s, p, before + 1);
-	thaw_around(s, p->pid, f);
 	return r;
 }
 
+/*
+ * The entry point.  What shares the address space is stopped: nothing
+ * maps into the slot region between the look at it and its seal, no
+ * thread installs a filter of its own between the count and ours
+ * (verify.c), none unmaps the sealed filter (sealed.c) before the kernel
+ * reads it.
+ */
 int
 sp_sup_on_trap(struct sup *s, pid_t pid)
 {
 	struct proc *p = sp_sup_proc(s, pid, false);
 	struct user_regs_struct r;
+	struct sp_phase_mark m;
+	struct sp_frozen *f;
 	struct sp_error err;
+	bool sealed;
 	long before;
+	int rc;
 
 	if (!at_breakpoint(pid, p, &r))
 		return SIGTRAP;		/* not ours: the program's own */
@@ -518,12 +522,21 @@ sp_sup_on_trap(struct sup *s, pid_t pid)
 	if (p->img == NULL || p->sp == NULL)
 		return 0;
 	p->sp->startup = false;
+	sp_phase_mark(&m);
+	f = sp_sup_freeze_space(s, pid);
+	if ((p = sp_sup_proc(s, pid, false)) == NULL) {
+		thaw_around(s, pid, f);
+		return -1;
+	}
 	if ((before = sp_filters_pid(pid)) != p->filters_known)
 		p->own_filters = true;
-	if (sp_pin_seal_slots(pid, &p->img->pin, p->sp->placed,
-	    p->own_filters, &err) == -1)
+	rc = sp_pin_seal_slots(pid, &p->img->pin, p->sp->placed,
+	    p->own_filters, &sealed, &err);
+	if (rc == 0)
+		rc = end_startup(s, p, before, sealed, &err);
+	thaw_around(s, pid, f);
+	if (rc == -1)
 		return sp_sup_refuse(s, pid, err.msg);
-	if (end_startup(s, p, before, &err) == -1)
-		return sp_sup_refuse(s, pid, err.msg);
+	sp_phase_add(SP_PH_SEAL, &m);
 	return 0;
 }

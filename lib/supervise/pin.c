@@ -32,6 +32,7 @@
 #include "layout/procfs.h"
 #include "layout/placement.h"
 
+#include "phases.h"
 #include "pin_int.h"
 #include "supervise_int.h"
 
@@ -263,8 +264,12 @@ install(struct job *j, unsigned how, struct sp_pin_result *res,
 		return -1;
 	if (j->nslots > 0 && sp_startup_reserve(j, err) == -1)
 		return -1;
-	/* unknown capabilities (all bits) are no reason to skip it */
-	if (j->st.cap_eff == ~0ull || !((j->st.cap_eff >> CAP_SYS_ADMIN) & 1)) {
+	/* unknown capabilities (all bits) are no reason to skip it; set, it
+	 * stays (an exec keeps it, nothing clears it) */
+	if (j->st.no_new_privs == 1)
+		j->nnp = true;
+	else if (j->st.cap_eff == ~0ull ||
+	    !((j->st.cap_eff >> CAP_SYS_ADMIN) & 1)) {
 		if (sp_pin_call(j, SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0,
 		    &ret, err) == -1)
 			return -1;
@@ -360,9 +365,11 @@ static int
 prepare(struct job *j, const struct sp_pin_result *const *prior,
     size_t nprior, long *reused, struct sp_error *err)
 {
+	struct sp_phase_mark m;
 	int r;
 
 	*reused = -1;
+	sp_phase_mark(&m);
 	if (ptrace(PTRACE_GETREGS, j->pid, 0, &j->regs) == -1)
 		return sp_error_sys(err, errno, "ptrace getregs");
 	if (sp_auxv_pid(j->pid, &j->aux, err) == -1 ||
@@ -374,21 +381,31 @@ prepare(struct job *j, const struct sp_pin_result *const *prior,
 	for (size_t i = 0; i < nprior; i++)
 		if ((r = sp_pin_reuse(j, prior[i], err)) != 0) {
 			*reused = (long)i;
-			return r == -1 ? -1 : sp_startup_slots(j) ?
+			sp_phase_add(SP_PH_PREDICT, &m);
+			r = r == -1 ? -1 : sp_startup_slots(j) ?
 			    sp_startup_place_at(j, prior[i]->slot_lo, err) : 0;
+			sp_phase_add(SP_PH_PLACE, &m);
+			return r;
 		}
+	sp_phase_add(SP_PH_PREDICT, &m);
 	if (sp_startup_slots(j) && sp_startup_place(j, err) == -1)
 		return -1;
+	sp_phase_add(SP_PH_PLACE, &m);
 	if (sp_layout_add_stack(&j->lo, j->pid, err) == -1 ||
-	    add_later(j, err) == -1 || tables(j, err) == -1 ||
-	    sp_layout_place(&j->lo, &j->pl, err) == -1)
+	    add_later(j, err) == -1 || tables(j, err) == -1)
 		return -1;
+	sp_phase_add(SP_PH_TABLES, &m);
+	if (sp_layout_place(&j->lo, &j->pl, err) == -1)
+		return -1;
+	sp_phase_add(SP_PH_PLACE, &m);
 	/* ld.so execs only a static program it runs by name (a dynamic one
 	 * it runs is slots[0]): else its exec sites go now, not at the entry
 	 * point, which a chain can jump past (blind round 4) */
 	if (!j->ldso_exe || j->ldso_runs)
 		sp_placement_drop_loader_exec(&j->pl, &j->lo);
-	return generate(j, err);
+	r = generate(j, err);
+	sp_phase_add(SP_PH_GENERATE, &m);
+	return r;
 }
 
 /* Reused: the reservations and the seals of the moved image, no filter
@@ -428,6 +445,7 @@ hand_over(struct job *j, struct sp_pin_result *res)
 	res->slot_hi = j->slot_hi;
 	res->entry = sp_startup_entry(j);
 	res->entry_hw = j->ldso_runs;
+	res->loader_exec = j->ldso_exe && !j->ldso_runs;
 	res->trap = j->in.trap;
 	j->progs = NULL;
 	j->nprogs = 0;
@@ -456,6 +474,7 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
     const struct sp_pin_result *const *prior, size_t nprior,
     struct sp_pin_result *res, struct sp_error *err)
 {
+	struct sp_phase_mark m;
 	struct sp_error rerr;
 	struct job j;
 	long reused;
@@ -463,6 +482,7 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 
 	memset(&j, 0, sizeof(j));
 	memset(res, 0, sizeof(*res));
+	sp_phase_mark(&m);
 	j.pid = pid;
 	j.o = o;
 	(void)sp_proc_state(pid, &j.st);
@@ -471,15 +491,18 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 	j.first = how & SP_PIN_FIRST;
 	j.in.pid = pid;
 	j.in.pass_trace = true;
-	if (prepare(&j, prior, nprior, &reused, err) == 0)
+	if (prepare(&j, prior, nprior, &reused, err) == 0) {
+		sp_phase_mark(&m);
 		r = how & SP_PIN_DRY ? 0 : reused >= 0 ?
 		    install_reused(&j, prior[reused], err) :
 		    install(&j, how, res, err);
+	}
 	if (r == 0 && !(how & SP_PIN_DRY))
 		r = installed(&j, how, err);
 	res->filters = j.filters + (long)j.installed;
 	if (sp_pin_restore(&j, &rerr) == -1 && r == 0)
 		r = sp_error_set(err, "%s", rerr.msg);
+	sp_phase_add(SP_PH_INSTALL, &m);
 	res->reused = reused;
 	if (r == 0 && o->verbose && reused >= 0)
 		fprintf(stderr, "syspin: [%ld]: moved to the addresses of an "
@@ -542,6 +565,7 @@ sp_pin_rebuild(pid_t pid, const struct sp_pin_opts *o,
 	}
 	if (r == 0)
 		hand_over(&j, res);
+	res->loader_exec = false;	/* dropped above */
 	res->flags = j.flags;
 	sp_bpf_free(j.progs, j.nprogs);
 	sp_placement_free(&j.pl);

@@ -483,82 +483,163 @@ slot_at(const struct sp_pin_result *res, uint64_t addr)
 	return -1;
 }
 
-/* Every executable mapping in the region is a placed slot's object. */
-static int
-check_region(pid_t pid, const struct sp_pin_result *res, const bool *placed,
-    struct sp_error *err)
+/* Whether m lies in placed slot k's room and is its object's file or
+ * memory it made (its bss). */
+static bool
+in_room(const struct sp_pin_result *res, const bool *placed,
+    const struct sp_map *m)
 {
-	struct sp_map *m;
-	char path[64];
-	size_t n, i;
-	long k;
-	int r = 0;
+	long k = slot_at(res, m->start);
 
-	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
-	if (sp_maps_read(path, &m, &n, err) == -1)
-		return -1;
-	for (i = 0; i < n && r == 0; i++) {
-		if (!(m[i].prot & PROT_EXEC) || m[i].end <= res->slot_lo ||
-		    m[i].start >= res->slot_hi)
+	return k >= 0 && placed[k] && m->end <= res->slots[k].base +
+	    res->slots[k].room && ((m->dev == res->slots[k].id.dev &&
+	    m->inode == res->slots[k].id.ino) || m->inode == 0);
+}
+
+/*
+ * Every executable mapping in the region is a placed slot's object.
+ * *plain: the region holds nothing else either but the reservation's
+ * PROT_NONE memory, so that all of it may be sealed.
+ */
+static int
+check_region(const struct sp_pin_result *res, const bool *placed,
+    const struct sp_map *m, size_t n, bool *plain, struct sp_error *err)
+{
+	*plain = true;
+	for (size_t i = 0; i < n; i++) {
+		if (m[i].end <= res->slot_lo || m[i].start >= res->slot_hi)
 			continue;
-		k = slot_at(res, m[i].start);
-		if (k < 0 || !placed[k] || m[i].end > res->slots[k].base +
-		    res->slots[k].room || m[i].dev != res->slots[k].id.dev ||
-		    m[i].inode != res->slots[k].id.ino)
-			r = sp_error_set(err, "unexpected code at 0x%llx in the "
-			    "start-up region (%s)",
+		if (m[i].start < res->slot_lo || m[i].end > res->slot_hi ||
+		    (m[i].prot != PROT_NONE && !in_room(res, placed, &m[i])) ||
+		    (m[i].prot == PROT_NONE && m[i].inode != 0 &&
+		    !in_room(res, placed, &m[i])))
+			*plain = false;
+		if (!(m[i].prot & PROT_EXEC))
+			continue;
+		if (!in_room(res, placed, &m[i]) || m[i].inode == 0)
+			return sp_error_set(err, "unexpected code at 0x%llx in "
+			    "the start-up region (%s)",
 			    (unsigned long long)m[i].start, m[i].path);
 	}
-	sp_maps_free(m, n);
-	return r;
+	return 0;
 }
 
 static int
 seal(struct sp_inject *in, struct sp_seals *done, uint64_t a, uint64_t len,
-    struct sp_error *err)
+    long *ret, struct sp_error *err)
 {
 	uint64_t args[6] = { a, len, 0, 0, 0, 0 };
-	long ret;
 
 	if (sp_seals_add(done, a, len) == -1)
 		return sp_error_set(err, "out of memory");
-	return sp_inject_syscall(in, SP_NR_MSEAL, args, 6, &ret, err);
+	return sp_inject_syscall(in, SP_NR_MSEAL, args, 6, ret, err);
+}
+
+#define HOLES_MAX 16
+
+/*
+ * The whole region sealed: its holes (what ld.so unmapped of an over-
+ * aligned object's room) filled with PROT_NONE first, as mseal(2) wants
+ * every page of its range mapped.  *whole false where that could not be
+ * done (a kernel without mseal, a hole taken meanwhile, too many).
+ */
+static int
+seal_whole(struct sp_inject *in, const struct sp_pin_result *res,
+    const struct sp_map *m, size_t n, struct sp_seals *done, bool *whole,
+    struct sp_error *err)
+{
+	uint64_t at = res->slot_lo, lo, args[6];
+	size_t holes = 0;
+	long ret;
+
+	*whole = false;
+	for (size_t i = 0; i <= n && at < res->slot_hi; i++) {
+		lo = i < n ? m[i].start : res->slot_hi;
+		if (i < n && m[i].end <= at)
+			continue;
+		if (lo > at) {
+			lo = lo < res->slot_hi ? lo : res->slot_hi;
+			if (++holes > HOLES_MAX)
+				return 0;
+			args[0] = at;
+			args[1] = lo - at;
+			args[2] = PROT_NONE;
+			args[3] = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+			    MAP_FIXED_NOREPLACE;
+			args[4] = (uint64_t)-1;
+			args[5] = 0;
+			if (sp_inject_syscall(in, SYS_mmap, args, 6, &ret,
+			    err) == -1)
+				return -1;
+			if ((uint64_t)ret != at)
+				return 0;
+		}
+		if (i < n)
+			at = m[i].end;
+	}
+	args[0] = res->slot_lo;
+	args[1] = res->slot_hi - res->slot_lo;
+	args[2] = args[3] = args[4] = args[5] = 0;
+	if (sp_inject_syscall(in, SP_NR_MSEAL, args, 6, &ret, err) == -1)
+		return -1;
+	if (ret == 0 && sp_seals_add(done, args[0], args[1]) == -1)
+		return sp_error_set(err, "out of memory");
+	*whole = ret == 0;
+	return 0;
 }
 
 /*
  * At the entry point ld.so has mapped the start-up objects: what lies in
- * the region must be theirs, each in its own slot.  Their code is sealed,
- * and so are the unused slots (whose pins no code may ever reach).
+ * the region must be theirs, each in its own slot.  Then the whole region
+ * is sealed: nothing is mapped, unmapped or made executable there from
+ * now on, which ends ld.so's leave to map code into it.  Where the region
+ * holds memory of another kind, or cannot be sealed whole (*whole false:
+ * the entry filter keeps code out instead, entry.c), each object's code
+ * and the unused slots are (their pins no code may ever reach).
  */
 int
 sp_pin_seal_slots(pid_t pid, const struct sp_pin_result *res,
-    const bool *placed, bool check, struct sp_error *err)
+    const bool *placed, bool check, bool *whole, struct sp_error *err)
 {
 	struct sp_inject in = { .pid = pid, .trap = res->trap,
 	    .pass_trace = true };
 	struct sp_seals done = { NULL, 0, 0 };
 	struct user_regs_struct regs;
-	size_t i;
-	long k;
+	struct sp_map *m;
+	char path[64];
+	size_t i, n;
+	bool plain;
+	long k, ret;
 	int r = 0;
 
+	*whole = false;
 	if (res->nslots == 0)
 		return 0;
-	if (check_region(pid, res, placed, err) == -1)
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
+	if (sp_maps_read(path, &m, &n, err) == -1)
 		return -1;
-	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) == -1)
+	if (check_region(res, placed, m, n, &plain, err) == -1) {
+		sp_maps_free(m, n);
+		return -1;
+	}
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) == -1) {
+		sp_maps_free(m, n);
 		return sp_error_sys(err, errno, "ptrace getregs");
-	for (i = 0; i < res->lo.nranges && r == 0; i++) {
+	}
+	if (plain)
+		r = seal_whole(&in, res, m, n, &done, whole, err);
+	sp_maps_free(m, n);
+	for (i = 0; i < res->lo.nranges && r == 0 && !*whole; i++) {
 		const struct sp_layout_range *g = &res->lo.ranges[i];
 		if (res->lo.objs[g->obj].kind != SP_OBJ_FILE ||
 		    (k = slot_at(res, g->start)) < 0 || !placed[k])
 			continue;
-		r = seal(&in, &done, g->start, g->end - g->start, err);
+		r = seal(&in, &done, g->start, g->end - g->start, &ret, err);
 	}
-	for (i = 0; i < res->nslots && r == 0; i++)
+	for (i = 0; i < res->nslots && r == 0 && !*whole; i++)
 		if (!placed[i])
 			r = seal(&in, &done, res->slots[i].base,
-			    res->slots[i].room, err);
+			    res->slots[i].room, &ret, err);
 	if (ptrace(PTRACE_SETREGS, pid, 0, &regs) == -1 && r == 0)
 		r = sp_error_sys(err, errno, "ptrace setregs");
 	if (r == 0 && check)

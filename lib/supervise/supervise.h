@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <sys/user.h>
 #include <time.h>
@@ -180,6 +181,9 @@ struct sp_pin_result {
 				   (ld.so PROG): not mapped yet, a hardware
 				   breakpoint stops it there */
 	bool entry_hw;
+	bool loader_exec;	/* ld.so's exec sites are pinned (it runs a
+				   static program by name) until the entry
+				   point, where the entry filter ends them */
 	uint64_t trap;		/* where our calls are made (the vDSO's) */
 	long reused;		/* >= 0: moved to prior[reused]'s addresses,
 				   judged by its filter; nothing else here
@@ -219,14 +223,16 @@ int sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
     struct sp_pin_result *res, struct sp_error *err);
 
 /*
- * Seals what ld.so mapped in the slots (and the unused slots), once the
- * image reaches its entry point; the slot region must hold only the
- * objects that were placed there.  With check, each seal is checked in
- * the kernel's account (the process has filters of its own, which may
- * answer mseal(2)).  -1 with err: kill it.
+ * Seals the slot region once the image reaches its entry point: whole
+ * (*whole: nothing can be mapped or made executable there any more), or
+ * where it cannot be, what ld.so mapped in the slots and the unused
+ * slots.  The region must hold only the objects that were placed there.
+ * With check, each seal is checked in the kernel's account (the process
+ * has filters of its own, which may answer mseal(2)).  -1 with err: kill
+ * it.
  */
 int sp_pin_seal_slots(pid_t pid, const struct sp_pin_result *res,
-    const bool *placed, bool check, struct sp_error *err);
+    const bool *placed, bool check, bool *whole, struct sp_error *err);
 
 /*
  * syspin filter -p PID: the program the supervisor would build for pid's
@@ -346,6 +352,14 @@ struct sp_supervise_opts {
  * permitted: the caller may run PROG the old way), before PROG ran.
  */
 int sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err);
+
+/*
+ * SYSPIN_PHASES: the supervisor counts where its time goes, by phase of
+ * pinning an image and by kind of stop (lib/supervise/phases.c); printed
+ * per image pinned.  Called before sp_supervise.
+ */
+void sp_supervise_phases(void);
+void sp_supervise_phases_print(FILE *f);
 
 /*
  * Analyses paths[0..n) into c in a child of ours under limits of memory

@@ -212,13 +212,14 @@ void sp_sup_refused(struct sup *s, pid_t tid, const struct seccomp_data *d,
  * signal to resume with, or -1 (resumed already, or killed). */
 int sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
     struct proc *p);
-/* entry.c: the filter that ends ld.so's exec sites at the entry point
- * (empty when the layout has no single ld.so range), and its
- * installation in the stopped tracee. */
-/* What an image's entry filter is made of: the same key, the same
- * filter. */
-void sp_sup_entry_key(const struct sp_pin_result *res, uint64_t key[4]);
-int sp_sup_entry_filter(const struct sp_pin_result *res,
+/* entry.c: the filter that ends ld.so's exec sites at the entry point,
+ * and its leave to map code into the slots where they are not sealed
+ * whole (sealed: they are); empty when neither is needed; its
+ * installation in the stopped tracee.  What an image's entry filter is
+ * made of: the same key, the same filter. */
+void sp_sup_entry_key(const struct sp_pin_result *res, bool sealed,
+    uint64_t key[4]);
+int sp_sup_entry_filter(const struct sp_pin_result *res, bool sealed,
     struct sp_bpf_prog *out);
 int sp_sup_entry_install(pid_t pid, uint64_t trap,
     const struct sp_bpf_prog *prog, bool fds_shared, struct sp_error *err);

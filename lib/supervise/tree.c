@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "phases.h"
 #include "reports.h"
 #include "supervise_int.h"
 
@@ -290,9 +291,35 @@ on_stop(struct sup *s, pid_t pid, int st)
 	}
 }
 
+/* What a stop is, for SYSPIN_PHASES. */
+static enum sp_phase
+stop_kind(const struct proc *p, int st)
+{
+	switch (st >> 16) {
+	case PTRACE_EVENT_EXEC:
+		return SP_PH_EXEC;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		return SP_PH_CHILD;
+	case PTRACE_EVENT_SECCOMP:
+		return p != NULL && p->sp != NULL && p->sp->startup ?
+		    SP_PH_STARTUP : SP_PH_SECCOMP;
+	case PTRACE_EVENT_STOP:
+		return p == NULL || !p->inherited ? SP_PH_CHILD : SP_PH_OTHER;
+	case 0:
+		return WSTOPSIG(st) == (SIGTRAP | 0x80) ? SP_PH_EXEC :
+		    SP_PH_OTHER;
+	default:
+		return SP_PH_OTHER;
+	}
+}
+
 void
 sp_sup_event(struct sup *s, pid_t pid, int st)
 {
+	struct sp_phase_mark m;
+	enum sp_phase kind;
 	struct proc *p;
 	int sig;
 
@@ -321,7 +348,10 @@ sp_sup_event(struct sup *s, pid_t pid, int st)
 		return;
 	if ((p = sp_sup_proc(s, pid, false)) != NULL)
 		p->halted = true;
+	sp_phase_mark(&m);
+	kind = stop_kind(p, st);
 	sig = on_stop(s, pid, st);
+	sp_phase_stop(kind, &m);
 	if ((p = sp_sup_proc(s, pid, false)) != NULL)
 		p->halted = false;
 	if (sig < 0)

@@ -2,19 +2,20 @@
 # SPDX-License-Identifier: ISC
 # Nested pinned execs.  An exec of the program the process already runs
 # (a shell's `exec sh`, a server re-exec'ing itself) is moved to the
-# earlier image's addresses and judged by its filter: no filter is added
-# (nor a second entry filter: the same one is there already).
-# Every other pinned image stacks its seccomp filter and, at its entry
-# point, the entry filter (lib/supervise/entry.c): one or two a level
-# (filters can never be removed), and the kernel caps all of a process's
+# earlier image's addresses and judged by its filter: no filter is added.
+# Every other pinned image stacks its seccomp filter, one a level: at its
+# entry point the start-up slots are sealed whole, and no entry filter is
+# added (lib/supervise/entry.c: ld.so's exec sites are not pinned where it
+# is the interpreter).  Filters can never be removed, and the kernel caps
+# all of a process's
 # filters together at 32768 instructions (MAX_INSNS_PER_PATH, counting each
 # filter in its converted form plus 4): a chain of pinned execs (wrapper
 # scripts, pyenv shims, make -> sh -> cc -> ...) runs out of room after
 # about ten libc-sized filters.  Past that point the supervisor installs
 # one all-TRACE instruction and checks each call of the deeper images
 # against their own programs (docs/run.md).  This checks that:
-# - every level runs, the first ones pinned afresh in the kernel (one or
-#   two filters more than their parent), the deeper ones adding none;
+# - every level runs, the first ones pinned afresh in the kernel (one
+#   filter more than their parent), the deeper ones adding none;
 # - at the deepest level, attacks are still stopped exactly as in the
 #   kernel (own number from the wrong place, the middle of an instruction,
 #   libc's execve site with another number, a thread, JIT memory), the
@@ -75,19 +76,18 @@ sed 's/^/     | /' "$T/out"
 [ $st = 0 ] || { echo "FAIL status $st, want 0"; fail=1; }
 counts=$(sed -n 's/^level [0-9]* filters //p' "$T/out" | sort -u)
 if [ "$(grep -c '^level [0-9]* filters' "$T/out")" = $DEPTH ] &&
-    [ "$(echo "$counts" | wc -l)" = 1 ] && [ "$counts" -ge 1 ] &&
-    [ "$counts" -le 2 ]; then
+    [ "$(echo "$counts" | wc -l)" = 1 ] && [ "$counts" = 1 ]; then
 	echo "ok   $DEPTH execs of one shell share its filters ($counts)"
 else
-	echo "FAIL one shell: filter counts '$(echo $counts)', want the same 1 or 2 at all $DEPTH levels"
+	echo "FAIL one shell: filter counts '$(echo $counts)', want 1 at all $DEPTH levels"
 	fail=1
 fi
 attacks
 
-# Levels pinned in the kernel (a filter or two more than their parent).
+# Levels pinned in the kernel (a filter more than their parent).
 grown() {
 	grep '^level' "$T/out" | awk 'NR == 1 { prev = $4; next }
-	    $4 == prev + 1 || $4 == prev + 2 { n++; prev = $4; next } { exit }
+	    $4 == prev + 1 { n++; prev = $4; next } { exit }
 	    END { print n + 1 }'
 }
 
@@ -102,11 +102,11 @@ sed 's/^/     | /' "$T/out"
 levels=$(grep -c '^level [0-9]* filters' "$T/out")
 [ "$levels" = $DEPTH ] || { echo "FAIL $levels levels ran, want $DEPTH"; fail=1; }
 
-# Filter counts: +1 or +2 per level while they fit, then flat.
+# Filter counts: +1 per level while they fit, then flat.
 grep '^level' "$T/out" | awk '
 	NR == 1 { prev = $4; next }
-	($4 == prev + 1 || $4 == prev + 2) && !flat { grew++; prev = $4; next }
-	{ if ($4 > prev + 2 || $4 < prev || (flat && $4 != prev)) bad = 1
+	$4 == prev + 1 && !flat { grew++; prev = $4; next }
+	{ if ($4 > prev + 1 || $4 < prev || (flat && $4 != prev)) bad = 1
 	  if (!flat) first_flat = $2; flat = 1; prev = $4 }
 	END {
 		if (bad) { print "FAIL filter counts jump"; exit 1 }

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The filter installed at the entry point (lib/supervise/entry.c): execve
- * and execveat from ld.so's code are violations (TRACE, data 0), and an
- * executable mapping or protection starting in the start-up slots stops
- * to be refused (EACCES, by the supervisor: after an exec the filter stays
- * and the new image may put its objects there); everything else is
- * allowed.  Images alike make the same filter, and the same key.  Checked with the one
- * evaluator (lib/bpf/eval.c) at every edge, the slots straddling a 4 GiB
- * boundary or not.
+ * and execveat from ld.so's code are violations (TRACE, data 0) where
+ * ld.so's exec sites were pinned, and an executable mapping or protection
+ * starting in the start-up slots stops to be refused (EACCES, by the
+ * supervisor: after an exec the filter stays and the new image may put
+ * its objects there) where the slots were not sealed whole; everything
+ * else is allowed; with neither, there is no filter.  Images alike make
+ * the same filter, and the same key.  Checked with the one evaluator
+ * (lib/bpf/eval.c) at every edge, the slots straddling a 4 GiB boundary
+ * or not.
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -46,7 +48,8 @@ call(uint32_t nr, uint64_t ip, uint64_t a0, uint64_t a2)
 }
 
 static void
-make(uint64_t ld_start, uint64_t ld_end, uint64_t sl, uint64_t sh)
+make_as(uint64_t ld_start, uint64_t ld_end, uint64_t sl, uint64_t sh,
+    bool loader_exec, bool sealed)
 {
 	struct sp_pin_result res;
 	char why[128];
@@ -55,16 +58,43 @@ make(uint64_t ld_start, uint64_t ld_end, uint64_t sl, uint64_t sh)
 	assert_true(sp_layout_add_object(&res.lo, "ld.so", SP_OBJ_FILE,
 	    ld_start) >= 0);
 	res.lo.objs[0].loader = true;
+	res.loader_exec = loader_exec;
 	assert_int_equal(sp_layout_add_range(&res.lo, ld_start, ld_end, 0),
 	    0);
 	res.pl.slots = (struct sp_bpf_range){ sl, sh };
 	free(prog.insns);
 	memset(&prog, 0, sizeof(prog));
-	assert_int_equal(sp_sup_entry_filter(&res, &prog), 0);
-	assert_true(prog.len > 0);
-	assert_int_equal(sp_bpf_check(prog.insns, prog.len, why,
-	    sizeof(why)), 0);
+	assert_int_equal(sp_sup_entry_filter(&res, sealed, &prog), 0);
+	if (loader_exec || !sealed) {
+		assert_true(prog.len > 0);
+		assert_int_equal(sp_bpf_check(prog.insns, prog.len, why,
+		    sizeof(why)), 0);
+	} else
+		assert_int_equal(prog.len, 0);
 	sp_layout_free(&res.lo);
+}
+
+static void
+make(uint64_t ld_start, uint64_t ld_end, uint64_t sl, uint64_t sh)
+{
+	make_as(ld_start, ld_end, sl, sh, true, false);
+}
+
+/* Each block alone, and none: the slots sealed whole, ld.so's exec
+ * sites not pinned (the usual image) make no filter. */
+static void
+test_parts(void **state)
+{
+	uint64_t sl = 0x7e0000000000, sh = 0x7e0000100000;
+
+	(void)state;
+	make_as(0x7f0000001000, 0x7f0000027000, sl, sh, false, false);
+	assert_int_equal(call(59, 0x7f0000010002, 0, 0), ALLOW);
+	assert_int_equal(call(9, 0x7f0000010002, sl, 5), EACCES_);
+	make_as(0x7f0000001000, 0x7f0000027000, sl, sh, true, true);
+	assert_int_equal(call(59, 0x7f0000010002, 0, 0), VIOL);
+	assert_int_equal(call(9, 0x7f0000010002, sl, 5), ALLOW);
+	make_as(0x7f0000001000, 0x7f0000027000, sl, sh, false, true);
 }
 
 static void
@@ -120,16 +150,22 @@ test_key(void **state)
 	assert_int_equal(sp_layout_add_range(&a.lo, 0x7f0000001000,
 	    0x7f0000027000, 0), 0);
 	a.pl.slots = (struct sp_bpf_range){ 0x7e0000000000, 0x7e0000100000 };
+	a.loader_exec = true;
 	b = a;
-	sp_sup_entry_key(&a, ka);
-	sp_sup_entry_key(&b, kb);
+	sp_sup_entry_key(&a, false, ka);
+	sp_sup_entry_key(&b, false, kb);
 	assert_memory_equal(ka, kb, sizeof(ka));
 	b.pl.slots.end += 0x1000;
-	sp_sup_entry_key(&b, kb);
+	sp_sup_entry_key(&b, false, kb);
 	assert_memory_not_equal(ka, kb, sizeof(ka));
+	/* sealed: the slots are no part of it, nor of its key */
+	sp_sup_entry_key(&a, true, ka);
+	sp_sup_entry_key(&b, true, kb);
+	assert_memory_equal(ka, kb, sizeof(ka));
+	assert_int_equal(ka[2] | ka[3], 0);
 	b.pl.slots = a.pl.slots;
 	b.lo.ranges[0].end += 0x1000;	/* the same storage: a's too */
-	sp_sup_entry_key(&a, ka);
+	sp_sup_entry_key(&a, false, ka);
 	assert_int_equal(ka[1], 0x7f0000028000);
 	sp_layout_free(&a.lo);
 }
@@ -140,6 +176,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_slots),
+		cmocka_unit_test(test_parts),
 		cmocka_unit_test(test_key),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
