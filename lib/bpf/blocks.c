@@ -126,6 +126,31 @@ sp_norm_breaks(const struct norm *in, size_t *n)
 	return br;
 }
 
+/*
+ * A call's ip is the address after its trap instruction (two bytes:
+ * syscall, sysenter, int 0x80): the call is the range's when its trap
+ * starts there, so its ip lies in [start + 2, end + 2).  Judged by the
+ * range itself, a trap in a range's last two bytes (ip == end) would be
+ * outside every range, and allowed as a later image's (blind round 9).
+ */
+uint64_t *
+sp_norm_ip_breaks(const struct norm *in, size_t *n)
+{
+	uint64_t *br = sp_norm_breaks(in, n);
+
+	for (size_t i = 0; br != NULL && i < *n; i++)
+		br[i] += SP_TRAP_LEN;
+	return br;
+}
+
+bool
+sp_norm_ip_inside(const struct norm *in, uint64_t ip)
+{
+	ip -= SP_TRAP_LEN;
+	return sp_norm_in_ranges(in, ip) || (ip >= in->band.start &&
+	    ip < in->band.end);
+}
+
 bool
 sp_norm_in_ranges(const struct norm *in, uint64_t ip)
 {

@@ -359,15 +359,15 @@ pre_label(void *ctx, uint64_t ip)
 {
 	const struct pre_ctx *c = ctx;
 
-	if (sp_norm_in_ranges(c->in, ip) || (ip >= c->in->band.start &&
-	    ip < c->in->band.end))
+	if (sp_norm_ip_inside(c->in, ip))
 		return c->inside;
 	return c->outside;
 }
 
 /*
- * Before the number: a call from outside the image and the band is a
- * later image's (this image has no code there), judged by that image's
+ * Before the number: a call from outside the image and the band (its
+ * trap instruction outside them: sp_norm_ip_breaks) is a later image's
+ * (this image has no code there), judged by that image's
  * own filter: allowed at once, so that every filter a process inherited
  * costs a few instructions per call.  The supervisor's kill number comes
  * first, wherever the call is.  With SP_BPF_STRICT or SP_BPF_OUTSIDE an
@@ -391,7 +391,7 @@ prefilter(struct pgen *g, uint32_t frag, uint32_t dispatch_entry)
 		    SP_GUARD_KILL_NR, g->ret[RET_KILL], next);
 		sp_asm_bind(&g->a, next, frag);
 	}
-	if ((br = sp_norm_breaks(in, &n)) == NULL) {
+	if ((br = sp_norm_ip_breaks(in, &n)) == NULL) {
 		g->a.oom = true;
 		return;
 	}

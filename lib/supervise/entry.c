@@ -229,7 +229,7 @@ sp_sup_entry_install(pid_t pid, uint64_t trap, const struct sp_bpf_prog *prog,
 
 	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) == -1)
 		return sp_error_sys(err, errno, "ptrace getregs");
-	r = sp_sealed_map(&in, regs.rsp, 16 + len, fds_shared, fill_entry,
+	r = sp_sealed_map(&in, regs.rsp, 16 + len, fds_shared, 0, fill_entry,
 	    (void *)prog, &at, err);
 	args[0] = SECCOMP_SET_MODE_FILTER;
 	args[1] = SECCOMP_FILTER_FLAG_TSYNC;

@@ -65,13 +65,22 @@ sp_sup_refuse(struct sup *s, pid_t pid, const char *why)
 	return -1;
 }
 
-/* --exec=trusted: the file the kernel mapped, whatever its path says. */
+/*
+ * --exec=trusted: the file the kernel mapped, whatever its path says.
+ * --exec=none: no exec but the run's own first; the filter refuses them,
+ * and one that got past it anyway does not run (blind round 9: a call
+ * past the filter made one).
+ */
 static int
 check_exec(struct sup *s, pid_t pid)
 {
 	char path[64], why[256], msg[320];
 	int fd;
 
+	if (s->o->pin.exec == SP_EXEC_NONE && (pid != s->main ||
+	    s->main_pinned))
+		return sp_sup_refuse(s, pid, "--exec=none: an exec got past "
+		    "the filter");
 	if (s->o->pin.exec != SP_EXEC_TRUSTED)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);

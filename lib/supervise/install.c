@@ -102,6 +102,15 @@ install_order(struct job *j, const struct sp_bpf_prog *progs, size_t nprogs,
 	return 0;
 }
 
+/* Below the band's guard page: nothing of a new image is there (a
+ * program linked there is not one the kernel maps with room for it). */
+static uint64_t
+below_band(size_t len)
+{
+	return SP_BAND_START - SP_BAND_GUARD -
+	    (((uint64_t)len + 4095) & ~(uint64_t)4095);
+}
+
 /*
  * Makes the tracee install programs (TSYNC).  0 with *kret 0, or with
  * *kret the kernel's -errno for the first program it refused (those before
@@ -122,7 +131,7 @@ sp_pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
 	/* after an execve the descriptor table is the process's own */
 	if (install_order(j, progs, nprogs, order, err) == -1 ||
 	    sp_sealed_map(&j->in, j->regs.rsp, progs_len(&l), false,
-	    fill_progs, &l, &base, err) == -1)
+	    below_band(progs_len(&l)), fill_progs, &l, &base, err) == -1)
 		return -1;
 	fprogs_at(&l, base, fprog);
 	for (i = 0; i < nprogs; i++) {

@@ -14,10 +14,12 @@
  * map_files), then read it back, and the tracee maps it read-only and
  * shared (a forced write through /proc/PID/mem is refused there: it is
  * not a copy-on-write mapping) at an address it reserved first, so that
- * the bytes can point into themselves.  Where the descriptor table may be
- * another process's too, the mapping is checked to be that file.  The
- * mapping stays (the filters, once installed, may not allow munmap at the
- * trap); it is a page or two of read-only memory.
+ * the bytes can point into themselves (a new image's filter goes at an
+ * address known to be free instead, just below the late-code band: one
+ * call fewer per exec).  Where the descriptor table may be another
+ * process's too, the mapping is checked to be that file.  The mapping
+ * stays (the filters, once installed, may not allow munmap at the trap);
+ * it is a page or two of read-only memory.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -134,42 +136,45 @@ mapped_is(pid_t pid, uint64_t addr, const struct stat *st,
 	    "before it was mapped");
 }
 
-int
-sp_sealed_map(struct sp_inject *in, uint64_t sp, size_t len, bool fds_shared,
+/*
+ * One memfd of len bytes for base, mapped there (reserved: MAP_FIXED over
+ * the reservation; else MAP_FIXED_NOREPLACE).  *mapped false where the
+ * address was taken meanwhile (not reserved): nothing else is wrong.
+ */
+static int
+map_at(struct sp_inject *in, uint64_t sp, size_t len, bool fds_shared,
+    uint64_t base, bool reserved,
     void (*fill)(void *ctx, uint64_t base, uint8_t *buf), void *ctx,
-    uint64_t *base, struct sp_error *err)
+    bool *mapped, struct sp_error *err)
 {
 	struct stat st;
 	uint8_t *buf;
-	long at, fd = -1, ret;
+	long fd = -1, ret;
 	int r = -1;
 
-	if (len == 0 || (buf = calloc(1, len)) == NULL)
+	*mapped = false;
+	if ((buf = calloc(1, len)) == NULL)
 		return sp_error_set(err, "out of memory");
-	/* the address first: the bytes point into themselves */
-	if (call(in, SYS_mmap, 0, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-	    (uint64_t)-1, &at, err) == -1)
-		goto out;
-	if (at < 0 && at > -4096) {
-		sp_error_sys(err, (int)-at, "mmap in the process");
-		goto out;
-	}
 	if (make_memfd(in, sp, &fd, err) == -1)
 		goto out;
-	fill(ctx, (uint64_t)at, buf);
+	fill(ctx, base, buf);
 	if (fill_sealed(in->pid, fd, buf, len, &st, err) == -1)
 		goto out;
-	if (call(in, SYS_mmap, (uint64_t)at, len, PROT_READ, MAP_SHARED |
-	    MAP_FIXED, (uint64_t)fd, &ret, err) == -1)
+	if (call(in, SYS_mmap, base, len, PROT_READ, MAP_SHARED | (reserved ?
+	    MAP_FIXED : MAP_FIXED_NOREPLACE), (uint64_t)fd, &ret, err) == -1)
 		goto out;
-	if (ret != at) {
+	if ((uint64_t)ret != base && !reserved) {
+		r = 0;		/* taken: not mapped */
+		goto out;
+	}
+	if ((uint64_t)ret != base) {
 		sp_error_sys(err, ret < 0 && ret > -4096 ? (int)-ret : EFAULT,
 		    "mmap of the filter's memfd");
 		goto out;
 	}
-	if (fds_shared && mapped_is(in->pid, (uint64_t)at, &st, err) == -1)
+	if (fds_shared && mapped_is(in->pid, base, &st, err) == -1)
 		goto out;
-	*base = (uint64_t)at;
+	*mapped = true;
 	r = 0;
 out:
 	/* best effort on failure: the image is refused anyway */
@@ -178,4 +183,34 @@ out:
 		r = -1;
 	free(buf);
 	return r;
+}
+
+int
+sp_sealed_map(struct sp_inject *in, uint64_t sp, size_t len, bool fds_shared,
+    uint64_t hint, void (*fill)(void *ctx, uint64_t base, uint8_t *buf),
+    void *ctx, uint64_t *base, struct sp_error *err)
+{
+	bool mapped = false;
+	long at;
+
+	if (len == 0)
+		return sp_error_set(err, "out of memory");
+	if (hint != 0 && map_at(in, sp, len, fds_shared, hint, false, fill,
+	    ctx, &mapped, err) == -1)
+		return -1;
+	if (mapped) {
+		*base = hint;
+		return 0;
+	}
+	/* the address first: the bytes point into themselves */
+	if (call(in, SYS_mmap, 0, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+	    (uint64_t)-1, &at, err) == -1)
+		return -1;
+	if (at < 0 && at > -4096)
+		return sp_error_sys(err, (int)-at, "mmap in the process");
+	if (map_at(in, sp, len, fds_shared, (uint64_t)at, true, fill, ctx,
+	    &mapped, err) == -1)
+		return -1;
+	*base = (uint64_t)at;
+	return 0;
 }

@@ -427,9 +427,11 @@ model_verdict(const struct sp_bpf_input *in, const struct seccomp_data *d)
 	if ((uint32_t)d->nr == SP_GUARD_KILL_NR && in->flags & SP_BPF_GUARD)
 		return SECCOMP_RET_KILL_PROCESS;
 	/* outside the image and the band: a later image's call, its own
-	 * filter's business (i386 has no such thing: pinned or killed) */
-	if (d->arch == AUDIT_ARCH_X86_64 && !in_image(in, ip) &&
-	    (ip < in->band.start || ip >= in->band.end))
+	 * filter's business (i386 has no such thing: pinned or killed).
+	 * Where the call's trap instruction (two bytes) starts decides:
+	 * ip is the address after it. */
+	if (d->arch == AUDIT_ARCH_X86_64 && !in_image(in, ip - 2) &&
+	    (ip - 2 < in->band.start || ip - 2 >= in->band.end))
 		return in->flags & (SP_BPF_STRICT | SP_BPF_OUTSIDE) ?
 		    ans.viol : SECCOMP_RET_ALLOW;
 	/* narrowed: before its sites; prctl and seccomp after them */

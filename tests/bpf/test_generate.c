@@ -284,7 +284,18 @@ test_spot_checks(void **state)
 	assert_int_equal(verdict(&s, X64, 39, BAND + 0x1002, 0, 0, 0), KILL);
 	assert_int_equal(verdict(&s, X64, 39, SP_BAND_END - 1, 0, 0, 0),
 	    KILL);
-	assert_int_equal(verdict(&s, X64, 39, SP_BAND_END, 0, 0, 0), OK);
+	/* a trap in the band's, or a range's, last two bytes is theirs (ip
+	 * is the address after it: blind round 9); one that starts after
+	 * them is not */
+	assert_int_equal(verdict(&s, X64, 39, SP_BAND_END, 0, 0, 0), KILL);
+	assert_int_equal(verdict(&s, X64, 39, SP_BAND_END + 1, 0, 0, 0),
+	    KILL);
+	assert_int_equal(verdict(&s, X64, 39, SP_BAND_END + 2, 0, 0, 0), OK);
+	assert_int_equal(verdict(&s, X64, 39, 0x402000, 0, 0, 0), KILL);
+	assert_int_equal(verdict(&s, X64, 59, 0x402001, 0, 0, 0), KILL);
+	assert_int_equal(verdict(&s, X64, 59, 0x402002, 0, 0, 0), OK);
+	assert_int_equal(verdict(&s, X64, 59, 0x400001, 0, 0, 0), OK);
+	assert_int_equal(verdict(&s, X64, 59, 0x400002, 0, 0, 0), KILL);
 	assert_int_equal(verdict(&s, X64, 39 | SP_BPF_X32_BIT, 0x401002, 0,
 	    0, 0), KILL);
 	/* outside the image and the band: a later image's call, allowed */

@@ -87,7 +87,7 @@ ptrace-victim mem-victim vmwrite-victim getfd-victim
 prlimit-parent prlimit-victim sigquit-victim sigsegv-victim sigqgroup-victim
 tiocsti tioclinux tty-quit tty-quit-own tty-fg
 tty-join tty-other tty-own tty-intr-own tty-fg-pid tty-noctty
-exec-race reexec-rewrite
+exec-race reexec-rewrite range-end
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
 filter-swap filter-sealed
@@ -334,6 +334,10 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 	reexec-rewrite)
 		# a program rewritten in place (its times put back) re-execs
 		$how "$E/escape_reexec" "$mark" ;;
+	range-end)
+		# a trap written into a range's last two bytes: its ip is
+		# the range's end
+		$how "$E/escape_rangeend" "$mark" ;;
 	tty-intr-own)
 		# the run's terminal's interrupt character made 'q' and
 		# syspin run killed; then a program outside in the foreground
