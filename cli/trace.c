@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * syspin trace [--json] [-o FILE] [--cache-dir DIR] [--allow-jit]
- *     [--no-reach] [--] PROG [ARG...]
+ *     [--no-reach] [--allow-list FILE] [--systemd FILE] [--program-status]
+ *     [--] PROG [ARG...]
  *
  * Runs PROG pinned as `syspin run` pins it, every image of the tree, but
  * with every call stopped and judged by the image's own program (the
@@ -9,15 +10,20 @@
  * reported, with run's own line.  A development tool: a call reported
  * from an object is a false positive of the analysis.
  *
+ * What the tree used can be kept as a narrowing: the numbers seen, as a
+ * `syspin run --allow` list or a systemd SystemCallFilter= line.
+ *
  * Exit status: 0 run would let every observed call through; 1 some call
  * would have been killed or refused; 2 usage error, or the program could
- * not be run.
+ * not be run.  --program-status: the program's own, as strace's.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bpf/bpf.h"
@@ -28,17 +34,19 @@
 #include "trace.h"
 
 struct trace_args {
-	bool json, allow_jit, no_reach;
+	bool json, allow_jit, no_reach, program_status;
 	const char *output;
 	const char *cache_dir;
+	const char *allow_list, *systemd;	/* written at the end */
 };
 
 static void
 usage(FILE *f)
 {
 	fputs("usage: syspin trace [--json] [-o FILE] [--cache-dir DIR] "
-	    "[--allow-jit]\n                    [--no-reach] [--] PROG "
-	    "[ARG...]\n\n"
+	    "[--allow-jit]\n                    [--no-reach] [--allow-list "
+	    "FILE] [--systemd FILE]\n                    [--program-status] "
+	    "[--] PROG [ARG...]\n\n"
 	    "Runs PROG pinned as syspin run pins it, but stops every system "
 	    "call of its\nprocesses and threads and judges it with the "
 	    "image's program: prints the\ncoverage and each call run would "
@@ -51,9 +59,17 @@ usage(FILE *f)
 	    "      --allow-jit     judge as syspin run --allow-jit\n"
 	    "      --no-reach      judge as syspin run --no-reach (every "
 	    "site pinned)\n"
+	    "      --allow-list FILE  write the numbers the tree used as a "
+	    "list for\n"
+	    "                      syspin run --allow \"$(cat FILE)\"\n"
+	    "      --systemd FILE  write them as a systemd SystemCallFilter= "
+	    "line\n"
+	    "      --program-status  exit as PROG did (as strace does)\n"
 	    "  -h, --help          this text\n\n"
 	    "Exit status: 0 every call covered, 1 some call would have been "
-	    "killed or\nrefused, 2 usage error or PROG could not be run.\n",
+	    "killed or\nrefused, 2 usage error or PROG could not be run; "
+	    "with --program-status,\nPROG's own (128 + the signal that "
+	    "ended it), 2 when trace failed.\n",
 	    f);
 }
 
@@ -66,6 +82,9 @@ parse_args(int argc, char **argv, struct trace_args *a)
 		{ "cache-dir", required_argument, NULL, 'c' },
 		{ "allow-jit", no_argument, NULL, 'J' },
 		{ "no-reach", no_argument, NULL, 'R' },
+		{ "allow-list", required_argument, NULL, 'A' },
+		{ "systemd", required_argument, NULL, 'S' },
+		{ "program-status", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -79,6 +98,9 @@ parse_args(int argc, char **argv, struct trace_args *a)
 		case 'c': a->cache_dir = optarg; break;
 		case 'J': a->allow_jit = true; break;
 		case 'R': a->no_reach = true; break;
+		case 'A': a->allow_list = optarg; break;
+		case 'S': a->systemd = optarg; break;
+		case 'P': a->program_status = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: cli_try("trace"); return -1;
 		}
@@ -113,6 +135,35 @@ report(const struct trace *t, const struct trace_args *a, FILE *f,
 	else if (r != 0)
 		cli_error("trace: out of memory");
 	return e != 0 || r != 0 ? -1 : 0;
+}
+
+/* --allow-list, --systemd: the numbers seen, into f (opened before PROG
+ * ran); -1 after a message. */
+static int
+export(const struct trace *t, FILE *f, const char *name, bool systemd)
+{
+	int e = 0;
+
+	if (f == NULL)
+		return 0;
+	trace_print_allow(f, t, systemd);
+	if (fflush(f) == EOF || ferror(f))
+		e = errno != 0 ? errno : EIO;
+	if (fclose(f) == EOF && e == 0)
+		e = errno;
+	if (e != 0)
+		cli_error("%s: %s", name, strerror(e));
+	return e != 0 ? -1 : 0;
+}
+
+/* PROG's exit status as a shell reports it. */
+static int
+program_status(const struct trace *t)
+{
+	if (!t->have_status)
+		return EXIT_TROUBLE;
+	return WIFEXITED(t->status) ? WEXITSTATUS(t->status) :
+	    WIFSIGNALED(t->status) ? 128 + WTERMSIG(t->status) : EXIT_TROUBLE;
 }
 
 /* Runs PROG under the supervisor in observe mode; -1 after a message. */
@@ -157,13 +208,28 @@ observe(struct trace *t, const struct trace_args *a, const char *path,
 	return 0;
 }
 
+/* Opens an output file before PROG runs; -1 after a message. */
+static int
+open_out(const char *name, FILE **f)
+{
+	*f = NULL;
+	if (name == NULL)
+		return 0;
+	if ((*f = fopen(name, "we")) == NULL) {
+		cli_error("%s: %s", name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int
 cmd_trace(int argc, char **argv)
 {
-	struct trace_args a = { false, false, false, NULL, NULL };
+	struct trace_args a = { false, false, false, false, NULL, NULL, NULL,
+	    NULL };
 	struct trace t;
 	char path[PATH_MAX], elf[PATH_MAX];
-	FILE *f = stdout;
+	FILE *f = stdout, *fa = NULL, *fs = NULL;
 	int rc = 0;
 
 	if (parse_args(argc, argv, &a) != 0)
@@ -178,6 +244,14 @@ cmd_trace(int argc, char **argv)
 		cli_error("%s: %s", a.output, strerror(errno));
 		return EXIT_TROUBLE;
 	}
+	if (open_out(a.allow_list, &fa) == -1 || open_out(a.systemd,
+	    &fs) == -1) {
+		if (f != stdout)
+			fclose(f);
+		if (fa != NULL)
+			fclose(fa);
+		return EXIT_TROUBLE;
+	}
 	memset(&t, 0, sizeof(t));
 	t.processes = 1;
 	/* The report must not mix with the program's own output. */
@@ -186,7 +260,13 @@ cmd_trace(int argc, char **argv)
 		rc = EXIT_TROUBLE;
 		if (f != stdout)
 			fclose(f);
-	} else if (report(&t, &a, f, argv + optind) == -1)
+		if (fa != NULL)
+			fclose(fa);
+		if (fs != NULL)
+			fclose(fs);
+	} else if ((report(&t, &a, f, argv + optind) == -1) |
+	    (export(&t, fa, a.allow_list, false) == -1) |
+	    (export(&t, fs, a.systemd, true) == -1))	/* each closed */
 		rc = EXIT_TROUBLE;
 	else if (t.calls == 0) {
 		cli_error("trace: no system call was seen: tracing failed");
@@ -194,7 +274,9 @@ cmd_trace(int argc, char **argv)
 	} else if (t.oom) {
 		cli_error("trace: out of memory: the report is incomplete");
 		rc = EXIT_TROUBLE;
-	} else if (t.killed > 0 || t.refused > 0)
+	} else if (a.program_status)
+		rc = program_status(&t);
+	else if (t.killed > 0 || t.refused > 0)
 		rc = EXIT_FINDINGS;
 	trace_free(&t);
 	return rc;

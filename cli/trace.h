@@ -49,6 +49,7 @@ struct trace {
 				   open addressing; npairs of cappairs */
 	size_t npairs, cappairs;
 	uint64_t processes, threads;
+	uint64_t nrs[8];	/* x86-64 numbers seen, a bit each */
 	int status;		/* the program's wait status */
 	bool have_status;
 	bool oom;		/* a record could not be kept */
@@ -61,5 +62,8 @@ void trace_free(struct trace *t);
 /* trace_report.c */
 void trace_print_text(FILE *f, const struct trace *t, char **argv);
 int trace_print_json(FILE *f, const struct trace *t, char **argv);
+/* The numbers seen, by name: a `syspin run --allow` list (commas), or
+ * systemd's SystemCallFilter= line (spaces); one line. */
+void trace_print_allow(FILE *f, const struct trace *t, bool systemd);
 
 #endif

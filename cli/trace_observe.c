@@ -145,6 +145,8 @@ on_call(struct trace *t, const struct sp_observed *c)
 
 	t->calls++;
 	t->covered += ok;
+	if (c->arch == AUDIT_ARCH_X86_64 && c->nr < 512)
+		t->nrs[c->nr / 64] |= 1ull << (c->nr % 64);
 	if (r != -1) {
 		o = &c->lo->objs[c->lo->ranges[r].obj];
 		if ((obj = obj_index(t, o->name)) == -1) {

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "supervise/narrow.h"
+
 #include "names.h"
 #include "trace.h"
 
@@ -228,4 +230,25 @@ trace_print_json(FILE *f, const struct trace *t, char **argv)
 		    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(root);
 	return r == 0 ? 0 : -1;
+}
+
+void
+trace_print_allow(FILE *f, const struct trace *t, bool systemd)
+{
+	char buf[64];
+	bool first = true;
+
+	fputs(systemd ? "SystemCallFilter=" : "", f);
+	for (uint32_t nr = 0; nr < 512; nr++) {
+		if (!(t->nrs[nr / 64] >> (nr % 64) & 1))
+			continue;
+		const char *name = syscall_name(SP_TRAP_SYSCALL, nr, buf,
+		    sizeof(buf));
+		/* newer than libseccomp's tables: run's own names */
+		if (name[0] == '#' && sp_syscall_newer(nr) != NULL)
+			name = sp_syscall_newer(nr);
+		fprintf(f, "%s%s", first ? "" : systemd ? " " : ",", name);
+		first = false;
+	}
+	fputc('\n', f);
 }

@@ -130,6 +130,48 @@ def usage(a, d):
     return 0
 
 
+def export(a, d):
+    """--allow-list, --systemd, --program-status (issue 21.14): what the
+    tree used, kept as a narrowing that runs the same command again; the
+    program's own exit status."""
+    cmd = ['sh', '-c', 'ls / >/dev/null; exit 3']
+    al, sd = os.path.join(d, 'allow'), os.path.join(d, 'systemd')
+    cache = os.path.join(d, 'cache')
+    rc = subprocess.run([a.syspin, 'trace', '--cache-dir', cache,
+                         '--allow-list', al, '--systemd', sd,
+                         '--program-status', '-o', os.devnull, '--'] + cmd,
+                        stdout=subprocess.DEVNULL).returncode
+    print('syspin trace --program-status: exit %d' % rc)
+    if rc != 3:
+        return fail('want the program\'s exit status 3')
+    with open(al) as fh:
+        names = fh.read().strip()
+    with open(sd) as fh:
+        line = fh.read().strip()
+    print('allow list: %s' % names)
+    print('systemd: %s' % line)
+    want = {'execve', 'exit_group', 'getdents64', 'openat'}
+    if not want <= set(names.split(',')):
+        return fail('the list lacks some of %s' % sorted(want))
+    if line != 'SystemCallFilter=' + names.replace(',', ' '):
+        return fail('the systemd line is not the same list')
+    rc = subprocess.run([a.syspin, 'run', '--cache-dir', cache, '--allow',
+                         names, '--'] + cmd,
+                        stdout=subprocess.DEVNULL).returncode
+    if rc != 3:
+        return fail('run --allow with the list: exit %d, want 3' % rc)
+    # the list bites: what the traced command did not use is denied
+    rc = subprocess.run([a.syspin, 'run', '--cache-dir', cache, '--allow',
+                         names, '--deny-action=kill', '--', 'sh', '-c',
+                         'mkdir %s' % os.path.join(d, 'x')],
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL).returncode
+    if rc == 0 or os.path.exists(os.path.join(d, 'x')):
+        return fail('mkdir, not in the list, ran (exit %d)' % rc)
+    print('run --allow with the list: the command runs, mkdir is denied')
+    return 0
+
+
 def main():
     argv = sys.argv[1:]
     command = []
@@ -138,7 +180,7 @@ def main():
         argv = argv[:argv.index('--')]
     p = argparse.ArgumentParser()
     p.add_argument('syspin')
-    p.add_argument('mode', choices=['cover', 'miss', 'usage'])
+    p.add_argument('mode', choices=['cover', 'miss', 'usage', 'export'])
     p.add_argument('--in', dest='inside', action='append', default=[])
     p.add_argument('--where', choices=['object', 'no_object'])
     p.add_argument('--nr', type=int)
@@ -151,7 +193,8 @@ def main():
     a = p.parse_args(argv)
     a.command = command
     with tempfile.TemporaryDirectory() as d:
-        return {'cover': cover, 'miss': miss, 'usage': usage}[a.mode](a, d)
+        return {'cover': cover, 'miss': miss, 'usage': usage,
+                'export': export}[a.mode](a, d)
 
 
 if __name__ == '__main__':
