@@ -81,8 +81,17 @@ static const struct numrule x86_64_rules[] = {
 	{ 101, R_PTRACE }, { 135, R_PERSONA }, { 158, R_ARCH_PRCTL },
 	{ 250, R_KEYCTL }, { 310, R_NOPTRACE }, { 311, R_NOPTRACE },
 	{ 317, R_SECCOMP }, { 322, R_EXEC }, { 329, R_MPROTECT },
-	{ 435, R_CLONE3 }, { 438, R_NOGETFD }, { 42, R_CONNECT },
-	{ 153, R_NOGETFD },	/* vhangup: the run's terminal, as TIOCVHANGUP */
+	{ 435, R_CLONE3 }, { 438, R_DENIED }, { 42, R_CONNECT },
+	{ 153, R_DENIED },	/* vhangup: the run's terminal, as TIOCVHANGUP */
+	/* No mount, attached or not: mount, umount2, pivot_root, and the new
+	 * API (open_tree, move_mount, fsopen, fsconfig, fsmount, fspick,
+	 * mount_setattr, open_tree_attr).  Landlock forbids changes to the
+	 * mount tree, not a file system mounted detached from it: a tracefs
+	 * of a root tree's own, where it defines uprobes (blind round 9). */
+	{ 165, R_DENIED }, { 166, R_DENIED }, { 155, R_DENIED },
+	{ 428, R_DENIED }, { 429, R_DENIED }, { 430, R_DENIED },
+	{ 431, R_DENIED }, { 432, R_DENIED }, { 433, R_DENIED },
+	{ 442, R_DENIED }, { 467, R_DENIED },
 	{ 50, R_CONNECT },
 	{ 41, R_UNIXSOCK },
 	{ 159, R_CLOCKSET }, { 164, R_CLOCKSET }, { 227, R_CLOCKID },
@@ -752,7 +761,7 @@ sp_emit_cont(struct pgen *g, uint32_t frag, struct cont c, uint32_t allow)
 		return g->ret[RET_REFUSE];
 	case R_NOPTRACE:
 	case R_CLOCKSET:
-	case R_NOGETFD:
+	case R_DENIED:
 		return g->ret[RET_DENY];
 	case R_CONNECT:
 		return g->ret[RET_CHECK];

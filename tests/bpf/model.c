@@ -13,7 +13,7 @@
 enum kind { NONE, MMAP, MPROTECT, MREMAP, SHMAT, PERSONALITY, EXEC,
 	OPAQUE, MMAP32, MPROTECT32, IOCTL, SECCOMP, KEYCTL, ARCH_PRCTL,
 	PTRACE, NOPTRACE, CLONE, CLONE3, BPF, PERF, CLOCKSET, CLOCKID,
-	REQKEY, CONNECT, UNIXSOCK, NOGETFD, PRLIMIT, FCNTL, SIGNAL1, SIGNAL2,
+	REQKEY, CONNECT, UNIXSOCK, DENIED, PRLIMIT, FCNTL, SIGNAL1, SIGNAL2,
 	SETPGID };
 
 /* From arch/x86/entry/syscalls/syscall_{64,32}.tbl. */
@@ -57,7 +57,10 @@ kind_of(int abi, uint32_t nr)
 	case 158: return ARCH_PRCTL;
 	case 250: return KEYCTL;
 	case 310: case 311: return NOPTRACE;
-	case 438: case 153: return NOGETFD;	/* pidfd_getfd, vhangup */
+	case 438: case 153: return DENIED;	/* pidfd_getfd, vhangup */
+	/* mount, umount2, pivot_root, the new mount API: no mount at all */
+	case 165: case 166: case 155: case 428: case 429: case 430:
+	case 431: case 432: case 433: case 442: case 467: return DENIED;
 	case 42: case 50: return CONNECT;
 	case 41: return UNIXSOCK;
 	case 317: return SECCOMP;
@@ -207,7 +210,7 @@ global_rule(enum kind k, const struct seccomp_data *d, unsigned flags,
 	case CLONE3:
 		return flags & SP_BPF_GUARD ? SECCOMP_RET_ERRNO | ENOSYS :
 		    SECCOMP_RET_ALLOW;
-	case NOGETFD:
+	case DENIED:
 		return ans->deny;
 	case CONNECT:
 		return flags & SP_BPF_CONNECT ? ans->check : SECCOMP_RET_ALLOW;

@@ -87,7 +87,7 @@ ptrace-victim mem-victim vmwrite-victim getfd-victim
 prlimit-parent prlimit-victim sigquit-victim sigsegv-victim sigqgroup-victim
 tiocsti tioclinux tty-quit tty-quit-own tty-fg
 tty-join tty-other tty-own tty-intr-own tty-fg-pid tty-noctty
-exec-race reexec-rewrite range-end
+exec-race reexec-rewrite range-end mount-new
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
 filter-swap filter-sealed
@@ -338,6 +338,9 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		# a trap written into a range's last two bytes: its ip is
 		# the range's end
 		$how "$E/escape_rangeend" "$mark" ;;
+	mount-new)
+		# root: a tracefs of its own, detached (then uprobes)
+		$how "$E/escape_mount" "$mark" ;;
 	tty-intr-own)
 		# the run's terminal's interrupt character made 'q' and
 		# syspin run killed; then a program outside in the foreground
