@@ -12,6 +12,7 @@
  * PROG's, or 128+signal; 127 PROG not found, 126 not runnable (env's).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -430,8 +431,9 @@ exec_child(struct run_args *a, const char *path, const char *dir,
 }
 
 /*
- * The run's terminal as the tree found it: its settings, line discipline
- * and output flow are put back when the tree is done, as a shell puts a
+ * The run's terminal as the tree found it: its settings, line discipline,
+ * output flow and the status flags of the standard streams on it
+ * (O_NONBLOCK) are put back when the tree is done, as a shell puts a
  * job's terminal back.  Left changed (echo off, output stopped, another
  * line discipline), the user's terminal would stay so for whatever runs
  * next outside the tree.  (The supervisor keeps its special characters
@@ -442,11 +444,16 @@ struct term_state {
 	int fd;
 	struct termios t;
 	int ldisc;
+	int fl[3];		/* each standard stream's status flags (the
+				   open file description is the shell's too:
+				   O_NONBLOCK left set, its next read fails) */
 };
 
 static void
 term_save(struct term_state *q)
 {
+	for (int i = 0; i < 3; i++)
+		q->fl[i] = isatty(i) ? fcntl(i, F_GETFL) : -1;
 	for (q->fd = 0; q->fd < 3; q->fd++)
 		if (isatty(q->fd) && tcgetattr(q->fd, &q->t) == 0) {
 			if (ioctl(q->fd, TIOCGETD, &q->ldisc) == -1)
@@ -463,6 +470,9 @@ term_restore(const struct term_state *q)
 	sigset_t ttou, old;
 	int ld;
 
+	for (int i = 0; i < 3; i++)
+		if (q->fl[i] != -1 && fcntl(i, F_GETFL) != q->fl[i])
+			(void)fcntl(i, F_SETFL, q->fl[i]);
 	if (q->fd < 0 || tcgetattr(q->fd, &t) == -1)
 		return;
 	/* from a background job too: not stopped by SIGTTOU for it */

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+"""syspin run gives its terminal back with the standard streams' status
+flags as it found them (blind round 9, outside): the tree sets O_NONBLOCK
+on the terminal's open file description, which is the shell's too; left
+so, the shell's next read of the terminal fails with EAGAIN.  On a pty,
+unpinned the flag stays (the check bites); under syspin run it is gone.
+
+usage: term_flags.py SYSPIN
+"""
+import os
+import pty
+import shutil
+import sys
+import tempfile
+
+SYSPIN = sys.argv[1]
+SET = ("python3 -c 'import fcntl, os; fcntl.fcntl(0, fcntl.F_SETFL, "
+       "fcntl.fcntl(0, fcntl.F_GETFL) | os.O_NONBLOCK)'")
+SHOW = ("python3 -c 'import fcntl, os; print(\"NONBLOCK\", "
+        "bool(fcntl.fcntl(0, fcntl.F_GETFL) & os.O_NONBLOCK))'")
+
+
+def on_pty(script):
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvp("sh", ["sh", "-c", script])
+    out = b""
+    while True:
+        try:
+            b = os.read(fd, 4096)
+        except OSError:
+            break
+        if not b:
+            break
+        out += b
+    os.waitpid(pid, 0)
+    return out.decode(errors="replace")
+
+
+def main():
+    d = tempfile.mkdtemp(prefix="syspin-termflags.")
+    fail = 0
+    try:
+        bare = on_pty("%s; %s" % (SET, SHOW))
+        pinned = on_pty("%s run --cache-dir %s/c %s; %s" % (SYSPIN, d, SET,
+                                                            SHOW))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    if "NONBLOCK True" in bare:
+        print("ok   unpinned: O_NONBLOCK stays on the terminal")
+    else:
+        print("FAIL unpinned: %r" % bare)
+        fail = 1
+    if "NONBLOCK False" in pinned:
+        print("ok   syspin run put the terminal's flags back")
+    else:
+        print("FAIL after syspin run: %r" % pinned)
+        fail = 1
+    return fail
+
+
+if __name__ == "__main__":
+    sys.exit(main())
