@@ -47,6 +47,10 @@ cmp -s "$T/api.src" "$T/api.dest" ||
 [ "$(find "$D" -name '*.h' | wc -l)" = "$(wc -l <"$T/api.src")" ] ||
     fail "a header installed outside include/syspin"
 COMPL=$(one '*/bash-completion/completions/syspin')
+# every docs/*.md a command's --help names, beside the man page
+for d in $(grep -ho 'docs/[a-z-]*\.md' "$SRC"/cli/*.c | sort -u); do
+	one "*/share/doc/syspin/${d#docs/}" >/dev/null
+done
 [ -L "$(dirname "$LIB")/libsyspin.so" ] || fail "no libsyspin.so link"
 [ "$(find "$D" -name '*.a' | wc -l)" = 0 ] || fail "a static library installed"
 case $RT in "$D"/*/lib*/syspin/libsyspin-rt.so) ;;
