@@ -128,27 +128,37 @@ sp_norm_breaks(const struct norm *in, size_t *n)
 
 /*
  * A call's ip is the address after its trap instruction (two bytes:
- * syscall, sysenter, int 0x80): the call is the range's when its trap
- * starts there, so its ip lies in [start + 2, end + 2).  Judged by the
- * range itself, a trap in a range's last two bytes (ip == end) would be
- * outside every range, and allowed as a later image's (blind round 9).
+ * syscall, sysenter, int 0x80), or, for the vsyscall page's emulated
+ * entries, the entry itself: a range's calls have their ip in
+ * [start, end + 2).  Judged by the range alone, a trap in a range's last
+ * two bytes (ip == end) would be outside every range, and allowed as a
+ * later image's (blind round 9).
  */
 uint64_t *
 sp_norm_ip_breaks(const struct norm *in, size_t *n)
 {
 	uint64_t *br = sp_norm_breaks(in, n);
 
-	for (size_t i = 0; br != NULL && i < *n; i++)
+	/* the ends: every other point (segs_build sorts them) */
+	for (size_t i = 1; br != NULL && i < *n; i += 2)
 		br[i] += SP_TRAP_LEN;
 	return br;
+}
+
+static bool
+in_band_or_ranges(const struct norm *in, uint64_t a)
+{
+	return sp_norm_in_ranges(in, a) || (a >= in->band.start &&
+	    a < in->band.end);
 }
 
 bool
 sp_norm_ip_inside(const struct norm *in, uint64_t ip)
 {
-	ip -= SP_TRAP_LEN;
-	return sp_norm_in_ranges(in, ip) || (ip >= in->band.start &&
-	    ip < in->band.end);
+	for (uint64_t k = 0; k <= SP_TRAP_LEN; k++)
+		if (ip >= k && in_band_or_ranges(in, ip - k))
+			return true;
+	return false;
 }
 
 bool

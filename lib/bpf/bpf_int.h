@@ -131,8 +131,8 @@ bool sp_norm_in_ranges(const struct norm *in, uint64_t ip);
 /* Where the image's ranges and the band start and end, for segs_build
  * (2 * nranges + 2 points, *n of them); NULL out of memory. */
 uint64_t *sp_norm_breaks(const struct norm *in, size_t *n);
-/* The same for a call's ip (the address after its trap instruction): a
- * call is a range's, or the band's, when its trap starts there. */
+/* The same for a call's ip (the address after its trap instruction, or a
+ * vsyscall entry): a range's, or the band's, when in [start, end + 2). */
 #define SP_TRAP_LEN 2
 uint64_t *sp_norm_ip_breaks(const struct norm *in, size_t *n);
 bool sp_norm_ip_inside(const struct norm *in, uint64_t ip);

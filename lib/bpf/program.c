@@ -365,8 +365,8 @@ pre_label(void *ctx, uint64_t ip)
 }
 
 /*
- * Before the number: a call from outside the image and the band (its
- * trap instruction outside them: sp_norm_ip_breaks) is a later image's
+ * Before the number: a call from outside the image and the band (its ip
+ * outside [start, end + 2) of each: sp_norm_ip_breaks) is a later image's
  * (this image has no code there), judged by that image's
  * own filter: allowed at once, so that every filter a process inherited
  * costs a few instructions per call.  The supervisor's kill number comes

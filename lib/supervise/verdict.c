@@ -468,7 +468,8 @@ rules_verdict(struct sup *s, struct image *img, const struct seccomp_data *d)
 		in.narrowed = SECCOMP_RET_TRACE | SP_BPF_NARROW_DATA;
 		if (in.nranges == 0)
 			return SECCOMP_RET_KILL_PROCESS;
-		img->rules_ip = in.ranges[0].start;
+		/* a trap at the range's first byte */
+		img->rules_ip = in.ranges[0].start + 2;
 		in.pins = NULL;
 		in.npins = 0;
 		in.any_ips = &img->rules_ip;

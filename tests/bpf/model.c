@@ -158,6 +158,17 @@ in_image(const struct sp_bpf_input *in, uint64_t ip)
 	return false;
 }
 
+static bool
+in_image_ip(const struct sp_bpf_input *in, uint64_t ip)
+{
+	for (size_t i = 0; i < in->nranges; i++)
+		if (in->ranges[i].end > in->ranges[i].start &&
+		    ip >= in->ranges[i].start && (ip < in->ranges[i].end ||
+		    ip - in->ranges[i].end < 2))
+			return true;
+	return false;
+}
+
 /* A terminal's ioctl that only asks, or that any file takes. */
 static bool
 tty_free(uint32_t cmd)
@@ -431,10 +442,12 @@ model_verdict(const struct sp_bpf_input *in, const struct seccomp_data *d)
 		return SECCOMP_RET_KILL_PROCESS;
 	/* outside the image and the band: a later image's call, its own
 	 * filter's business (i386 has no such thing: pinned or killed).
-	 * Where the call's trap instruction (two bytes) starts decides:
-	 * ip is the address after it. */
-	if (d->arch == AUDIT_ARCH_X86_64 && !in_image(in, ip - 2) &&
-	    (ip - 2 < in->band.start || ip - 2 >= in->band.end))
+	 * ip is the address after the call's trap instruction (two bytes),
+	 * or a vsyscall entry itself: a range's calls are in
+	 * [start, end + 2). */
+	if (d->arch == AUDIT_ARCH_X86_64 && !in_image_ip(in, ip) &&
+	    (in->band.end <= in->band.start || ip < in->band.start ||
+	    (ip >= in->band.end && ip - in->band.end >= 2)))
 		return in->flags & (SP_BPF_STRICT | SP_BPF_OUTSIDE) ?
 		    ans.viol : SECCOMP_RET_ALLOW;
 	/* narrowed: before its sites; prctl and seccomp after them */
