@@ -45,6 +45,9 @@
 #ifndef MFD_NOEXEC_SEAL
 #define MFD_NOEXEC_SEAL 0x0008U		/* Linux 6.3 */
 #endif
+#ifndef F_SEAL_EXEC
+#define F_SEAL_EXEC 0x0020		/* Linux 6.3 */
+#endif
 #define SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
 
 static int
@@ -77,6 +80,46 @@ make_memfd(struct sp_inject *in, uint64_t sp, long *fd, struct sp_error *err)
 	return 0;
 }
 
+/*
+ * What the injected memfd_create returned is the tree's word: a filter
+ * of its own can skip the call (SECCOMP_RET_TRAP leaves rax as it was)
+ * so that the number names a descriptor it left there, of any file
+ * (blind round 10: the supervisor wrote the filter into a root-owned
+ * file through it).  So the descriptor is first looked at by name
+ * (never opened unless it reads as our memfd), then, opened, must be
+ * an empty memfd that still takes seals and has none: one the kernel
+ * made for this call, or one of the tree's own that our seal and read
+ * back then judge.
+ */
+static int
+open_ours(pid_t pid, long fd, char *path, size_t size, struct sp_error *err)
+{
+	static const char want[] = "/memfd:syspin";
+	char link[64];
+	struct stat st;
+	ssize_t n;
+	int f, seals;
+
+	snprintf(path, size, "/proc/%ld/fd/%ld", (long)pid, fd);
+	if ((n = readlink(path, link, sizeof(link) - 1)) < 0)
+		return sp_error_sys(err, errno, "%s", path);
+	link[n] = '\0';
+	if (strncmp(link, want, sizeof(want) - 1) != 0)
+		return sp_error_set(err, "the filter's memfd is not one: %s "
+		    "(a filter of the process answered memfd_create?)", path);
+	if ((f = open(path, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) == -1)
+		return sp_error_sys(err, errno, "%s", path);
+	/* MFD_NOEXEC_SEAL's own seal only */
+	if (fstat(f, &st) == -1 || !S_ISREG(st.st_mode) || st.st_nlink != 0 ||
+	    st.st_size != 0 || (seals = fcntl(f, F_GET_SEALS)) == -1 ||
+	    (seals & ~F_SEAL_EXEC) != 0) {
+		close(f);
+		return sp_error_set(err, "the filter's memfd is not a new "
+		    "one: %s", path);
+	}
+	return f;
+}
+
 /* Our own descriptor of the tracee's fd, filled and sealed: its bytes
  * are buf's, and stay so. */
 static int
@@ -87,9 +130,8 @@ fill_sealed(pid_t pid, long fd, const uint8_t *buf, size_t len,
 	uint8_t *back;
 	int f, r = -1;
 
-	snprintf(path, sizeof(path), "/proc/%ld/fd/%ld", (long)pid, fd);
-	if ((f = open(path, O_RDWR | O_CLOEXEC)) == -1)
-		return sp_error_sys(err, errno, "%s", path);
+	if ((f = open_ours(pid, fd, path, sizeof(path), err)) == -1)
+		return -1;
 	if ((back = malloc(len)) == NULL) {
 		sp_error_set(err, "out of memory");
 		goto out;
