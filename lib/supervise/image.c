@@ -84,6 +84,7 @@ sp_space_drop(struct space *sp)
 		return;
 	free(sp->entry.insns);
 	free(sp->placed);
+	sp_sup_late_memo_free(sp->late);
 	free(sp);
 }
 

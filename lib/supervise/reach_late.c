@@ -139,20 +139,17 @@ pinned_before(const struct sup *s, const struct sp_layout *lo,
 	return at;
 }
 
-/* What the late object mapped at m imports, into nm. */
+/* What the late object of key (at path) imports, into nm. */
 static int
-late_imports(const struct sup *s, pid_t pid, const struct sp_map *m,
+late_imports(const struct sup *s, const char *key, const char *path,
     struct names *nm)
 {
-	char key[SP_CACHE_KEY_MAX];
 	struct sp_reach_facts f;
 	struct sp_error err;
 	int rc = 0;
 
-	if (!sp_sup_late_key(s, pid, m, key, sizeof(key)))
-		return 0;
 	if (sp_reach_load(s->o->pin.cache, key, &f, &err) != 1 &&
-	    (sp_sup_fill(s->o->pin.cache, &(struct sp_fill){ m->path, key,
+	    (sp_sup_fill(s->o->pin.cache, &(struct sp_fill){ path, key,
 	    SP_FILL_REACH }, 1, s->o->pin.verbose, &err) == -1 ||
 	    sp_reach_load(s->o->pin.cache, key, &f, &err) != 1))
 		return names_add(nm, SP_REACH_DLSYM_ANY);
@@ -162,14 +159,16 @@ late_imports(const struct sup *s, pid_t pid, const struct sp_map *m,
 	return rc;
 }
 
-/* Every name the process's late objects import. */
+/* The process's late objects: their cache keys, and the paths they were
+ * mapped from (for a fill), in keys' order, one line each; -1 out of
+ * memory or maps unreadable. */
 static int
-late_names(const struct sup *s, pid_t pid, const struct sp_layout *lo,
-    struct names *nm)
+late_objects(const struct sup *s, pid_t pid, const struct sp_layout *lo,
+    struct names *keys, struct names *paths)
 {
+	char k[SP_CACHE_KEY_MAX], maps[64];
 	struct sp_map *m;
 	struct sp_error err;
-	char maps[64];
 	size_t n;
 	int rc = 0;
 
@@ -178,35 +177,136 @@ late_names(const struct sup *s, pid_t pid, const struct sp_layout *lo,
 		return -1;
 	for (size_t i = 0; i < n && rc == 0; i++)
 		if ((m[i].prot & PROT_EXEC) && m[i].kind == SP_MAP_FILE &&
-		    sp_layout_find(lo, m[i].start) == -1)
-			rc = late_imports(s, pid, &m[i], nm);
+		    sp_layout_find(lo, m[i].start) == -1 &&
+		    sp_sup_late_key(s, pid, &m[i], k, sizeof(k)))
+			rc = names_add(keys, k) == -1 ||
+			    names_add(paths, m[i].path) == -1 ? -1 : 0;
 	sp_maps_free(m, n);
 	return rc;
 }
 
+/* keys, sorted and joined: what the memo is kept for. */
+static char *
+joined(const struct names *keys)
+{
+	struct names sorted = { 0 };
+	size_t len = 1, at = 0;
+	char *j;
+
+	for (size_t i = 0; i < keys->n; i++)
+		if (names_add(&sorted, keys->v[i]) == -1) {
+			names_free(&sorted);
+			return NULL;
+		}
+	names_unique(&sorted);
+	for (size_t i = 0; i < sorted.n; i++)
+		len += strlen(sorted.v[i]) + 1;
+	if ((j = malloc(len)) != NULL) {
+		for (size_t i = 0; i < sorted.n; i++)
+			at += (size_t)sprintf(j + at, "%s\n", sorted.v[i]);
+		j[at] = '\0';
+	}
+	names_free(&sorted);
+	return j;
+}
+
+void
+sp_sup_late_memo_free(struct late_memo *lm)
+{
+	if (lm == NULL)
+		return;
+	free(lm->keys);
+	for (size_t i = 0; i < lm->nnames; i++)
+		free(lm->names[i]);
+	free(lm->names);
+	free(lm->answers);
+	free(lm);
+}
+
+/*
+ * The names the process's late objects import, from the memo when the
+ * same late objects (by their files' keys) are mapped as when it was
+ * made, else made again (and the answers found with the old ones
+ * dropped).  NULL out of memory, or where the maps cannot be read.
+ */
+static struct late_memo *
+late_memo(const struct sup *s, pid_t pid, const struct sp_layout *lo,
+    struct space *sp)
+{
+	struct names keys = { 0 }, paths = { 0 }, nm = { 0 };
+	struct late_memo *lm = sp->late;
+	char *j = NULL;
+	int rc;
+
+	if ((rc = late_objects(s, pid, lo, &keys, &paths)) == 0 &&
+	    (j = joined(&keys)) == NULL)
+		rc = -1;
+	if (rc == 0 && lm != NULL && strcmp(lm->keys, j) == 0) {
+		free(j);
+		names_free(&keys);
+		names_free(&paths);
+		return lm;
+	}
+	for (size_t i = 0; i < keys.n && rc == 0; i++)
+		rc = late_imports(s, keys.v[i], paths.v[i], &nm);
+	names_free(&keys);
+	names_free(&paths);
+	if (rc != 0 || (lm = calloc(1, sizeof(*lm))) == NULL) {
+		free(j);
+		names_free(&nm);
+		return NULL;
+	}
+	names_unique(&nm);
+	lm->keys = j;
+	lm->names = nm.v;
+	lm->nnames = nm.n;
+	sp_sup_late_memo_free(sp->late);
+	sp->late = lm;
+	return lm;
+}
+
+#define ANSWERS_MAX 4096
+
+/*
+ * The closure is the cost (every start-up object's facts, loaded and
+ * walked): its answer for (object, site) is kept with the names it was
+ * found with, until the late objects change (binutils' LTO plugin made
+ * every call of ar's a stop of milliseconds).
+ */
 int
 sp_sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
     const struct sp_layout *lo)
 {
-	struct names nm = { 0 };
+	struct proc *p = sp_sup_proc(s, pid, false);
+	struct late_memo *lm;
 	const struct sp_object *o;
+	struct late_answer *a;
 	uint64_t at;
+	size_t obj;
 	long r;
 	int live = 0;
 
-	if (!s->o->pin.reach || s->o->pin.cache == NULL ||
-	    v->arch != SP_AUDIT_ARCH_X86_64 ||
+	if (!s->o->pin.reach || s->o->pin.cache == NULL || p == NULL ||
+	    p->sp == NULL || v->arch != SP_AUDIT_ARCH_X86_64 ||
 	    (r = sp_layout_find(lo, v->ip - 2)) == -1)
 		return 0;
-	o = &lo->objs[lo->ranges[r].obj];
+	obj = lo->ranges[r].obj;
+	o = &lo->objs[obj];
 	if (o->kind != SP_OBJ_FILE || o->key[0] == '\0' ||
 	    (at = pinned_before(s, lo, o, v->ip, v->nr)) == UINT64_MAX)
 		return 0;
-	if (late_names(s, pid, lo, &nm) == 0 && nm.n > 0) {
-		names_unique(&nm);
-		live = sp_layout_reach_live(lo, s->o->pin.cache,
-		    lo->ranges[r].obj, at, (const char *const *)nm.v, nm.n);
+	if ((lm = late_memo(s, pid, lo, p->sp)) == NULL || lm->nnames == 0)
+		return 0;
+	for (size_t i = 0; i < lm->nanswers; i++)
+		if (lm->answers[i].obj == obj && lm->answers[i].at == at)
+			return lm->answers[i].live ? 1 : 0;
+	live = sp_layout_reach_live(lo, s->o->pin.cache, obj, at,
+	    (const char *const *)lm->names, lm->nnames);
+	if (live >= 0 && lm->nanswers < ANSWERS_MAX &&
+	    (a = realloc(lm->answers, (lm->nanswers + 1) * sizeof(*a))) !=
+	    NULL) {
+		lm->answers = a;
+		a[lm->nanswers++] = (struct late_answer){ obj, at, live != 0 };
 	}
-	names_free(&nm);
-	return live != 0 ? 1 : 0;
+	return live != 0 ? 1 : 0;	/* unknown (-1): as if reached */
 }

@@ -34,6 +34,23 @@ struct image {
  * An address space: threads share it, a fork copies it, an exec makes a
  * new one.  What the supervisor placed in it.
  */
+/* reach_late.c: the names the late objects import, by the keys of the
+ * late objects mapped when they were read, and the closure's answers
+ * found with them, by (object, site). */
+struct late_answer {
+	size_t obj;
+	uint64_t at;
+	bool live;
+};
+struct late_memo {
+	char *keys;		/* sorted, one per line */
+	char **names;
+	size_t nnames;
+	struct late_answer *answers;
+	size_t nanswers;
+};
+void sp_sup_late_memo_free(struct late_memo *lm);
+
 struct space {
 	unsigned refs;
 	uint64_t band_next;	/* where the next late mapping goes */
@@ -43,6 +60,7 @@ struct space {
 	size_t nplaced;
 	struct sp_bpf_prog entry;	/* installed at the entry point
 					   (entry.c), or empty */
+	struct late_memo *late;		/* reach_late.c, or NULL */
 };
 
 /*
