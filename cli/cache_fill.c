@@ -345,6 +345,42 @@ watch(struct fill *f, bool *timed_out)
 		}
 }
 
+/* SIGINT or SIGTERM to the fill (Ctrl-C): the workers are stopped and
+ * the progress line ends cleanly before it goes. */
+static volatile sig_atomic_t stop_sig;
+
+static void
+on_stop(int sig)
+{
+	stop_sig = sig;
+}
+
+static void
+catch_stop(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;	/* no SA_RESTART: poll returns */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* The workers told to go, and waited for; the line says how far. */
+static void
+stopped(struct fill *f)
+{
+	for (long w = 0; w < f->jobs; w++)
+		if (f->pid[w] > 0)
+			kill(f->pid[w], SIGTERM);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	erase(f);
+	fprintf(stderr, "syspin: cache fill: interrupted: %zu of %zu files "
+	    "done\n", (size_t)atomic_load(&f->b->done), f->n);
+}
+
 static int
 run_workers(struct fill *f)
 {
@@ -364,6 +400,10 @@ run_workers(struct fill *f)
 	p.fd = f->msg[0];
 	p.events = POLLIN;
 	while (alive > 0) {
+		if (stop_sig != 0) {
+			stopped(f);
+			return -2;
+		}
 		(void)poll(&p, 1, TICK_MS);
 		read_messages(f, buf, &len, sizeof(buf));
 		while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
@@ -470,8 +510,15 @@ cache_fill_main(int argc, char **argv)
 	}
 	if ((size_t)f.jobs > f.n)
 		f.jobs = f.n > 0 ? f.n : 1;
+	catch_stop();
 	rc = f.n > 0 ? run_workers(&f) : (close(f.msg[1]), 0);
 	close(f.msg[0]);
+	if (rc == -2) {		/* as a shell reports the signal */
+		sp_cache_close(&c);
+		munmap(f.b, f.board_size);
+		cache_free_files(f.files, f.n);
+		return 128 + stop_sig;
+	}
 	if (rc == 0 && f.system)
 		evicted = cache_evict(&c, f.o.verbose);
 	rc = rc == -1 ? EXIT_TROUBLE : summary(&f, t0, evicted);

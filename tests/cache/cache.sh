@@ -225,6 +225,28 @@ grep -q "^syspin: cache fill: $n files in .*, 1 failed\$" "$T/err" ||
     fail "summary: $(tail -1 "$T/err")"
 echo "cache: a killed worker's file is reported, the others filled"
 
+# ---- Ctrl-C: the workers go, the line says how far (issue 21, 11) ----
+C4=$T/cache4
+"$SYSPIN" cache fill -j 2 --cache-dir "$C4" "$L" 2>"$T/err" &
+pid=$!
+for t in $(seq 200); do
+	[ -n "$(pgrep -P "$pid" || true)" ] && break
+	sleep 0.05
+done
+kill -INT "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+[ "$rc" = 130 ] ||
+    { cat "$T/err" >&2; fail "fill stopped by SIGINT: status $rc, want 130"; }
+grep -q "^syspin: cache fill: interrupted: [0-9]* of $n files done\$" \
+    "$T/err" || { cat "$T/err" >&2; fail "no line saying how far it got"; }
+sleep 0.2
+[ -z "$(pgrep -f "cache fill -j 2 --cache-dir $C4" || true)" ] ||
+    fail "a worker outlived the interrupted fill"
+echo "cache: an interrupted fill stops its workers and says how far it got"
+
 # ---- clear ----
 echo notes >"$C/notes.txt"
 sp cache clear --cache-dir "$C" || fail "clear"
