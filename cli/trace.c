@@ -113,28 +113,39 @@ parse_args(int argc, char **argv, struct trace_args *a)
 	return 0;
 }
 
-/* The report goes to f (-o FILE, opened before PROG runs, or stdout). */
+/* What went into f, flushed and f closed (not stdout): a write error
+ * (ENOSPC, EIO...) shows when the buffer goes out; -1 after a message. */
 static int
-report(const struct trace *t, const struct trace_args *a, FILE *f,
-    char **prog)
+finish(FILE *f, const char *name, const char *what)
 {
-	const char *name = a->output ? a->output : "standard output";
-	int r = 0, e = 0;
+	int e = 0;
 
-	if (a->json)
-		r = trace_print_json(f, t, prog);
-	else
-		trace_print_text(f, t, prog);
-	/* A write error (ENOSPC, EIO...) shows when the buffer goes out. */
 	if (fflush(f) == EOF || ferror(f))
 		e = errno != 0 ? errno : EIO;
 	if (f != stdout && fclose(f) == EOF && e == 0)
 		e = errno;
 	if (e != 0)
-		cli_error("%s: cannot write the report: %s", name, strerror(e));
-	else if (r != 0)
+		cli_error("%s: cannot write %s: %s", name, what, strerror(e));
+	return e != 0 ? -1 : 0;
+}
+
+/* The report goes to f (-o FILE, opened before PROG runs, or stdout). */
+static int
+report(const struct trace *t, const struct trace_args *a, FILE *f,
+    char **prog)
+{
+	int r = 0;
+
+	if (a->json)
+		r = trace_print_json(f, t, prog);
+	else
+		trace_print_text(f, t, prog);
+	if (finish(f, a->output ? a->output : "standard output",
+	    "the report") == -1)
+		return -1;
+	if (r != 0)
 		cli_error("trace: out of memory");
-	return e != 0 || r != 0 ? -1 : 0;
+	return r != 0 ? -1 : 0;
 }
 
 /* --allow-list, --systemd: the numbers seen, into f (opened before PROG
@@ -142,18 +153,11 @@ report(const struct trace *t, const struct trace_args *a, FILE *f,
 static int
 export(const struct trace *t, FILE *f, const char *name, bool systemd)
 {
-	int e = 0;
-
 	if (f == NULL)
 		return 0;
 	trace_print_allow(f, t, systemd);
-	if (fflush(f) == EOF || ferror(f))
-		e = errno != 0 ? errno : EIO;
-	if (fclose(f) == EOF && e == 0)
-		e = errno;
-	if (e != 0)
-		cli_error("%s: %s", name, strerror(e));
-	return e != 0 ? -1 : 0;
+	return finish(f, name, systemd ? "the SystemCallFilter= line" :
+	    "the --allow list");
 }
 
 /* PROG's exit status as a shell reports it. */

@@ -82,10 +82,12 @@ struct ins {
 #define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
 #define IP_LO offsetof(struct seccomp_data, instruction_pointer)
 
-/* Its blocks: ld.so's exec sites (pinned only where it runs a static
- * program by name: pin.c), the slots' room (not sealed whole). */
-static void
-parts(const struct sp_pin_result *res, bool sealed, uint64_t key[4])
+/* Its blocks, which are its key: ld.so's exec sites (pinned only where it
+ * runs a static program by name: pin.c), the slots' room (not sealed
+ * whole). */
+void
+sp_sup_entry_key(const struct sp_pin_result *res, bool sealed,
+    uint64_t key[4])
 {
 	uint64_t a = 0, b = 0;
 	bool exec = res->loader_exec && loader_range(&res->lo, &a, &b),
@@ -97,13 +99,6 @@ parts(const struct sp_pin_result *res, bool sealed, uint64_t key[4])
 	key[3] = mem ? res->pl.slots.end : 0;
 }
 
-void
-sp_sup_entry_key(const struct sp_pin_result *res, bool sealed,
-    uint64_t key[4])
-{
-	parts(res, sealed, key);
-}
-
 int
 sp_sup_entry_filter(const struct sp_pin_result *res, bool sealed,
     struct sp_bpf_prog *out)
@@ -111,7 +106,7 @@ sp_sup_entry_filter(const struct sp_pin_result *res, bool sealed,
 	uint64_t key[4], a, b, sl, sh;
 	bool exec, mem;
 
-	parts(res, sealed, key);
+	sp_sup_entry_key(res, sealed, key);
 	/* ld.so's range; where its sites may map code (the filter's slots) */
 	a = key[0];
 	b = key[1];

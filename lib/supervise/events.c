@@ -532,11 +532,7 @@ sp_sup_on_trap(struct sup *s, pid_t pid)
 		return 0;
 	p->sp->startup = false;
 	sp_phase_mark(&m);
-	f = sp_sup_freeze_space(s, pid);
-	if ((p = sp_sup_proc(s, pid, false)) == NULL) {
-		thaw_around(s, pid, f);
-		return -1;
-	}
+	f = sp_sup_freeze_space(s, pid);	/* keeps reports, adds no proc */
 	if ((before = sp_filters_pid(pid)) != p->filters_known)
 		p->own_filters = true;
 	rc = sp_pin_seal_slots(pid, &p->img->pin, p->sp->placed,

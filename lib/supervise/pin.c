@@ -482,7 +482,6 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 
 	memset(&j, 0, sizeof(j));
 	memset(res, 0, sizeof(*res));
-	sp_phase_mark(&m);
 	j.pid = pid;
 	j.o = o;
 	(void)sp_proc_state(pid, &j.st);
@@ -491,12 +490,12 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 	j.first = how & SP_PIN_FIRST;
 	j.in.pid = pid;
 	j.in.pass_trace = true;
-	if (prepare(&j, prior, nprior, &reused, err) == 0) {
-		sp_phase_mark(&m);
+	r = prepare(&j, prior, nprior, &reused, err);
+	sp_phase_mark(&m);	/* prepare counts its own phases */
+	if (r == 0)
 		r = how & SP_PIN_DRY ? 0 : reused >= 0 ?
 		    install_reused(&j, prior[reused], err) :
 		    install(&j, how, res, err);
-	}
 	if (r == 0 && !(how & SP_PIN_DRY))
 		r = installed(&j, how, err);
 	res->filters = j.filters + (long)j.installed;

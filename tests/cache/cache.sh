@@ -187,6 +187,16 @@ else
 fi
 
 # ---- a worker killed in the middle of a file ----
+# A worker of the fill $1 once one runs ("" after 10 s); the status of
+# background job $1 into rc.
+worker_of() {
+	for t in $(seq 200); do
+		w=$(pgrep -P "$1" | head -n 1 || true)
+		[ -n "$w" ] && { echo "$w"; return; }
+		sleep 0.05
+	done
+}
+status_of() { set +e; wait "$1"; rc=$?; set -e; }
 L=$T/libs
 mkdir "$L"
 i=0
@@ -199,12 +209,7 @@ n=$(ls "$L" | wc -l)
 C=$T/cache3
 "$SYSPIN" cache fill -j 1 -v --cache-dir "$C" "$L" 2>"$T/err" &
 pid=$!
-w=""
-for t in $(seq 100); do
-	w=$(pgrep -P "$pid" || true)
-	[ -n "$w" ] && break
-	sleep 0.05
-done
+w=$(worker_of "$pid")
 [ -n "$w" ] || fail "no worker process seen"
 # Once it has stored a table it is in the middle of the next file.
 for t in $(seq 200); do
@@ -212,10 +217,7 @@ for t in $(seq 200); do
 	sleep 0.05
 done
 kill -9 "$w" 2>/dev/null || true
-set +e
-wait "$pid"
-rc=$?
-set -e
+status_of "$pid"
 [ "$rc" = 1 ] ||
     { cat "$T/err" >&2; fail "fill with a killed worker: status $rc"; }
 grep -q 'analysis crashed (signal 9)$' "$T/err" ||
@@ -229,15 +231,9 @@ echo "cache: a killed worker's file is reported, the others filled"
 C4=$T/cache4
 "$SYSPIN" cache fill -j 2 --cache-dir "$C4" "$L" 2>"$T/err" &
 pid=$!
-for t in $(seq 200); do
-	[ -n "$(pgrep -P "$pid" || true)" ] && break
-	sleep 0.05
-done
+[ -n "$(worker_of "$pid")" ] || fail "no worker process seen"
 kill -INT "$pid"
-set +e
-wait "$pid"
-rc=$?
-set -e
+status_of "$pid"
 [ "$rc" = 130 ] ||
     { cat "$T/err" >&2; fail "fill stopped by SIGINT: status $rc, want 130"; }
 grep -q "^syspin: cache fill: interrupted: [0-9]* of $n files done\$" \
