@@ -201,7 +201,8 @@ held_by_tree(const struct sup *s, uint64_t ino)
 	for (size_t i = 0; i < s->nprocs && !held; i++) {
 		snprintf(path, sizeof(path), "/proc/%ld/fd",
 		    (long)s->procs[i].pid);
-		if ((d = opendir(path)) == NULL)
+		if (!sp_sup_in_tree(s, s->procs[i].pid) ||
+		    (d = opendir(path)) == NULL)
 			continue;
 		while (!held && (e = readdir(d)) != NULL) {
 			char fdp[384];

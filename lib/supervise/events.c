@@ -74,7 +74,7 @@ sp_sup_refuse(struct sup *s, pid_t pid, const char *why)
 static int
 check_exec(struct sup *s, pid_t pid)
 {
-	char path[64], why[256], msg[320];
+	char path[64], why[256], msg[600];
 	int fd;
 
 	if (s->o->pin.exec == SP_EXEC_NONE && (pid != s->main ||
@@ -88,8 +88,14 @@ check_exec(struct sup *s, pid_t pid)
 		return sp_sup_refuse(s, pid, "--exec=trusted: the program cannot "
 		    "be checked");
 	if (!sp_sup_trusted_fd(s, fd, why, sizeof(why))) {
+		char exe[256];
+		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+
 		close(fd);
-		snprintf(msg, sizeof(msg), "--exec=trusted: %s", why);
+		exe[n > 0 ? n : 0] = '\0';
+		sp_error_printable(exe);
+		snprintf(msg, sizeof(msg), "--exec=trusted: %s: %s",
+		    n > 0 ? exe : "the program", why);
 		return sp_sup_refuse(s, pid, msg);
 	}
 	close(fd);
@@ -110,7 +116,7 @@ say_privileges(struct sup *s, pid_t pid)
 	bool caps;
 	ssize_t n;
 
-	if (geteuid() == 0)
+	if (geteuid() == 0 || s->o->quiet)
 		return;
 	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
 	if (stat(path, &st) == -1)
@@ -136,9 +142,15 @@ say_privileges(struct sup *s, pid_t pid)
 int
 sp_sup_on_exec(struct sup *s, pid_t pid)
 {
-	struct proc *p = sp_sup_proc(s, pid, true);
+	struct proc *p;
+	unsigned long former;
 
-	if (p == NULL)
+	/* A thread that execs takes its leader's id, and its own id ends
+	 * with no report: it may be anyone's soon (blind round 11). */
+	if (ptrace(PTRACE_GETEVENTMSG, pid, 0, &former) == 0 &&
+	    (pid_t)former != pid && (pid_t)former > 0)
+		sp_sup_forget(s, (pid_t)former);
+	if ((p = sp_sup_proc(s, pid, true)) == NULL)
 		return sp_sup_refuse(s, pid, "out of memory");
 	p->inherited = true;
 	p->tgid = pid;		/* an exec makes the thread the leader */

@@ -85,6 +85,7 @@ sp_space_drop(struct space *sp)
 	free(sp->entry.insns);
 	free(sp->placed);
 	sp_sup_late_memo_free(sp->late);
+	free(sp->seen);
 	free(sp);
 }
 

@@ -60,6 +60,30 @@ sp_mem_read(pid_t pid, uint64_t addr, void *buf, size_t len,
 	return 0;
 }
 
+/*
+ * A NUL-terminated string at addr, read a page at a time (it may end
+ * just before an unmapped one); -1 when unreadable or not ended within
+ * size bytes.
+ */
+int
+sp_mem_read_string(pid_t pid, uint64_t addr, char *buf, size_t size)
+{
+	size_t got = 0, n;
+	struct sp_error err;
+
+	while (got + 1 < size) {
+		n = 4096 - (size_t)((addr + got) & 4095);
+		if (n > size - 1 - got)
+			n = size - 1 - got;
+		if (sp_mem_read(pid, addr + got, buf + got, n, &err) == -1)
+			return -1;
+		if (memchr(buf + got, '\0', n) != NULL)
+			return 0;
+		got += n;
+	}
+	return -1;
+}
+
 int
 sp_mem_write(pid_t pid, uint64_t addr, const void *buf, size_t len,
     struct sp_error *err)

@@ -159,55 +159,73 @@ late_imports(const struct sup *s, const char *key, const char *path,
 	return rc;
 }
 
+/*
+ * The key of the late mapping m: from the space's memo of the mappings
+ * seen at the last stop (the same range of the same file, mapped once:
+ * what it was judged then), else looked up (the file opened and checked:
+ * the cost, once per mapping, where every stop of a process that
+ * dlopens hundreds of libraries paid it for all of them).  A file
+ * changed since keeps the facts it had when mapped: nothing more.
+ */
+static bool
+late_key(const struct sup *s, pid_t pid, const struct sp_map *m,
+    const struct late_seen *old, size_t nold, size_t *hint,
+    struct late_seen *now)
+{
+	*now = (struct late_seen){ m->start, m->end, m->offset, m->dev,
+	    m->inode, false, "" };
+	for (; *hint < nold && old[*hint].start < m->start; (*hint)++)
+		;
+	if (*hint < nold && old[*hint].start == m->start &&
+	    old[*hint].end == m->end && old[*hint].offset == m->offset &&
+	    old[*hint].dev == m->dev && old[*hint].inode == m->inode) {
+		*now = old[*hint];
+		return now->ok;
+	}
+	now->ok = sp_sup_late_key(s, pid, m, now->key, sizeof(now->key));
+	return now->ok;
+}
+
 /* The process's late objects: their cache keys, and the paths they were
- * mapped from (for a fill), in keys' order, one line each; -1 out of
- * memory or maps unreadable. */
+ * mapped from (for a fill), in the maps' order; -1 out of memory or maps
+ * unreadable. */
 static int
 late_objects(const struct sup *s, pid_t pid, const struct sp_layout *lo,
-    struct names *keys, struct names *paths)
+    struct space *sp, struct names *keys, struct names *paths)
 {
-	char k[SP_CACHE_KEY_MAX], maps[64];
+	struct late_seen *now;
 	struct sp_map *m;
 	struct sp_error err;
-	size_t n;
+	char maps[64];
+	size_t n, nnow = 0, hint = 0;
 	int rc = 0;
 
 	snprintf(maps, sizeof(maps), "/proc/%ld/maps", (long)pid);
 	if (sp_maps_read(maps, &m, &n, &err) == -1)
 		return -1;
+	if ((now = calloc(n + 1, sizeof(*now))) == NULL) {
+		sp_maps_free(m, n);
+		return -1;
+	}
 	for (size_t i = 0; i < n && rc == 0; i++)
 		if ((m[i].prot & PROT_EXEC) && m[i].kind == SP_MAP_FILE &&
 		    sp_layout_find(lo, m[i].start) == -1 &&
-		    sp_sup_late_key(s, pid, &m[i], k, sizeof(k)))
-			rc = names_add(keys, k) == -1 ||
+		    late_key(s, pid, &m[i], sp->seen, sp->nseen, &hint,
+		    &now[nnow++]))
+			rc = names_add(keys, now[nnow - 1].key) == -1 ||
 			    names_add(paths, m[i].path) == -1 ? -1 : 0;
 	sp_maps_free(m, n);
+	free(sp->seen);
+	sp->seen = now;
+	sp->nseen = nnow;
 	return rc;
 }
 
-/* keys, sorted and joined: what the memo is kept for. */
-static char *
-joined(const struct names *keys)
+static bool
+has_key(const struct late_memo *lm, const char *key)
 {
-	struct names sorted = { 0 };
-	size_t len = 1, at = 0;
-	char *j;
-
-	for (size_t i = 0; i < keys->n; i++)
-		if (names_add(&sorted, keys->v[i]) == -1) {
-			names_free(&sorted);
-			return NULL;
-		}
-	names_unique(&sorted);
-	for (size_t i = 0; i < sorted.n; i++)
-		len += strlen(sorted.v[i]) + 1;
-	if ((j = malloc(len)) != NULL) {
-		for (size_t i = 0; i < sorted.n; i++)
-			at += (size_t)sprintf(j + at, "%s\n", sorted.v[i]);
-		j[at] = '\0';
-	}
-	names_free(&sorted);
-	return j;
+	return lm != NULL && bsearch(&key, lm->keys, lm->nkeys,
+	    sizeof(*lm->keys), cmp_name) != NULL;
 }
 
 void
@@ -215,6 +233,8 @@ sp_sup_late_memo_free(struct late_memo *lm)
 {
 	if (lm == NULL)
 		return;
+	for (size_t i = 0; i < lm->nkeys; i++)
+		free(lm->keys[i]);
 	free(lm->keys);
 	for (size_t i = 0; i < lm->nnames; i++)
 		free(lm->names[i]);
@@ -226,38 +246,57 @@ sp_sup_late_memo_free(struct late_memo *lm)
 /*
  * The names the process's late objects import, from the memo when the
  * same late objects (by their files' keys) are mapped as when it was
- * made, else made again (and the answers found with the old ones
- * dropped).  NULL out of memory, or where the maps cannot be read.
+ * made; with more objects, the memo's names and the new objects' (one
+ * more dlopen loads one object's facts, not every one's again); else
+ * made again.  The answers found with the old names are dropped.  NULL
+ * out of memory, or where the maps cannot be read.
  */
 static struct late_memo *
 late_memo(const struct sup *s, pid_t pid, const struct sp_layout *lo,
     struct space *sp)
 {
-	struct names keys = { 0 }, paths = { 0 }, nm = { 0 };
-	struct late_memo *lm = sp->late;
-	char *j = NULL;
+	struct names keys = { 0 }, paths = { 0 }, nm = { 0 }, sk = { 0 };
+	struct late_memo *lm = sp->late, *old = NULL;
+	bool same, more;
 	int rc;
 
-	if ((rc = late_objects(s, pid, lo, &keys, &paths)) == 0 &&
-	    (j = joined(&keys)) == NULL)
-		rc = -1;
-	if (rc == 0 && lm != NULL && strcmp(lm->keys, j) == 0) {
-		free(j);
+	rc = late_objects(s, pid, lo, sp, &keys, &paths);
+	for (size_t i = 0; i < keys.n && rc == 0; i++)
+		rc = names_add(&sk, keys.v[i]);
+	names_unique(&sk);
+	same = rc == 0 && lm != NULL && lm->nkeys == sk.n;
+	for (size_t i = 0; same && i < sk.n; i++)
+		same = strcmp(lm->keys[i], sk.v[i]) == 0;
+	if (same) {
+		names_free(&sk);
 		names_free(&keys);
 		names_free(&paths);
 		return lm;
 	}
+	/* every key of the memo still mapped: only the new ones' names */
+	more = rc == 0 && lm != NULL && lm->nkeys < sk.n;
+	for (size_t i = 0, k = 0; more && i < lm->nkeys; i++) {
+		while (k < sk.n && strcmp(sk.v[k], lm->keys[i]) < 0)
+			k++;
+		more = k < sk.n && strcmp(sk.v[k], lm->keys[i]) == 0;
+	}
+	if (more)
+		old = lm;
+	for (size_t i = 0; old != NULL && i < old->nnames && rc == 0; i++)
+		rc = names_add(&nm, old->names[i]);
 	for (size_t i = 0; i < keys.n && rc == 0; i++)
-		rc = late_imports(s, keys.v[i], paths.v[i], &nm);
+		if (!has_key(old, keys.v[i]))
+			rc = late_imports(s, keys.v[i], paths.v[i], &nm);
 	names_free(&keys);
 	names_free(&paths);
 	if (rc != 0 || (lm = calloc(1, sizeof(*lm))) == NULL) {
-		free(j);
+		names_free(&sk);
 		names_free(&nm);
 		return NULL;
 	}
 	names_unique(&nm);
-	lm->keys = j;
+	lm->keys = sk.v;
+	lm->nkeys = sk.n;
 	lm->names = nm.v;
 	lm->nnames = nm.n;
 	sp_sup_late_memo_free(sp->late);

@@ -74,6 +74,7 @@ int sp_inject_syscall(struct sp_inject *in, long nr, const uint64_t *args,
 /* The tracee's memory through /proc/PID/mem (writes ignore protections). */
 int sp_mem_read(pid_t pid, uint64_t addr, void *buf, size_t len,
     struct sp_error *err);
+int sp_mem_read_string(pid_t pid, uint64_t addr, char *buf, size_t size);
 int sp_mem_write(pid_t pid, uint64_t addr, const void *buf, size_t len,
     struct sp_error *err);
 /* One byte of the tracee's code set to v (*old: what it was), through
@@ -333,6 +334,8 @@ typedef void sp_observe_fn(void *ctx, const struct sp_observed *c);
 struct sp_supervise_opts {
 	struct sp_pin_opts pin;
 	bool audit;			/* record violations, let them run */
+	bool quiet;			/* -q: say violations only (what
+					   is refused is still recorded) */
 	sp_observe_fn *observe;		/* syspin trace, or NULL */
 	void *observe_ctx;
 	unsigned scope;			/* SP_SCOPE_* */

@@ -43,13 +43,21 @@ struct late_answer {
 	bool live;
 };
 struct late_memo {
-	char *keys;		/* sorted, one per line */
+	char **keys;		/* the late objects', sorted */
+	size_t nkeys;
 	char **names;
 	size_t nnames;
 	struct late_answer *answers;
 	size_t nanswers;
 };
 void sp_sup_late_memo_free(struct late_memo *lm);
+
+/* A late mapping as reach_late.c saw it, by its maps line. */
+struct late_seen {
+	uint64_t start, end, offset, dev, inode;
+	bool ok;			/* a key: the file is believed */
+	char key[SP_CACHE_KEY_MAX];
+};
 
 struct space {
 	unsigned refs;
@@ -61,6 +69,9 @@ struct space {
 	struct sp_bpf_prog entry;	/* installed at the entry point
 					   (entry.c), or empty */
 	struct late_memo *late;		/* reach_late.c, or NULL */
+	struct late_seen *seen;		/* the late mappings at its last
+					   stop, and their keys */
+	size_t nseen;
 };
 
 /*
@@ -167,6 +178,7 @@ void sp_sup_pinned(struct sup *s, pid_t pid, struct image *img,
 
 /* The thread's command name, "?" when unknown (events.c). */
 void sp_sup_comm(pid_t pid, char *buf, size_t size);
+bool sp_sup_in_tree(const struct sup *s, pid_t pid);
 /* Kills pid after saying why ("cannot pin: why") and recording it for
  * -o (verdict.c: sp_sup_refused_image); returns -1. */
 int sp_sup_refuse(struct sup *s, pid_t pid, const char *why);
@@ -265,6 +277,10 @@ bool sp_sup_hw_breaks(void);
 /* trust.c: a file the tree may run (SP_EXEC_TRUSTED): owned by root,
  * writable by nobody else, linked, changed before the run started. */
 bool sp_sup_trusted_fd(const struct sup *s, int fd, char *why, size_t size);
+bool sp_sup_exec_untrusted(const struct sup *s, pid_t pid,
+    const struct seccomp_data *d, char *why, size_t size);
+void sp_sup_exec_path(pid_t pid, const struct seccomp_data *d, char *path,
+    size_t size);
 /* The start trusted files must be older than, on the filesystems' clock. */
 void sp_sup_trust_start(struct timespec *start);
 

@@ -84,6 +84,24 @@ sp_sup_forget(struct sup *s, pid_t pid)
 }
 
 /*
+ * Whether pid is a process of the tree now: known, and traced by us (a
+ * pid whose process ended unseen, as a thread's id does when the thread
+ * execs (blind round 11), may be anyone's since).  What a call does to
+ * another process is judged by this, never by the table alone.
+ */
+bool
+sp_sup_in_tree(const struct sup *s, pid_t pid)
+{
+	unsigned long long tracer;
+
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i].pid == pid)
+			return sp_proc_status(pid, "TracerPid", 10,
+			    &tracer) == 0 && (pid_t)tracer == getpid();
+	return false;
+}
+
+/*
  * Abstract unix sockets outside the tree are out of its reach by default,
  * where the kernel can (Landlock ABI 6); an abstract name the user allows
  * (--allow-socket @NAME) leaves them to the supervisor (connect.c).
@@ -404,7 +422,7 @@ sp_supervise_flags(const struct sp_pin_opts *pin, bool landlock)
 		f |= SP_BPF_NO_EXEC;
 	f |= SP_BPF_CONNECT;			/* whom unix sockets reach */
 	if (pin->exec == SP_EXEC_TRUSTED)	/* every file of code checked */
-		f |= SP_BPF_PLACE_FILES;
+		f |= SP_BPF_PLACE_FILES | SP_BPF_CHECK_EXEC;
 	/* Outside --exec=any a file's age decides whether its table is
 	 * believed (later.c) or it may run: the clock that dates it stays. */
 	if (pin->exec != SP_EXEC_ANY)
@@ -422,7 +440,7 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 
 	memset(&s, 0, sizeof(s));
 	s.o = &opts;
-	if (!(s.landlock = sp_confine_available()))
+	if (!(s.landlock = sp_confine_available()) && !opts.quiet)
 		fprintf(stderr, "syspin: run: this kernel has no Landlock: the "
 		    "tree is kept from ptrace, process_vm_* and pidfd_getfd "
 		    "by its filter, and from the supervisor's memory by its "

@@ -19,9 +19,13 @@
  * time, whatever the filesystem; one made within the margin before it
  * is refused too.
  */
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "supervise_int.h"
 
@@ -58,4 +62,107 @@ sp_sup_trusted_fd(const struct sup *s, int fd, char *why, size_t size)
 	else
 		return true;
 	return false;
+}
+
+/*
+ * The file an execve or execveat stopped at names, as the caller would
+ * find it: its path read from the caller's memory, resolved from its
+ * working directory or descriptor.  O_PATH opens nothing (a FIFO, a
+ * device) on the tree's behalf.  -1 where the caller's view cannot be
+ * taken for ours (another root) or the path cannot be read: the kernel
+ * then answers the exec itself.
+ */
+static bool
+exec_at(const struct seccomp_data *d)
+{
+	return d->arch == SP_AUDIT_ARCH_I386 ? d->nr == 358 :
+	    d->nr == 322 || d->nr == (SP_BPF_X32_BIT | 545);
+}
+
+static uint64_t
+exec_path_addr(const struct seccomp_data *d)
+{
+	uint64_t a = exec_at(d) ? d->args[1] : d->args[0];
+
+	return d->arch == SP_AUDIT_ARCH_I386 ? a & 0xffffffffu : a;
+}
+
+/* For the one line that says an exec was refused: the path it named. */
+void
+sp_sup_exec_path(pid_t pid, const struct seccomp_data *d, char *path,
+    size_t size)
+{
+	if (sp_mem_read_string(pid, exec_path_addr(d), path, size) == -1)
+		snprintf(path, size, "?");
+	else if (path[0] == '\0' && exec_at(d))
+		snprintf(path, size, "descriptor %d", (int)d->args[0]);
+	sp_error_printable(path);
+}
+
+static int
+exec_file(pid_t pid, const struct seccomp_data *d, char *path, size_t size)
+{
+	bool at = exec_at(d);
+	uint64_t addr = exec_path_addr(d);
+	int dirfd = at ? (int)d->args[0] : AT_FDCWD;
+	int flags = at ? (int)d->args[4] : 0;
+	char proc[64];
+	struct stat ours, theirs;
+	int dir, fd;
+
+	snprintf(proc, sizeof(proc), "/proc/%ld/root", (long)pid);
+	if (stat("/", &ours) == -1 || stat(proc, &theirs) == -1 ||
+	    ours.st_dev != theirs.st_dev || ours.st_ino != theirs.st_ino)
+		return -1;
+	if (sp_mem_read_string(pid, addr, path, size) == -1)
+		return -1;
+	if (path[0] != '/' && dirfd == AT_FDCWD)
+		snprintf(proc, sizeof(proc), "/proc/%ld/cwd", (long)pid);
+	else if (path[0] != '/')
+		snprintf(proc, sizeof(proc), "/proc/%ld/fd/%d", (long)pid,
+		    dirfd);
+	if (path[0] == '\0') {			/* fexecve */
+		if (!(flags & AT_EMPTY_PATH) || dirfd == AT_FDCWD)
+			return -1;
+		snprintf(path, size, "%s", proc);
+		return open(proc, O_PATH | O_CLOEXEC);
+	}
+	if ((dir = open(path[0] == '/' ? "/" : proc, O_PATH | O_CLOEXEC |
+	    O_DIRECTORY)) == -1)
+		return -1;
+	fd = openat(dir, path, O_PATH | O_CLOEXEC |
+	    (flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0));
+	close(dir);
+	return fd;
+}
+
+/*
+ * --exec=trusted, at the exec's own stop: a program that may not run
+ * gets EACCES, as --exec=none refuses, where the check at the exec
+ * event (after the point of no return) can only kill.  Only an ELF file
+ * is judged here: a script's `#!` interpreter is what runs, judged at
+ * the event.  The event's check stays the authority: the file can
+ * change between this look and the exec.  True when refused, with why.
+ */
+bool
+sp_sup_exec_untrusted(const struct sup *s, pid_t pid,
+    const struct seccomp_data *d, char *why, size_t size)
+{
+	char path[PATH_MAX], self[64], magic[4];
+	struct stat st;
+	bool refused;
+	int fd, rd;
+
+	if ((fd = exec_file(pid, d, path, sizeof(path))) == -1)
+		return false;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	rd = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? open(self,
+	    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) : -1;
+	refused = rd != -1 && pread(rd, magic, 4, 0) == 4 &&
+	    memcmp(magic, "\177ELF", 4) == 0 &&
+	    !sp_sup_trusted_fd(s, rd, why, size);
+	if (rd != -1)
+		close(rd);
+	close(fd);
+	return refused;
 }

@@ -264,13 +264,12 @@ pgrp_ours(struct sup *s, pid_t pgrp)
 			continue;
 		if (pid == pgrp) {	/* whatever its group now */
 			exists = true;
-			leader = pid == getpid() ||
-			    sp_sup_proc(s, pid, false) != NULL;
+			leader = pid == getpid() || sp_sup_in_tree(s, pid);
 		}
 		if (ps.pgrp != pgrp || ps.state == 'Z' || pid == getpid())
 			continue;
 		members++;
-		ours = sp_sup_proc(s, pid, false) != NULL;
+		ours = sp_sup_in_tree(s, pid);
 	}
 	closedir(d);
 	/* a leader gone: its pid stays the group's while the group lives */

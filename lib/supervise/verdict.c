@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "elf/elf.h"
+#include "util/hash.h"
 #include "layout/diag.h"
 #include "supervise/narrow.h"
 #include "layout/procfs.h"
@@ -169,7 +170,8 @@ sp_sup_refused(struct sup *s, pid_t tid, const struct seccomp_data *d,
 	struct sp_violation v = { .have = true, .arch = d->arch, .nr =
 	    (uint32_t)d->nr, .ip = d->instruction_pointer };
 
-	fprintf(stderr, "syspin: %s\n", line);
+	if (!s->o->quiet)
+		fprintf(stderr, "syspin: %s\n", line);
 	record(s, tid, &v, img, SP_VERDICT_REFUSED, rule, errnum, line);
 }
 
@@ -357,31 +359,42 @@ because(const struct sup *s, const char *name, const struct seccomp_data *d,
  */
 static int
 refuse(struct sup *s, pid_t pid, const struct sp_violation *v,
-    const struct seccomp_data *d, uint32_t data, const struct image *img)
+    const struct seccomp_data *d, uint32_t data, const struct image *img,
+    const char *reason)
 {
-	char comm[64], name[64], key[64], line[1024];
+	char comm[64], name[64], key[96], line[1024], file[512];
 	unsigned long long tgid;
 	int e = data == SP_BPF_DENY_DATA ? EPERM : EACCES;
 
 	if (sp_proc_status(pid, "Tgid", 10, &tgid) == -1)
 		tgid = (unsigned long long)pid;
 	/* once per process, rule and call: a later refusal of another
-	 * call is news (a TIOCSTI said hid a perf_event_open's) */
-	snprintf(key, sizeof(key), "refused %llu %u %u", tgid, data, v->nr);
+	 * call is news (a TIOCSTI said hid a perf_event_open's); an exec's
+	 * once per file too */
 	sp_syscall_name(v->arch, v->nr, name, sizeof(name));
+	file[0] = '\0';
+	if (strstr(name, "exec") != NULL)
+		sp_sup_exec_path(pid, d, file, sizeof(file));
+	snprintf(key, sizeof(key), "refused %llu %u %u %016llx", tgid, data,
+	    v->nr, (unsigned long long)sp_fnv1a_str(SP_FNV1A_INIT, file));
+	if (reason == NULL)
+		reason = because(s, name, d, data);
 	sp_sup_comm(pid, comm, sizeof(comm));
-	if (strcmp(name, "mmap") == 0 && (d->args[3] & MAP_GROWSDOWN))
+	if (file[0] != '\0')
+		snprintf(line, sizeof(line), "%s[%llu]: %s of %s refused: %s",
+		    comm, tgid, name, file, reason);
+	else if (strcmp(name, "mmap") == 0 && (d->args[3] & MAP_GROWSDOWN))
 		snprintf(line, sizeof(line), "%s[%llu]: mmap with "
 		    "MAP_GROWSDOWN refused: memory that grows without a system "
 		    "call may not be made in a pinned tree", comm, tgid);
 	else
 		snprintf(line, sizeof(line), "%s[%llu]: %s%s refused: %s",
-		    comm, tgid, name, asked(name, d, data),
-		    because(s, name, d, data));
+		    comm, tgid, name, asked(name, d, data), reason);
 	observed(s, pid, v, img, data == SP_BPF_DENY_DATA ? SP_OBS_DENIED :
 	    SP_OBS_REFUSED, line);
 	if (s->o->observe == NULL && sp_sup_first_time(s, key)) {
-		fprintf(stderr, "syspin: %s\n", line);
+		if (!s->o->quiet)
+			fprintf(stderr, "syspin: %s\n", line);
 		record(s, pid, v, img, data == SP_BPF_DENY_DATA ?
 		    SP_VERDICT_DENIED : SP_VERDICT_REFUSED,
 		    data == SP_BPF_DENY_DATA ? "every-call" :
@@ -432,8 +445,9 @@ narrowed(struct sup *s, pid_t pid, const struct sp_violation *v,
 			    PRIu32 ") denied by %s: %s", comm, tgid, name,
 			    v->nr, opt, strerrorname_np(e) ?
 			    strerrorname_np(e) : "?");
-		fprintf(stderr, "syspin: %s%s\n", o->narrow_kill ? "audit: " :
-		    "", line);
+		if (o->narrow_kill || !s->o->quiet)
+			fprintf(stderr, "syspin: %s%s\n", o->narrow_kill ?
+			    "audit: " : "", line);
 		record(s, pid, v, img, o->narrow_kill ? SP_VERDICT_AUDITED :
 		    SP_VERDICT_DENIED, "deny-list", o->narrow_kill ? 0 : e,
 		    line);
@@ -483,6 +497,14 @@ rules_verdict(struct sup *s, struct image *img, const struct seccomp_data *d)
 	return sp_bpf_run_all(img->rules, img->nrules, &at, NULL);
 }
 
+static bool
+exec_call(const struct sp_violation *v)
+{
+	return v->arch == SP_AUDIT_ARCH_I386 ? v->nr == 11 || v->nr == 358 :
+	    v->nr == 59 || v->nr == 322 || v->nr == (SP_BPF_X32_BIT | 520) ||
+	    v->nr == (SP_BPF_X32_BIT | 545);
+}
+
 /*
  * What action means for the stopped call; every path that lets a call
  * run goes through here (the filter's own stops, and the calls a stop
@@ -515,7 +537,8 @@ judge(struct sup *s, pid_t pid, const struct sp_violation *v,
 		return sp_sup_place(s, pid, d);
 	case SP_BPF_REFUSE_DATA:
 	case SP_BPF_DENY_DATA:
-		return refuse(s, pid, v, d, action & SECCOMP_RET_DATA, p->img);
+		return refuse(s, pid, v, d, action & SECCOMP_RET_DATA, p->img,
+		    NULL);
 	case SP_BPF_NARROW_DATA:
 		return narrowed(s, pid, v, p->img);
 	case SP_BPF_CHECK_DATA:
@@ -535,9 +558,23 @@ judge(struct sup *s, pid_t pid, const struct sp_violation *v,
 			    sp_sup_setpgid(s, pid, d, &no);
 			if (no)
 				return refuse(s, pid, v, d, SP_BPF_DENY_DATA,
-				    p->img);
+				    p->img, NULL);
 			observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
 			return r == -1 ? sp_sup_doom(s, pid) : 0;
+		}
+		if (exec_call(v)) {	/* --exec=trusted: the file */
+			char why[256], reason[320];
+
+			if (!sp_sup_exec_untrusted(s, pid, d, why,
+			    sizeof(why))) {
+				observed(s, pid, v, p->img, SP_OBS_ALLOWED,
+				    NULL);
+				return 0;
+			}
+			snprintf(reason, sizeof(reason), "--exec=trusted: %s",
+			    why);
+			return refuse(s, pid, v, d, SP_BPF_REFUSE_DATA, p->img,
+			    reason);
 		}
 		/* a call on another process (perf_event_open, prlimit64, a
 		 * signal that dumps core): one of the tree */
@@ -545,7 +582,7 @@ judge(struct sup *s, pid_t pid, const struct sp_violation *v,
 			observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
 			return 0;
 		}
-		return refuse(s, pid, v, d, SP_BPF_DENY_DATA, p->img);
+		return refuse(s, pid, v, d, SP_BPF_DENY_DATA, p->img, NULL);
 	default:
 		return violation(s, pid, v, d, p);
 	}
@@ -631,8 +668,7 @@ of_tree(struct sup *s, pid_t tid, const struct seccomp_data *d)
 	}
 	if (a <= 0 || b < 0)
 		return false;
-	if (sp_sup_proc(s, a, false) != NULL &&
-	    (b == 0 || sp_sup_proc(s, b, false) != NULL))
+	if (sp_sup_in_tree(s, a) && (b == 0 || sp_sup_in_tree(s, b)))
 		return true;
 	return sig != 0 && handled(a, sig);
 }

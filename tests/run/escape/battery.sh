@@ -64,7 +64,7 @@ tty-quit-own:runtime tty-quit-own:runexec
 tty-join:runtime tty-join:runexec tty-other:runtime tty-other:runexec
 tty-own:runtime tty-own:runexec tty-intr-own:runtime tty-intr-own:runexec
 tty-fg-pid:runtime tty-fg-pid:runexec
-tty-noctty:runtime tty-noctty:runexec"
+tty-noctty:runtime tty-noctty:runexec pid-reuse:runexec"
 
 ATTACKS="wrong-site libc-site
 remap-libc
@@ -87,7 +87,7 @@ ptrace-victim mem-victim vmwrite-victim getfd-victim
 prlimit-parent prlimit-victim sigquit-victim sigsegv-victim sigqgroup-victim
 tiocsti tioclinux tty-quit tty-quit-own tty-fg
 tty-join tty-other tty-own tty-intr-own tty-fg-pid tty-noctty
-exec-race reexec-rewrite range-end mount-new
+exec-race reexec-rewrite range-end mount-new pid-reuse
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
 filter-swap filter-sealed
@@ -235,6 +235,35 @@ start_tmux() {	# socket
 	fi
 }
 
+# For pid-reuse: once DIR/tid (a thread that exec'd) is free, an outside
+# process (as $WHO) given that id through ns_last_pid; DIR/victim its pid.
+pid_reuse_victim() {	# dir
+	i=0
+	while [ ! -s "$1/tid" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	tid=$(cat "$1/tid" 2>/dev/null) || return
+	i=0
+	while [ -e "/proc/$tid" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	for try in 1 2 3 4 5 6 7 8; do
+		echo $((tid - 1)) >/proc/sys/kernel/ns_last_pid 2>/dev/null ||
+		    return
+		if [ "$WHO" = nobody ]; then
+			setpriv --reuid=nobody --regid="$(id -g nobody)" \
+			    --clear-groups sleep 30 &
+		else
+			sleep 30 &
+		fi
+		v=$!
+		[ "$v" = "$tid" ] && break
+		kill $v
+	done
+	# setpriv has made it $WHO and exec'd sleep
+	i=0
+	while [ "$(cat "/proc/$v/comm" 2>/dev/null)" != sleep ] &&
+	    [ $i -lt 100 ]; do sleep 0.02; i=$((i + 1)); done
+	echo "$v" >"$1/victim.tmp" && mv "$1/victim.tmp" "$1/victim"
+	wait "$v" 2>/dev/null
+}
+
 stop_victim() {
 	[ -n "$VICTIM" ] || return
 	kill "$VICTIM" 2>/dev/null
@@ -341,6 +370,15 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 	mount-new)
 		# root: a tracefs of its own, detached (then uprobes)
 		$how "$E/escape_mount" "$mark" ;;
+	pid-reuse)
+		# the id of a thread that exec'd, given to an outside process
+		fresh dir
+		mkdir -m 777 "$F"
+		pid_reuse_victim "$F" &
+		helper=$!
+		$how "$E/escape_pidreuse" "$mark" "$F"
+		kill "$(cat "$F/victim" 2>/dev/null)" 2>/dev/null
+		wait $helper ;;
 	tty-intr-own)
 		# the run's terminal's interrupt character made 'q' and
 		# syspin run killed; then a program outside in the foreground
