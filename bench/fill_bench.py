@@ -35,7 +35,7 @@ def children_cpu():
 def fill(syspin, cache, root, jobs):
     cmd = [syspin, 'cache', 'fill', '-v', '--cache-dir', cache, root]
     if jobs:
-        cmd[3:3] = ['-j', str(jobs)]
+        cmd[3:3] = ['--jobs', str(jobs)]
     u0, s0 = children_cpu()
     t0 = time.monotonic()
     p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,

@@ -37,11 +37,11 @@ static const char *const state_names[] = {
 static void
 usage(FILE *f)
 {
-	fputs("usage: syspin cache fill [--system] [-j N] [-fqv] "
-	    "[--cache-dir DIR] [PATH...]\n"
-	    "       syspin cache list [--json] [--cache-dir DIR]\n"
-	    "       syspin cache verify [-v] [--cache-dir DIR]\n"
-	    "       syspin cache clear [--stale] [-v] [--cache-dir DIR]\n\n"
+	fputs("usage: syspin cache fill [--system] [--jobs N] [-fqv] "
+	    "[-c DIR] [PATH...]\n"
+	    "       syspin cache list [-j] [-c DIR]\n"
+	    "       syspin cache verify [-v] [-c DIR]\n"
+	    "       syspin cache clear [--stale] [-v] [-c DIR]\n\n"
 	    "  fill    analyse the ELF files of PATHs (directories: every "
 	    "program and\n"
 	    "          library under them) into the cache; --system: the "
@@ -52,6 +52,14 @@ usage(FILE *f)
 	    "on a problem\n"
 	    "  clear   remove every table, or with --stale those that "
 	    "serve nothing\n\n"
+	    "  -c, --cache-dir DIR  the cache (as syspin run)\n"
+	    "  -j, --json      list: one JSON object per table\n"
+	    "      --jobs N    fill: analyse N files at once (default: the "
+	    "CPUs)\n"
+	    "  -f, --force     fill: analyse again what is cached\n"
+	    "  -q, --quiet     fill: no progress line\n"
+	    "  -v, --verbose   say each file\n"
+	    "  -h, --help      this text\n\n"
 	    "The cache is /var/cache/syspin for root, else "
 	    "$XDG_CACHE_HOME/syspin\nor ~/.cache/syspin; see syspin(1).\n",
 	    f);
@@ -136,10 +144,14 @@ parse(int argc, char **argv, struct cache_opts *o, bool *flag,
 	int ch;
 
 	memset(o, 0, sizeof(*o));
-	while ((ch = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+	/* -j: --json, where the subcommand has it (list) */
+	while ((ch = getopt_long(argc, argv, flag_name != NULL &&
+	    strcmp(flag_name, "json") == 0 ? "c:vhj" : "c:vh", opts, NULL)) !=
+	    -1) {
 		switch (ch) {
 		case 'c': o->dir = optarg; break;
 		case 'v': o->verbose = true; break;
+		case 'j':
 		case 'F':
 			if (flag_name != NULL) {
 				*flag = true;

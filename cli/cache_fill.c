@@ -129,7 +129,7 @@ parse(int argc, char **argv, struct fill *f)
 {
 	static const struct option opts[] = {
 		{ "system", no_argument, NULL, 's' },
-		{ "jobs", required_argument, NULL, 'j' },
+		{ "jobs", required_argument, NULL, 'J' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -141,15 +141,16 @@ parse(int argc, char **argv, struct fill *f)
 	int ch;
 
 	f->jobs = cpus();
-	while ((ch = getopt_long(argc, argv, "j:fqvh", opts, NULL)) != -1) {
+	/* -j is --json in every command: the jobs are --jobs alone */
+	while ((ch = getopt_long(argc, argv, "fqvhc:", opts, NULL)) != -1) {
 		switch (ch) {
 		case 's': f->system = true; break;
-		case 'j':
+		case 'J':
 			errno = 0;
 			f->jobs = strtol(optarg, &end, 10);
 			if (errno || *end || end == optarg || f->jobs < 1 ||
 			    f->jobs > WORKERS_MAX) {
-				cli_error("cache fill: -j %s: not a number "
+				cli_error("cache fill: --jobs %s: not a number "
 				    "from 1 to %d", optarg, WORKERS_MAX);
 				return -1;
 			}

@@ -7,6 +7,7 @@
 #ifndef SYSPIN_CLI_H
 #define SYSPIN_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #define EXIT_FINDINGS 1
@@ -26,6 +27,11 @@ void cli_try(const char *cmd);
 
 /* "syspin: " + printf, on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The same for what is said but not wrong (a weaker mode, a cache kept in
+ * memory): nothing with -q. */
+extern bool cli_quiet;
+void cli_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * 0, or -1 after saying so when this process runs inside a pinned tree

@@ -35,7 +35,7 @@ usage(FILE *f)
 	    "[--dlopen FILE]...\n"
 	    "                     [--deny LIST | --allow LIST] "
 	    "[--deny-action=ACTION]\n"
-	    "                     [--cache-dir DIR] [-j] [--export FILE] [-v] "
+	    "                     [-c DIR] [-j] [--export FILE] [-v] "
 	    "[--no-reach]\n"
 	    "                     (-p PID | [--] PROG [ARG...])\n"
 	    "       syspin filter --groups [@GROUP...]\n\n"
@@ -116,7 +116,7 @@ parse(int argc, char **argv, struct filter_args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->narrow.errnum = EPERM;
-	while ((c = getopt_long(argc, argv, "+p:jvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:jvhc:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_pid(optarg, &a->pid) == -1)

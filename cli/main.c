@@ -23,17 +23,38 @@ static const struct cli_cmd subcommands[] = {
 	{ "cache", cmd_cache, "fill, list, verify or clear the pin-table cache" },
 };
 
+static void
+say(const char *fmt, va_list ap)
+{
+	char line[4096];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	sp_error_printable(line);	/* names are anyone's bytes */
+	fprintf(stderr, "syspin: %s\n", line);
+}
+
 void
 cli_error(const char *fmt, ...)
 {
-	char line[4096];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	sp_error_printable(line);	/* names are anyone's bytes */
-	fprintf(stderr, "syspin: %s\n", line);
+}
+
+bool cli_quiet;
+
+void
+cli_notice(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cli_quiet)
+		return;
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
 }
 
 void

@@ -58,14 +58,14 @@ usage(FILE *f)
 {
 	fputs("usage: syspin run [--strict] [--allow-jit] [--audit] "
 	    "[--exec=POLICY]\n"
-	    "                  [--scope=WHAT] [--cache-dir DIR] "
-	    "[--dlopen FILE]... [-v]\n"
+	    "                  [--scope=WHAT] [-c DIR] "
+	    "[--dlopen FILE]... [-v | -q]\n"
 	    "                  [-o FILE | --log-fd N] [--deny LIST | --allow "
 	    "LIST]\n"
 	    "                  [--deny-action=errno[:NAME]|kill] [--no-reach]\n"
 	    "                  [--allow-socket NAME]... [--unsafe-install] "
 	    "PROG [ARG...]\n"
-	    "       syspin run --fill-cache [--cache-dir DIR] FILE...\n\n"
+	    "       syspin run --fill-cache [-c DIR] FILE...\n\n"
 	    "Runs PROG, and every program it runs, with its system calls "
 	    "pinned: a call\nfrom anywhere but the instruction where its "
 	    "number is expected kills the\nprocess before it runs, with one "
@@ -85,7 +85,7 @@ usage(FILE *f)
 	    "      --dlopen FILE   FILE will be dlopen'ed: allow the numbers "
 	    "it passes to\n"
 	    "                      libc's syscall() (repeatable)\n"
-	    "      --cache-dir DIR pin table cache, made if missing (not its "
+	    "  -c, --cache-dir DIR pin table cache, made if missing (not its "
 	    "parent;\n"
 	    "                      default: /var/cache/syspin for root, else\n"
 	    "                      $XDG_CACHE_HOME/syspin, made with its "
@@ -121,6 +121,10 @@ usage(FILE *f)
 	    "                      cannot (no ptrace), rather than with the "
 	    "runtime alone\n"
 	    "  -v, --verbose       say what is analysed and installed\n"
+	    "  -q, --quiet         say only what was killed: not what was "
+	    "refused, denied\n"
+	    "                      or kept in memory, nor a weaker mode (-o "
+	    "still records)\n"
 	    "  -h, --help          this text\n\n"
 	    "Exit status: PROG's, or 128+signal when it was killed (159: a "
 	    "call that was\nnot pinned); 127 PROG not found, 126 found but not "
@@ -164,6 +168,7 @@ parse(int argc, char **argv, struct run_args *a)
 		{ "exec", required_argument, NULL, 'e' },
 		{ "scope", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-reach", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		RUN_EXTRA_OPTIONS,
@@ -174,7 +179,7 @@ parse(int argc, char **argv, struct run_args *a)
 	memset(a, 0, sizeof(*a));
 	run_extra_init(&a->x);
 	/* "+": options stop at PROG; PROG's own options are its own. */
-	while ((c = getopt_long(argc, argv, "+vho:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+vqho:c:", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': a->strict = true; break;
 		case 'j': a->allow_jit = true; break;
@@ -195,6 +200,7 @@ parse(int argc, char **argv, struct run_args *a)
 				return -1;
 			break;
 		case 'v': a->verbose = true; break;
+		case 'q': cli_quiet = true; break;
 		case 'R': a->no_reach = true; break;
 		case 'h': usage(stdout); exit(0);
 		case 'o':
@@ -210,6 +216,10 @@ parse(int argc, char **argv, struct run_args *a)
 			break;
 		default: cli_try("run"); return -1;
 		}
+	}
+	if (a->verbose && cli_quiet) {
+		cli_error("run: -v and -q: say more, or less");
+		return -1;
 	}
 	if (a->strict && a->allow_jit) {
 		cli_error("run: --strict and --allow-jit: --strict allows no "
@@ -309,7 +319,7 @@ open_cache(const struct run_args *a, struct sp_cache *c, char *dir,
 	if (mem) {
 		why = dir[0] != '\0' ? strerror(err.code) : home == NULL ?
 		    "HOME is not set" : "HOME is not an absolute path";
-		if (sp_cache_open_memory(c, dir, geteuid(), why, cli_error,
+		if (sp_cache_open_memory(c, dir, geteuid(), why, cli_notice,
 		    &err) == 0)
 			err.msg[0] = '\0';
 	}
@@ -325,7 +335,7 @@ open_cache(const struct run_args *a, struct sp_cache *c, char *dir,
 		return -1;
 	}
 	if (!a->fill)
-		(void)sp_cache_keep(c, cli_error, &err);
+		(void)sp_cache_keep(c, cli_notice, &err);
 	/* Believe only tables our key vouches for (lib/pins/cache_mac.c). */
 	if (sp_cache_use_mac(c, &err) == -1 && a->verbose)
 		fprintf(stderr, "syspin: no kernel keyring (%s): tables are "

@@ -63,13 +63,13 @@ open_sup_cache(const char *dir, struct sp_cache *c)
 
 	if (dir[0] != '\0' && sp_cache_open(c, dir, geteuid(), true,
 	    &err) == 0) {
-		(void)sp_cache_keep(c, cli_error, &err);
+		(void)sp_cache_keep(c, cli_notice, &err);
 		return 0;
 	}
 	/* Not out of reach but untrusted (code 0): refused. */
 	if ((dir[0] != '\0' && err.code == 0) ||
 	    sp_cache_open_memory(c, dir, geteuid(), dir[0] != '\0' ?
-	    strerror(err.code) : "no directory", cli_error, &err) == -1) {
+	    strerror(err.code) : "no directory", cli_notice, &err) == -1) {
 		cli_error("run: %s", err.msg);
 		return -1;
 	}
@@ -114,6 +114,7 @@ run_supervised(const struct run_sup *r, bool *fallback)
 	o.pin.ndlopen = r->ndlopen;
 	o.pin.reportdir = r->reportdir;
 	o.pin.verbose = r->verbose;
+	o.quiet = cli_quiet;
 	o.pin.reach = r->reach;
 	o.audit = r->audit;
 	o.scope = r->scope;
@@ -143,7 +144,7 @@ run_supervised(const struct run_sup *r, bool *fallback)
 	if (rc == -1) {
 		/* said at any verbosity: a weaker mode, and commands that
 		 * fail in it (an exec refused) say nothing of why */
-		cli_error("run: cannot supervise (%s): the runtime alone pins "
+		cli_notice("run: cannot supervise (%s): the runtime alone pins "
 		    "the program; it does not judge other processes, "
 		    "terminals or sockets, and refuses exec unless "
 		    "--exec=any (docs/threat-model.md; --require-supervisor "

@@ -43,7 +43,7 @@ struct trace_args {
 static void
 usage(FILE *f)
 {
-	fputs("usage: syspin trace [--json] [-o FILE] [--cache-dir DIR] "
+	fputs("usage: syspin trace [-j] [-o FILE] [-c DIR] "
 	    "[--allow-jit]\n                    [--no-reach] [--allow-list "
 	    "FILE] [--systemd FILE]\n                    [--program-status] "
 	    "[--] PROG [ARG...]\n\n"

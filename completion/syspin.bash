@@ -33,16 +33,17 @@ _syspin()
 		for ((i = 2; i < cword; i++)); do
 			case ${words[i]} in
 			--) _command_offset $((i + 1)) 2>/dev/null; return ;;
-			--cache-dir|--dlopen|-o|--output|--log-fd|--deny|--allow|\
-			--allow-socket|-p) ((i++)); continue ;;
+			-c|--cache-dir|--dlopen|-o|--output|--log-fd|--deny|\
+			--allow|--allow-socket|-p|--allow-list|--systemd|\
+			--export) ((i++)); continue ;;
 			-*) continue ;;
 			*) _command_offset "$i" 2>/dev/null; return ;;
 			esac
 		done ;;
 	esac
 	case $prev in
-	--cache-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-	--dlopen|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	-c|--cache-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--dlopen|-o|--output|--allow-list|--systemd|--export) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--exec) COMPREPLY=($(compgen -W "any trusted none" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then

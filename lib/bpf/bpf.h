@@ -180,6 +180,9 @@ struct sp_bpf_range {
 				   may make uprobes (CAP_PERFMON or
 				   CAP_SYS_ADMIN), and a uprobe maps the
 				   kernel's executable trampoline into it */
+#define SP_BPF_CHECK_EXEC 0x1000u	/* execve/execveat are `check`: the
+				   supervisor looks at the file first
+				   (--exec=trusted) */
 #define SP_BPF_PLACE_FILES 0x80u	/* a file's executable MAP_FIXED mapping
 				   in the band: `place` (the supervisor
 				   checks the file: --exec=trusted) */

@@ -221,7 +221,7 @@ sp_policy_cont(const struct norm *in, int abi, uint32_t nr,
 	switch (r) {
 	case R_EXEC:
 		if (!(flags & (SP_BPF_STRICT | SP_BPF_NO_EXEC)))
-			r = R_NONE;
+			r = flags & SP_BPF_CHECK_EXEC ? R_EXECCHECK : R_NONE;
 		break;
 	case R_PTRACE:
 	case R_NOPTRACE:
@@ -764,6 +764,7 @@ sp_emit_cont(struct pgen *g, uint32_t frag, struct cont c, uint32_t allow)
 	case R_DENIED:
 		return g->ret[RET_DENY];
 	case R_CONNECT:
+	case R_EXECCHECK:
 		return g->ret[RET_CHECK];
 	case R_CLONE3:
 		return g->ret[RET_ENOSYS];

@@ -189,7 +189,7 @@ refused(struct sup *s, pid_t pid, const char *why)
 		return;
 
 	snprintf(key, sizeof(key), "untrusted %ld", (long)pid);
-	if (!sp_sup_first_time(s, key))
+	if (s->o->quiet || !sp_sup_first_time(s, key))
 		return;
 	sp_sup_comm(pid, comm, sizeof(comm));
 	fprintf(stderr, "syspin: %s[%ld]: mmap refused: --exec=trusted: %s\n",
@@ -260,6 +260,34 @@ strict_refused(struct sup *s, pid_t pid, struct proc *p,
 	return sp_sup_fail_call(pid, EACCES);
 }
 
+/* -v: what was mapped where, and why there. */
+static void
+say_placed(pid_t pid, const struct proc *p, const struct seccomp_data *d,
+    long k, uint64_t at)
+{
+	char comm[64], fd[64], file[512];
+	ssize_t n = -1;
+
+	sp_sup_comm(pid, comm, sizeof(comm));
+	if (!((uint32_t)d->args[3] & MAP_ANONYMOUS)) {
+		snprintf(fd, sizeof(fd), "/proc/%ld/fd/%d", (long)pid,
+		    (int)d->args[4]);
+		n = readlink(fd, file, sizeof(file) - 1);
+	}
+	file[n > 0 ? n : 0] = '\0';
+	sp_error_printable(file);
+	if (k >= 0)
+		fprintf(stderr, "syspin: %s[%ld]: %s mapped at 0x%llx, the "
+		    "start-up slot its pins were made for\n", comm, (long)pid,
+		    p->img->pin.slots[k].path, (unsigned long long)at);
+	else
+		fprintf(stderr, "syspin: %s[%ld]: %s%s%llu bytes mapped at "
+		    "0x%llx, in the late-code band: no system call may come "
+		    "from code there (its calls into libc are libc's)\n",
+		    comm, (long)pid, file, n > 0 ? ": " : "",
+		    (unsigned long long)d->args[1], (unsigned long long)at);
+}
+
 static int
 place(struct sup *s, pid_t pid, struct proc *p, const struct seccomp_data *d)
 {
@@ -290,9 +318,6 @@ place(struct sup *s, pid_t pid, struct proc *p, const struct seccomp_data *d)
 	if (ptrace(PTRACE_SETREGS, pid, 0, &r) == -1)
 		return sp_sup_doom(s, pid);
 	if (s->o->pin.verbose)
-		fprintf(stderr, "syspin: [%ld]: mmap of %llu bytes placed at "
-		    "0x%llx (%s)\n", (long)pid,
-		    (unsigned long long)d->args[1], (unsigned long long)at,
-		    k >= 0 ? p->img->pin.slots[k].path : "late code band");
+		say_placed(pid, p, d, k, at);
 	return 0;
 }

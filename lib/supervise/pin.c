@@ -455,19 +455,6 @@ hand_over(struct job *j, struct sp_pin_result *res)
 	j->nslots = 0;
 }
 
-static void
-say(const struct job *j, const struct sp_pin_result *res)
-{
-	fprintf(stderr, "syspin: [%ld]: pinned from outside: %zu objects "
-	    "(%zu start-up slots), %zu ranges, %zu pins, %zu any-number "
-	    "sites, %zu programs\n", (long)j->pid, j->lo.nobjs, j->nslots,
-	    j->lo.nranges, j->pl.npins, j->pl.nany_ips, j->nprogs);
-	if (res->smaller || res->stops_all)
-		fprintf(stderr, "syspin: [%ld]: no room for the whole filter "
-		    "under the inherited ones: %zu of its numbers judged in "
-		    "the kernel, the others by the supervisor at each call\n",
-		    (long)j->pid, res->smaller ? res->nkept : 0);
-}
 
 int
 sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
@@ -508,7 +495,7 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 		    "earlier image of the same program, whose filter judges "
 		    "it\n", (long)pid);
 	else if (r == 0 && o->verbose)
-		say(&j, res);
+		sp_pin_say(&j, res);
 	res->sig = j.in.pending_sig;
 	res->flags = j.flags;
 	res->entry = sp_startup_entry(&j);

@@ -60,6 +60,7 @@ uint64_t sp_startup_entry(const struct job *j);
 /* reach.c: drops the sites the image's code cannot reach from its
  * tables (lib/reach/reach.c); -v says how many pins are left. */
 int sp_pin_reach(struct job *j, struct sp_error *err);
+void sp_pin_say(const struct job *j, const struct sp_pin_result *res);
 
 /* Runs nr(a0..a5) in the tracee at its trap. */
 int sp_pin_call(struct job *j, long nr, uint64_t a0, uint64_t a1, uint64_t a2,

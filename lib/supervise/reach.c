@@ -17,17 +17,23 @@
 #include "reach/reach.h"
 
 #include "pin_int.h"
+#include "supervise_int.h"
 
 int
 sp_pin_reach(struct job *j, struct sp_error *err)
 {
 	struct sp_reach_report rep;
+	char comm[64];
 
 	if (sp_layout_reach(&j->lo, j->o->cache, &rep, err) == -1)
 		return -1;
 	if (j->o->verbose)
-		fprintf(stderr, "syspin: [%ld]: %zu of %zu pins reachable "
-		    "(%zu of %zu sites)%s\n", (long)j->pid, rep.live_pairs,
+		sp_sup_comm(j->pid, comm, sizeof(comm));
+	if (j->o->verbose)
+		fprintf(stderr, "syspin: %s[%ld]: its code can reach %zu of "
+		    "the %zu (site, number) pairs of its objects' tables, at "
+		    "%zu of %zu sites; the others are not pinned (--no-reach "
+		    "pins them)%s\n", comm, (long)j->pid, rep.live_pairs,
 		    rep.pairs, rep.live_sites, rep.sites, rep.dlsym ?
 		    "; dlsym with a name chosen at run time: every export "
 		    "counts as reachable" : "");
@@ -37,13 +43,13 @@ sp_pin_reach(struct job *j, struct sp_error *err)
 		const char *o = w->obj >= 0 && (size_t)w->obj < j->lo.nobjs ?
 		    j->lo.objs[w->obj].name : "code with no facts";
 		if (w->at != 0)
-			fprintf(stderr, "syspin: [%ld]: widened by %s: the "
-			    "dlsym call at 0x%llx\n", (long)j->pid, o,
+			fprintf(stderr, "syspin: %s[%ld]: widened by %s: the "
+			    "dlsym call at 0x%llx\n", comm, (long)j->pid, o,
 			    (unsigned long long)w->at);
 		else
-			fprintf(stderr, "syspin: [%ld]: widened by %s: it "
+			fprintf(stderr, "syspin: %s[%ld]: widened by %s: it "
 			    "takes dlsym's address, or its calls are not "
-			    "known\n", (long)j->pid, o);
+			    "known\n", comm, (long)j->pid, o);
 	}
 	return 0;
 }

@@ -373,7 +373,8 @@ own_rule(int abi, const struct sp_bpf_input *in, const struct seccomp_data *d,
 		    SECCOMP_RET_ALLOW;
 	case EXEC:
 		return in->flags & (SP_BPF_STRICT | SP_BPF_NO_EXEC) ?
-		    ans->refuse : SECCOMP_RET_ALLOW;
+		    ans->refuse : in->flags & SP_BPF_CHECK_EXEC ? ans->check :
+		    SECCOMP_RET_ALLOW;
 	case OPAQUE:
 		return ans->refuse;
 	default:

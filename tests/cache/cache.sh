@@ -207,7 +207,7 @@ for f in $(ldd /bin/ls /usr/bin/python3 /usr/bin/ssh 2>/dev/null |
 done
 n=$(ls "$L" | wc -l)
 C=$T/cache3
-"$SYSPIN" cache fill -j 1 -v --cache-dir "$C" "$L" 2>"$T/err" &
+"$SYSPIN" cache fill --jobs 1 -v --cache-dir "$C" "$L" 2>"$T/err" &
 pid=$!
 w=$(worker_of "$pid")
 [ -n "$w" ] || fail "no worker process seen"
@@ -229,7 +229,7 @@ echo "cache: a killed worker's file is reported, the others filled"
 
 # ---- Ctrl-C: the workers go, the line says how far (issue 21, 11) ----
 C4=$T/cache4
-"$SYSPIN" cache fill -j 2 --cache-dir "$C4" "$L" 2>"$T/err" &
+"$SYSPIN" cache fill --jobs 2 --cache-dir "$C4" "$L" 2>"$T/err" &
 pid=$!
 [ -n "$(worker_of "$pid")" ] || fail "no worker process seen"
 kill -INT "$pid"
@@ -239,7 +239,7 @@ status_of "$pid"
 grep -q "^syspin: cache fill: interrupted: [0-9]* of $n files done\$" \
     "$T/err" || { cat "$T/err" >&2; fail "no line saying how far it got"; }
 sleep 0.2
-[ -z "$(pgrep -f "cache fill -j 2 --cache-dir $C4" || true)" ] ||
+[ -z "$(pgrep -f "cache fill --jobs 2 --cache-dir $C4" || true)" ] ||
     fail "a worker outlived the interrupted fill"
 echo "cache: an interrupted fill stops its workers and says how far it got"
 

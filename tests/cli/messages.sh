@@ -184,6 +184,57 @@ for cmd in "run $C /bin/true" "trace /bin/true"; do
 	    "$S" run $C "$S" $cmd
 done
 
+# One meaning per short option (item 10): -c the cache, -j JSON, in every
+# command that has them (was: -j the jobs of cache fill, -c trace's only).
+expect 0 "" "$S" run -c "$T/made" /bin/true
+expect 0 "" "$S" filter -c "$T/made" /bin/true
+expect 0 "" "$S" cache fill --jobs 1 -q -c "$T/made" /bin/true
+expect 0 "" "$S" cache list -j -c "$T/made"
+if [ "$(head -c 1 "$T/stdout")" != "{" ]; then
+	echo "FAIL cache list -j is not JSON"
+	fails=$((fails + 1))
+fi
+expect 2 "invalid option -- 'j'" "$S" cache fill -j 2 -c "$T/made" /bin/true
+for cmd in scan filter trace cache; do
+	if ! "$S" $cmd --help | grep -q -- "-j, --json"; then
+		echo "FAIL syspin $cmd --help: no \"-j, --json\""
+		fails=$((fails + 1))
+	fi
+done
+# run -q: only what was killed is said; -o still records the rest.
+expect 2 "^syspin: run: -v and -q" "$S" run -q -v /bin/true
+if [ -x /usr/bin/python3 ]; then
+	expect 0 "getpid \(code 39\) denied by --deny: EPERM" "$S" run $C \
+	    --deny getpid /usr/bin/python3 -c 'import os; os.getpid()'
+	expect 0 "" "$S" run $C -q -o "$T/q.json" --deny getpid \
+	    /usr/bin/python3 -c 'import os; os.getpid()'
+	if [ -s "$T/stderr" ] || ! grep -q '"getpid"' "$T/q.json"; then
+		echo "FAIL run -q said: $(head -n 2 "$T/stderr"), or -o" \
+		    "recorded nothing"
+		fails=$((fails + 1))
+	fi
+fi
+
+# -v in the user's terms (item 12): what the image keeps, each object
+# once per run, where a mapping went and why.
+expect 0 "^syspin: sh\[[0-9]+\]: pinned before its first instruction: [0-9]+ system calls" \
+    "$S" run $C -v /bin/sh -c '/bin/true; /bin/true'
+for re in "its code can reach [0-9]+ of the [0-9]+ \(site, number\) pairs" \
+    "^syspin: true\[[0-9]+\]: pinned before its first instruction" \
+    "libc\.so\.6 at 0x[0-9a-f]+: [0-9]+ system calls at [0-9]+ sites" \
+    "libc\.so\.6 mapped at 0x[0-9a-f]+, the start-up slot its pins were made for"
+do
+	if ! grep -Eq "$re" "$T/stderr"; then
+		echo "FAIL run -v: no line matches: $re"
+		fails=$((fails + 1))
+	fi
+done
+if [ "$(grep -c "libc\.so\.6 at 0x" "$T/stderr")" != 1 ]; then
+	echo "FAIL run -v: libc said $(grep -c "libc\.so\.6 at 0x" \
+	    "$T/stderr") times in a run, not once"
+	fails=$((fails + 1))
+fi
+
 # The version meson's project() declares.
 for opt in -V --version; do
 	expect 0 "" "$S" $opt

@@ -105,7 +105,7 @@ n=$(grep -c "^syspin: attack\[[0-9]*\]: mprotect with PROT_EXEC refused: .*--all
 [ "$n" = 1 ] && echo "ok   jit: one line names --allow-jit" ||
     { echo "FAIL jit: $n lines naming --allow-jit"; sed 's/^/     | /' "$CACHE/out"; fail=1; }
 run --strict /bin/sh -c 'exec /bin/true'
-grep -q "^syspin: sh\[[0-9]*\]: execve refused: syspin run --strict allows no exec" "$CACHE/out" &&
+grep -q "^syspin: sh\[[0-9]*\]: execve of /bin/true refused: syspin run --strict allows no exec" "$CACHE/out" &&
     echo "ok   --strict: exec refused with one line" ||
     { echo "FAIL --strict exec"; sed 's/^/     | /' "$CACHE/out"; fail=1; }
 # With --allow-jit the code runs, in the late-code band: no system call
