@@ -16,7 +16,7 @@ small=50 big=600
 i=0
 while [ $i -lt $big ]; do cp "$LIB" "$T/$i.so"; i=$((i + 1)); done
 cpu() {	# n: the supervisor's and the tree's CPU, in ms
-	/usr/bin/env time -f "%U %S" -o "$T/time" "$S" run -c "$T/cache" \
+	/usr/bin/env time -f "%U %S" -o "$T/time" "$S" run --cache-dir "$T/cache" \
 	    "$MAIN" "$T" "$1" 2>"$T/err" || {
 		echo "FAIL $1 loads: status $?"; sed 's/^/     | /' "$T/err"
 		exit 1; }

@@ -211,17 +211,19 @@ check(st == 13 and r["verdict"] == "refused" and r["rule"] == "connect" and
       srv in r["message"], "connect: %d %r" % (st, r))
 in_stderr(r, err)
 
-# an image refused before its first instruction (--exec=trusted: a file
-# written in the run), and a process name that would drive a terminal
+# an exec refused at its call (--exec=trusted: a file written in the
+# run), named by a path that would drive a terminal
 st, err, recs = run(["--exec=trusted", "sh", "-c",
                      "cp /bin/true \"$0\" && \"$0\"",
                      os.path.join(TMP, "w\x1b]0;x\x07true")])
-r = one(recs, "image")
-check(st != 0 and r["verdict"] == "killed" and r["rule"] == "image" and
-      r["name"] == "execve" and r["address"] == "0x0" and
-      "--exec=trusted" in r["message"], "image: %d %r" % (st, r))
-check("\x1b" not in err and "\x07" not in err,
-      "image: no control character on stderr: %r" % err)
+r = one(recs, "exec")
+check(st == 126 and r["verdict"] == "refused" and r["rule"] == "exec" and
+      r["errno"] == "EACCES" and r["name"] == "execve" and
+      "--exec=trusted" in r["message"] and "/w?]0;x?true" in r["message"],
+      "exec: %d %r" % (st, r))
+ours = "".join(l for l in err.splitlines(True) if l.startswith("syspin:"))
+check("\x1b" not in ours and "\x07" not in ours,
+      "exec: no control character in syspin's lines: %r" % ours)
 in_stderr(r, err)
 
 # the runtime alone: the kernel kills, the record comes from its audit
