@@ -61,7 +61,10 @@ usage(FILE *f)
 	    "  -v, --verbose   say each file\n"
 	    "  -h, --help      this text\n\n"
 	    "The cache is /var/cache/syspin for root, else "
-	    "$XDG_CACHE_HOME/syspin\nor ~/.cache/syspin; see syspin(1).\n",
+	    "$XDG_CACHE_HOME/syspin\nor ~/.cache/syspin; see syspin(1).\n\n"
+	    "Exit status: 0 success; 1 verify found a problem, or fill could "
+	    "not analyse\na file; 2 usage error or the cache cannot be "
+	    "used.\n",
 	    f);
 }
 

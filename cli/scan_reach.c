@@ -98,6 +98,29 @@ build(struct rprog *p, const struct scan_args *a)
 	return 0;
 }
 
+/* ld.so's execve and execveat sites, which syspin run leaves out of its
+ * pins where ld.so is the interpreter: counted apart (a site of other
+ * numbers too, should one be, stays). */
+static void
+drop_startup(struct rprog *p, struct sp_pintab *t)
+{
+	size_t k = 0;
+
+	for (size_t s = 0; s < t->nsites; s++) {
+		const struct sp_pin_site *site = &t->sites[s];
+		bool exec = site->how != SP_PIN_ANY && site->nr_count > 0;
+		for (uint32_t i = 0; exec && i < site->nr_count; i++)
+			exec = t->nrs[site->nr_first + i] == 59 ||
+			    t->nrs[site->nr_first + i] == 322;
+		if (exec) {
+			p->startup_sites++;
+			p->startup_pairs += site->nr_count;
+		} else
+			t->sites[k++] = *site;
+	}
+	t->nsites = k;
+}
+
 static int
 prune(struct rprog *p)
 {
@@ -113,8 +136,11 @@ prune(struct rprog *p)
 	if (sp_layout_reach_with(&p->lo, p->facts, NULL, 0, &p->rep,
 	    &err) != 0)
 		return -1;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (p->lo.objs[i].loader)
+			drop_startup(p, &p->lo.objs[i].tab);
 		sp_layout_reach_count(&p->lo, i, &p->after[i]);
+	}
 	return 0;
 }
 

@@ -19,6 +19,10 @@ struct rprog {
 	long *obj;		/* v[i] -> layout object, or -1 */
 	struct sp_reach_count *before, *after;	/* per layout object */
 	struct sp_reach_report rep;
+	/* ld.so's exec sites, where it is the interpreter: start-up code
+	 * (dl_main runs a program by name), never pinned by syspin run
+	 * (sp_placement_drop_loader_exec); not in after */
+	size_t startup_sites, startup_pairs;
 };
 
 void reach_text(FILE *f, const struct rprog *p);

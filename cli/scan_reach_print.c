@@ -123,6 +123,11 @@ reach_text(FILE *f, const struct rprog *p)
 		    distinct(&p->after[o]), distinct(&p->before[o]),
 		    why ? " (whole: " : "", why ? why : "", why ? ")" : "");
 	}
+	if (p->startup_pairs > 0)
+		fprintf(f, "  start-up only, not pinned: ld.so's exec sites "
+		    "(%zu sites, %zu pairs: dl_main runs a program by name; "
+		    "syspin run pins none where ld.so is the interpreter)\n",
+		    p->startup_sites, p->startup_pairs);
 	text_numbers(f, &b, &a);
 	if (p->rep.dlsym)
 		widened_text(f, p);
@@ -199,8 +204,11 @@ reach_json(const struct rprog *p)
 		json_object_object_add(o, "dlsym_widened_by", by);
 		json_object_object_add(o, "dlsym_widened_count",
 		    json_object_new_int64((int64_t)p->rep.ndlsym_by));
-	}	json_object_object_add(o, "dlopen_reachable",
+	}
+	json_object_object_add(o, "dlopen_reachable",
 	    json_object_new_boolean(p->rep.dlopen));
+	json_object_object_add(o, "startup_only_pairs",
+	    json_object_new_int64((int64_t)p->startup_pairs));
 	objs = json_object_new_array();
 	for (size_t i = 0; i < p->lo.nobjs; i++) {
 		json_object *e = json_count(&p->before[i], &p->after[i]);

@@ -21,6 +21,7 @@ nettle-dev"
 # The servers tests/servers runs pinned, and their load tools (wrk, ab,
 # memcaslap, redis-benchmark, pgbench; ssh, scp, sftp for sshd); their system instances are left
 # alone (the tests use ports of their own).
+# zsh and systemd: tests/cli checks the completion and units installed.
 # tests/run/sweep.sh runs each of the small ones below pinned (node and
 # java are too large: skipped when absent).
 TEST="clang musl-tools golang-go sqlite3 git strace elfutils libc6-dbg
@@ -28,7 +29,7 @@ debhelper lintian nginx haproxy redis-server redis-tools memcached
 libmemcached-tools apache2-utils wrk postgresql-15 openssh-server
 openssh-client openssh-sftp-server
 busybox-static gawk bzip2 xz-utils zstd lz4 lzip bc ed less file man-db
-vim-tiny openssl curl wget gpg gpg-agent"
+vim-tiny openssl curl wget gpg gpg-agent zsh systemd"
 FUZZ="clang libclang-rt-14-dev"
 DEB="$BUILD dpkg-dev debhelper lintian"
 

@@ -47,8 +47,10 @@ for path in sorted(json.load(sys.stdin).values()):
         gone += 1
         print("Removed " + full)
     parent = os.path.dirname(full)
-    if os.path.basename(parent) == "syspin":    # include/syspin, LIBDIR/syspin
+    # include/syspin, LIBDIR/syspin, share/doc/syspin/systemd
+    while parent.startswith(dest) and "/syspin" in parent[len(dest):]:
         dirs.add(parent)
+        parent = os.path.dirname(parent)
 for d in sorted(dirs, reverse=True):
     try:
         os.rmdir(d)

@@ -23,11 +23,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/user.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
+#include "layout/procfs.h"
 
 #include "phases.h"
 #include "supervise_int.h"
@@ -66,6 +69,46 @@ sp_sup_refuse(struct sup *s, pid_t pid, const char *why)
 }
 
 /*
+ * Every file the exec mapped executable: the program, and its
+ * interpreter, which the kernel found by the program's PT_INTERP in the
+ * caller's root (a tree that chroots into a directory of its own picks
+ * its own ld.so: blind round 12).  -1 with why when one is not trusted.
+ */
+static int
+trusted_maps(struct sup *s, pid_t pid, char *why, size_t size)
+{
+	char maps[64], how[200];
+	struct sp_error err;
+	struct sp_map *m;
+	struct stat st;
+	size_t n;
+	int fd, rc = 0;
+
+	snprintf(maps, sizeof(maps), "/proc/%ld/maps", (long)pid);
+	if (sp_maps_read(maps, &m, &n, &err) == -1) {
+		snprintf(why, size, "its mappings cannot be read");
+		return -1;
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (!(m[i].prot & PROT_EXEC) || m[i].kind != SP_MAP_FILE)
+			continue;
+		if ((fd = sp_sup_open_mapped(pid, &m[i], &st)) < 0) {
+			snprintf(why, size, "%s cannot be checked", m[i].path);
+			rc = -1;
+		} else if (!sp_sup_trusted_fd(s, fd, how, sizeof(how))) {
+			snprintf(why, size, "%s: %s", m[i].path, how);
+			rc = -1;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	sp_maps_free(m, n);
+	if (rc == -1)
+		sp_error_printable(why);
+	return rc;
+}
+
+/*
  * --exec=trusted: the file the kernel mapped, whatever its path says.
  * --exec=none: no exec but the run's own first; the filter refuses them,
  * and one that got past it anyway does not run (blind round 9: a call
@@ -83,6 +126,10 @@ check_exec(struct sup *s, pid_t pid)
 		    "the filter");
 	if (s->o->pin.exec != SP_EXEC_TRUSTED)
 		return 0;
+	if (trusted_maps(s, pid, why, sizeof(why)) == -1) {
+		snprintf(msg, sizeof(msg), "--exec=trusted: %s", why);
+		return sp_sup_refuse(s, pid, msg);
+	}
 	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return sp_sup_refuse(s, pid, "--exec=trusted: the program cannot "

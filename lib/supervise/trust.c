@@ -23,7 +23,11 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -106,8 +110,10 @@ exec_file(pid_t pid, const struct seccomp_data *d, char *path, size_t size)
 	uint64_t addr = exec_path_addr(d);
 	int dirfd = at ? (int)d->args[0] : AT_FDCWD;
 	int flags = at ? (int)d->args[4] : 0;
+	struct open_how how = { 0 };
 	char proc[64];
 	struct stat ours, theirs;
+	struct statfs fs;
 	int dir, fd;
 
 	snprintf(proc, sizeof(proc), "/proc/%ld/root", (long)pid);
@@ -130,10 +136,62 @@ exec_file(pid_t pid, const struct seccomp_data *d, char *path, size_t size)
 	if ((dir = open(path[0] == '/' ? "/" : proc, O_PATH | O_CLOEXEC |
 	    O_DIRECTORY)) == -1)
 		return -1;
-	fd = openat(dir, path, O_PATH | O_CLOEXEC |
-	    (flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0));
+	/* never through /proc: /proc/self and /dev/fd/N would name
+	 * ours, not the caller's (blind round 12) */
+	how.flags = O_PATH | O_CLOEXEC |
+	    (flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0);
+	how.resolve = RESOLVE_NO_MAGICLINKS;
+	fd = (int)syscall(SYS_openat2, dir, path, &how, sizeof(how));
 	close(dir);
+	if (fd >= 0 && (fstatfs(fd, &fs) == -1 ||
+	    fs.f_type == PROC_SUPER_MAGIC)) {
+		close(fd);
+		return -1;
+	}
 	return fd;
+}
+
+/* What of /proc/PID/status decides what a path lookup may see: its
+ * ids and groups, and whether it may pass permission checks (the DAC
+ * capabilities; the tree has fewer of the others than we do), joined;
+ * "" when unreadable. */
+static void
+creds(const char *status, char *out, size_t size)
+{
+	static const char *const keep[] = { "Uid:", "Gid:", "Groups:" };
+	unsigned long long cap;
+	char line[512];
+	size_t at = 0;
+	FILE *f;
+
+	out[0] = '\0';
+	if ((f = fopen(status, "re")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL && at < size) {
+		for (size_t i = 0; i < sizeof(keep) / sizeof(*keep); i++)
+			if (strncmp(line, keep[i], strlen(keep[i])) == 0)
+				at += (size_t)snprintf(out + at, size - at,
+				    "%s", line);
+		/* CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH */
+		if (sscanf(line, "CapEff: %llx", &cap) == 1)
+			at += (size_t)snprintf(out + at, size - at, "dac %llx\n",
+			    cap & 0x6);
+	}
+	fclose(f);
+}
+
+/* Whether pid looks files up as we do: else what we find by its path
+ * could tell it of files it may not see (a tree that dropped to nobody
+ * under a root supervisor). */
+static bool
+same_creds(pid_t pid)
+{
+	char path[64], theirs[2048], ours[2048];
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	creds(path, theirs, sizeof(theirs));
+	creds("/proc/self/status", ours, sizeof(ours));
+	return theirs[0] != '\0' && strcmp(theirs, ours) == 0;
 }
 
 /*
@@ -142,7 +200,9 @@ exec_file(pid_t pid, const struct seccomp_data *d, char *path, size_t size)
  * event (after the point of no return) can only kill.  Only an ELF file
  * is judged here: a script's `#!` interpreter is what runs, judged at
  * the event.  The event's check stays the authority: the file can
- * change between this look and the exec.  True when refused, with why.
+ * change between this look and the exec; and where the caller's
+ * credentials are not ours, only it judges.  True when refused, with
+ * why.
  */
 bool
 sp_sup_exec_untrusted(const struct sup *s, pid_t pid,
@@ -153,7 +213,8 @@ sp_sup_exec_untrusted(const struct sup *s, pid_t pid,
 	bool refused;
 	int fd, rd;
 
-	if ((fd = exec_file(pid, d, path, sizeof(path))) == -1)
+	if (!same_creds(pid) || (fd = exec_file(pid, d, path,
+	    sizeof(path))) == -1)
 		return false;
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	rd = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? open(self,

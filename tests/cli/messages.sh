@@ -110,7 +110,7 @@ expect 2 "^syspin: trace: option requires an argument -- 'o'$" \
     "$S" trace -o
 
 # Every command's --help: what it does and its exit statuses, on stdout.
-for cmd in scan run embed trace filter; do
+for cmd in scan run embed trace filter cache; do
 	if ! "$S" $cmd --help >"$T/help" 2>&1 || ! grep -q '^usage: syspin' \
 	    "$T/help" || ! grep -q '^Exit status: ' "$T/help" ||
 	    [ "$(grep -c '^$' "$T/help")" -lt 2 ]; then

@@ -47,6 +47,13 @@ cmp -s "$T/api.src" "$T/api.dest" ||
 [ "$(find "$D" -name '*.h' | wc -l)" = "$(wc -l <"$T/api.src")" ] ||
     fail "a header installed outside include/syspin"
 COMPL=$(one '*/bash-completion/completions/syspin')
+ZCOMPL=$(one '*/zsh/vendor-completions/_syspin')
+UNIT=$(one '*/lib/systemd/system/syspin@.service')
+PREFIX=${SYSPIN#"$D"}
+PREFIX=${PREFIX%/bin/syspin}
+grep -q "^ExecStart=$PREFIX/bin/syspin run " "$UNIT" ||
+    fail "syspin@.service does not run $PREFIX/bin/syspin"
+one '*/share/doc/syspin/systemd/syspin.conf' >/dev/null
 # every docs/*.md a command's --help names, beside the man page
 for d in $(grep -ho 'docs/[a-z-]*\.md' "$SRC"/cli/*.c | sort -u); do
 	one "*/share/doc/syspin/${d#docs/}" >/dev/null
@@ -69,6 +76,21 @@ if command -v bash >/dev/null; then
 	    echo "$got" | sed -n 4p | grep -q -- '--strict' ||
 	    fail "bash completion: $(echo "$got" | tr '\n' '|')"
 	echo "install: bash completion of commands and options"
+fi
+
+# ---- zsh completion: a command, a subcommand, an option ----
+if command -v zsh >/dev/null; then
+	# the line zsh completed, echoed
+	: >"$T/zsh"
+	for w in "syspin ca" "syspin cache li" "syspin run --stri"; do
+		zsh "$SRC/tests/install/zsh_complete.zsh" "$(dirname "$ZCOMPL")" \
+		    "$(dirname "$SYSPIN")" "$w" | tr -d '\r' |
+		    sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' |
+		    grep -ao '^syspin [a-z -]*' | tail -n 1 >>"$T/zsh"
+	done
+	[ "$(cat "$T/zsh")" = "$(printf 'syspin cache\nsyspin cache list\nsyspin run --strict')" ] ||
+	    fail "zsh completion: $(tr '\n' '|' <"$T/zsh")"
+	echo "install: zsh completion of commands and options"
 fi
 
 # ---- the exported symbols: what pinsyscalls.h declares, no more ----

@@ -50,6 +50,8 @@ done
 KNOWN="exec-memfd:default exec-memfd:jit exec-memfd:runtime exec-memfd:nobody
 exec-tmp:default exec-tmp:jit exec-tmp:runtime exec-tmp:nobody
 exec-memfd:runexec exec-tmp:runexec
+chroot-interp:default chroot-interp:jit chroot-interp:nobody
+chroot-interp:runexec
 later-written:default later-written:jit later-written:nobody
 preload-true:runexec preload-self:runexec preload-rt-true:runexec
 preload-rt-self:runexec audit-true:runexec audit-self:runexec
@@ -87,7 +89,7 @@ ptrace-victim mem-victim vmwrite-victim getfd-victim
 prlimit-parent prlimit-victim sigquit-victim sigsegv-victim sigqgroup-victim
 tiocsti tioclinux tty-quit tty-quit-own tty-fg
 tty-join tty-other tty-own tty-intr-own tty-fg-pid tty-noctty
-exec-race reexec-rewrite range-end mount-new pid-reuse
+exec-race reexec-rewrite range-end mount-new pid-reuse chroot-interp
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
 filter-swap filter-sealed
@@ -370,6 +372,10 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 	mount-new)
 		# root: a tracefs of its own, detached (then uprobes)
 		$how "$E/escape_mount" "$mark" ;;
+	chroot-interp)
+		# a trusted program exec'd in a root of the tree's own, whose
+		# ld.so the tree wrote
+		$how "$E/escape_interp" "$mark" "$E/escape_fakeld" ;;
 	pid-reuse)
 		# the id of a thread that exec'd, given to an outside process
 		fresh dir
