@@ -291,6 +291,34 @@ exit_of(pid_t tid, int nr, const struct stat *mapped)
 		ptrace(PTRACE_CONT, tid, 0, 0);
 }
 
+/*
+ * tid resumed into its call nr, which sleeps in nothing (a signal, a
+ * limit set): waited for, its thread alone, until it has returned; one
+ * kept off the CPU for 5 s is killed (what it names may be another's by
+ * then).  -1: resumed or killed, not for the caller to resume.
+ */
+int
+sp_sup_run_call(struct sup *s, pid_t tid, int nr)
+{
+	struct timespec us = { 0, 100000 };
+	int st;
+
+	if (sp_reports_at_exec(tid) || ptrace(PTRACE_SYSCALL, tid, 0, 0) == -1)
+		return -1;
+	for (int i = 0; i < 50000; i++) {
+		if (waitpid(tid, &st, __WALL | WNOHANG) == tid) {
+			if (WIFSTOPPED(st) && WSTOPSIG(st) == (SIGTRAP | 0x80))
+				exit_of(tid, nr, NULL);		/* done */
+			else
+				sp_sup_event(s, tid, st);
+			return -1;
+		}
+		nanosleep(&us, NULL);
+	}
+	kill(tid, SIGKILL);
+	return -1;
+}
+
 int
 sp_sup_under_way(struct sup *s, pid_t tid, int nr, const struct stat *mapped)
 {

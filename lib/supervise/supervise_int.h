@@ -233,6 +233,7 @@ struct sp_frozen *sp_sup_freeze_space(struct sup *s, pid_t tid);
 void sp_sup_thaw(struct sup *s, struct sp_frozen *f);
 int sp_sup_under_way(struct sup *s, pid_t tid, int nr,
     const struct stat *mapped);
+int sp_sup_run_call(struct sup *s, pid_t tid, int nr);
 pid_t sp_sup_tgid(pid_t tid);
 /* verdict.c: a call the supervisor refused, said (line, without
  * "syspin: ") and recorded for -o with rule and errnum. */

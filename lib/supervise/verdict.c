@@ -506,6 +506,37 @@ exec_call(const struct sp_violation *v)
 }
 
 /*
+ * A call on another process (perf_event_open, prlimit64, a signal that
+ * dumps core): one of the tree.  The kernel finds the process again when
+ * the call runs, by its number or the caller's descriptor: what was
+ * judged must be what it finds (blind round 12: a thread swapped the
+ * pidfd judged for another with dup2, or the caller was kept off the CPU
+ * while the process judged ended and its number went to one outside).
+ * So the caller's threads (and what shares its descriptors) stay stopped
+ * from the look until the call has returned, and meanwhile no other
+ * report is taken: a process of the tree that ends stays unreaped (a
+ * traced process's parent reaps it only after its tracer did), its
+ * number no one else's.  A call that does not return within seconds
+ * (its thread kept off the CPU) is killed, not left to run later.
+ */
+static int
+on_another(struct sup *s, pid_t pid, const struct sp_violation *v,
+    const struct seccomp_data *d, struct proc *p)
+{
+	struct sp_frozen *f = sp_sup_freeze(s, pid);
+	int r;
+
+	if (!of_tree(s, pid, d)) {
+		sp_sup_thaw(s, f);
+		return refuse(s, pid, v, d, SP_BPF_DENY_DATA, p->img, NULL);
+	}
+	observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
+	r = s->o->observe != NULL ? 0 : sp_sup_run_call(s, pid, (int)d->nr);
+	sp_sup_thaw(s, f);
+	return r;
+}
+
+/*
  * What action means for the stopped call; every path that lets a call
  * run goes through here (the filter's own stops, and the calls a stop
  * lets through, judged by the image's rules first).
@@ -576,13 +607,7 @@ judge(struct sup *s, pid_t pid, const struct sp_violation *v,
 			return refuse(s, pid, v, d, SP_BPF_REFUSE_DATA, p->img,
 			    reason);
 		}
-		/* a call on another process (perf_event_open, prlimit64, a
-		 * signal that dumps core): one of the tree */
-		if (of_tree(s, pid, d)) {
-			observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
-			return 0;
-		}
-		return refuse(s, pid, v, d, SP_BPF_DENY_DATA, p->img, NULL);
+		return on_another(s, pid, v, d, p);
 	default:
 		return violation(s, pid, v, d, p);
 	}

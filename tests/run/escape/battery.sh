@@ -66,7 +66,8 @@ tty-quit-own:runtime tty-quit-own:runexec
 tty-join:runtime tty-join:runexec tty-other:runtime tty-other:runexec
 tty-own:runtime tty-own:runexec tty-intr-own:runtime tty-intr-own:runexec
 tty-fg-pid:runtime tty-fg-pid:runexec
-tty-noctty:runtime tty-noctty:runexec pid-reuse:runexec"
+tty-noctty:runtime tty-noctty:runexec pid-reuse:runexec
+pidfd-swap:runtime pidfd-swap:runexec"
 
 ATTACKS="wrong-site libc-site
 remap-libc
@@ -89,7 +90,7 @@ ptrace-victim mem-victim vmwrite-victim getfd-victim
 prlimit-parent prlimit-victim sigquit-victim sigsegv-victim sigqgroup-victim
 tiocsti tioclinux tty-quit tty-quit-own tty-fg
 tty-join tty-other tty-own tty-intr-own tty-fg-pid tty-noctty
-exec-race reexec-rewrite range-end mount-new pid-reuse chroot-interp
+exec-race reexec-rewrite range-end mount-new pid-reuse chroot-interp pidfd-swap
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
 filter-swap filter-sealed
@@ -372,6 +373,11 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 	mount-new)
 		# root: a tracefs of its own, detached (then uprobes)
 		$how "$E/escape_mount" "$mark" ;;
+	pidfd-swap)
+		# the pidfd judged swapped (dup2) for the victim's
+		start_victim "$mark"
+		$how "$E/escape_pidfdswap" "$mark" "$INFO"
+		stop_victim ;;
 	chroot-interp)
 		# a trusted program exec'd in a root of the tree's own, whose
 		# ld.so the tree wrote
