@@ -150,6 +150,15 @@ for m in "$MAN" "$MAN3"; do
 	[ -z "$warn" ] || { echo "$warn" >&2; fail "man page warnings: $m"; }
 done
 
+# ---- what a pinned tree cannot do, where a user looks (issue 21, 9) ----
+caveats=$(LC_ALL=C.UTF-8 MANWIDTH=200 man -l "$MAN" 2>/dev/null |
+    sed -n '/^CAVEATS/,$p')
+for w in no_new_privs mounts strace "in the background"; do
+	echo "$caveats" | grep -q "$w" || fail "syspin(1) CAVEATS: no \"$w\""
+	grep -q "$w" "$SRC/README.md" || fail "README.md: no \"$w\""
+done
+echo "install: README and syspin(1) say what a pinned tree cannot do"
+
 # ---- uninstall ----
 sh "$SRC/scripts/install.sh" uninstall "$B" "" "$D" >"$T/uninstall.log" 2>&1 ||
     { cat "$T/uninstall.log" >&2; fail "make uninstall DESTDIR=$D"; }
