@@ -57,18 +57,6 @@ static const char *const always[] = {
 /* ---- the socket at a descriptor of the tracee ---- */
 
 static int
-their_fd(pid_t tgid, int fd)
-{
-	int pfd = (int)syscall(SYS_pidfd_open, tgid, 0), r;
-
-	if (pfd == -1)
-		return -1;
-	r = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
-	close(pfd);
-	return r;
-}
-
-static int
 sockopt(int fd, int opt)
 {
 	socklen_t len = sizeof(int);
@@ -321,7 +309,7 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 		r = -EFAULT;
 	else {
 		/* what the caller set on its socket that a connect uses */
-		if ((mine = their_fd(tgid, (int)fresh)) >= 0) {
+		if ((mine = sp_sup_their_fd(tgid, (int)fresh)) >= 0) {
 			int o[] = { SO_PASSCRED, SO_SNDBUF, SO_RCVBUF };
 			for (size_t i = 0; i < sizeof(o) / sizeof(*o); i++) {
 				int v = sockopt(sock, o[i]);
@@ -370,7 +358,7 @@ record(struct sup *s, int sock)
 int
 sp_sup_listen(struct sup *s, pid_t tid, const struct seccomp_data *d)
 {
-	int sock = their_fd(sp_sup_tgid(tid), (int)d->args[0]);
+	int sock = sp_sup_their_fd(sp_sup_tgid(tid), (int)d->args[0]);
 
 	record(s, sock);
 	if (sock >= 0)
@@ -431,7 +419,7 @@ sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
 		return 0;
 	f = sp_sup_freeze(s, tid);
 	/* not a socket (the kernel says so), or not a unix stream one */
-	if ((sock = their_fd(tgid, (int)d->args[0])) != -1 &&
+	if ((sock = sp_sup_their_fd(tgid, (int)d->args[0])) != -1 &&
 	    sockopt(sock, SO_DOMAIN) == AF_UNIX &&
 	    (sockopt(sock, SO_TYPE) == SOCK_STREAM ||
 	    sockopt(sock, SO_TYPE) == SOCK_SEQPACKET))

@@ -167,8 +167,8 @@ collect(struct sp_frozen *f)
 }
 
 /* Which processes to stop besides tid: tid's threads, those sharing its
- * address space, or (all) the whole tree. */
-enum reach { THREADS, SPACE, TREE };
+ * address space, or (all) the whole tree; or tid's threads and tid. */
+enum reach { THREADS, SPACE, TREE, TARGET };
 
 static bool
 stopped_with(const struct proc *q, const struct proc *p, enum reach how)
@@ -189,15 +189,16 @@ freeze(struct sup *s, pid_t tid, enum reach how)
 
 	if (how == THREADS && !threaded(tgid))
 		return NULL;
-	for (size_t i = 0; how != THREADS && !any && i < s->nprocs; i++)
+	for (size_t i = 0; how != THREADS && how != TARGET && !any &&
+	    i < s->nprocs; i++)
 		any = s->procs[i].pid != tid && !s->procs[i].held &&
 		    !s->procs[i].halted && s->procs[i].vfork_child == 0 &&
 		    stopped_with(&s->procs[i], p, how);
-	if (how != THREADS && !any)
+	if (how != THREADS && how != TARGET && !any)
 		return NULL;
 	if ((f = calloc(1, sizeof(*f))) == NULL)
 		return NULL;
-	if (how != THREADS) {
+	if (how != THREADS && how != TARGET) {
 		for (size_t i = 0; i < s->nprocs; i++)
 			if (s->procs[i].pid != tid &&
 			    stopped_with(&s->procs[i], p, how))
@@ -207,13 +208,19 @@ freeze(struct sup *s, pid_t tid, enum reach how)
 		if ((d = opendir(path)) != NULL) {
 			while ((e = readdir(d)) != NULL)
 				if ((t = (pid_t)atol(e->d_name)) > 0 &&
-				    t != tid)
+				    (t != tid || how == TARGET))
 					stop_one(s, t, f);
 			closedir(d);
 		}
 	}
 	collect(f);
 	return f;
+}
+
+struct sp_frozen *
+sp_sup_freeze_target(struct sup *s, pid_t tid)
+{
+	return freeze(s, tid, TARGET);
 }
 
 struct sp_frozen *

@@ -234,6 +234,21 @@ void sp_sup_thaw(struct sup *s, struct sp_frozen *f);
 int sp_sup_under_way(struct sup *s, pid_t tid, int nr,
     const struct stat *mapped);
 int sp_sup_run_call(struct sup *s, pid_t tid, int nr);
+/* ... every thread of the process of tid, tid included (a target held
+ * still), or NULL. */
+struct sp_frozen *sp_sup_freeze_target(struct sup *s, pid_t tid);
+/* another.c: a core-dumping signal to another process, sent by us */
+bool sp_sup_signal_call(long nr);
+/* Our copy of descriptor fd of process tgid (pidfd_getfd), or -1. */
+int sp_sup_their_fd(pid_t tgid, int fd);
+/* The process a pidfd of tid's (fd) names now (its fdinfo's Pid), or -1. */
+pid_t sp_sup_pidfd_pid(pid_t tid, int fd);
+int sp_sup_signal_for(struct sup *s, pid_t tid,
+    const struct seccomp_data *d);
+bool sp_sup_handled(pid_t a, int sig);
+bool sp_sup_of_tree(struct sup *s, pid_t tid, const struct seccomp_data *d);
+bool sp_sup_same_creds(pid_t pid);
+int sp_sup_answer(pid_t pid, long ret);
 pid_t sp_sup_tgid(pid_t tid);
 /* verdict.c: a call the supervisor refused, said (line, without
  * "syspin: ") and recorded for -o with rule and errnum. */

@@ -183,8 +183,8 @@ creds(const char *status, char *out, size_t size)
 /* Whether pid looks files up as we do: else what we find by its path
  * could tell it of files it may not see (a tree that dropped to nobody
  * under a root supervisor). */
-static bool
-same_creds(pid_t pid)
+bool
+sp_sup_same_creds(pid_t pid)
 {
 	char path[64], theirs[2048], ours[2048];
 
@@ -213,7 +213,7 @@ sp_sup_exec_untrusted(const struct sup *s, pid_t pid,
 	bool refused;
 	int fd, rd;
 
-	if (!same_creds(pid) || (fd = exec_file(pid, d, path,
+	if (!sp_sup_same_creds(pid) || (fd = exec_file(pid, d, path,
 	    sizeof(path))) == -1)
 		return false;
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);

@@ -276,19 +276,6 @@ pgrp_ours(struct sup *s, pid_t pgrp)
 	return ours && members > 0 && (leader || !exists);
 }
 
-/* Our copy of the tracee's fd (-1: none). */
-static int
-their_tty(pid_t tid, int fd)
-{
-	int pfd = (int)syscall(SYS_pidfd_open, sp_sup_tgid(tid), 0), r;
-
-	if (pfd == -1)
-		return -1;
-	r = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
-	close(pfd);
-	return r;
-}
-
 /*
  * The run's terminal keeps its special characters, each as syspin found
  * it, or turned off (0): the line discipline acts on them for whatever
@@ -383,7 +370,7 @@ sp_sup_tty(struct sup *s, pid_t tid, const struct seccomp_data *d,
 	if (cmd == T_TIOCSPGRP && (s->tty_rdev == 0 ||
 	    ctty_of(tid) != s->tty_rdev))
 		return 0;
-	if ((f = their_tty(tid, (int)d->args[0])) == -1)
+	if ((f = sp_sup_their_fd(sp_sup_tgid(tid), (int)d->args[0])) == -1)
 		return sp_sup_fail_call(tid, EBADF);
 	/* a terminal answers TCGETS; a master too */
 	if (fstat(f, &st) == -1 || !S_ISCHR(st.st_mode) ||

@@ -75,12 +75,20 @@ get_info(pid_t pid, struct __ptrace_syscall_info *si, struct sp_violation *v)
 int
 sp_sup_fail_call(pid_t pid, int e)
 {
+	return sp_sup_answer(pid, -(long)e);
+}
+
+/* The stopped call skipped, answered ret (0 or -errno): 0, or -1 when
+ * the thread is gone. */
+int
+sp_sup_answer(pid_t pid, long ret)
+{
 	struct user_regs_struct r;
 
 	if (ptrace(PTRACE_GETREGS, pid, 0, &r) == -1)
 		return -1;
 	r.orig_rax = (uint64_t)-1;
-	r.rax = (uint64_t)-(long)e;
+	r.rax = (uint64_t)ret;
 	return ptrace(PTRACE_SETREGS, pid, 0, &r) == -1 ? -1 : 0;
 }
 
@@ -457,7 +465,6 @@ narrowed(struct sup *s, pid_t pid, const struct sp_violation *v,
 	return sp_sup_fail_call(pid, e) == -1 ? sp_sup_doom(s, pid) : 0;
 }
 
-static bool of_tree(struct sup *, pid_t, const struct seccomp_data *);
 static int violation(struct sup *, pid_t, const struct sp_violation *,
     const struct seccomp_data *, struct proc *);
 
@@ -526,12 +533,29 @@ on_another(struct sup *s, pid_t pid, const struct sp_violation *v,
 	struct sp_frozen *f = sp_sup_freeze(s, pid);
 	int r;
 
-	if (!of_tree(s, pid, d)) {
+	if (!sp_sup_of_tree(s, pid, d)) {
 		sp_sup_thaw(s, f);
 		return refuse(s, pid, v, d, SP_BPF_DENY_DATA, p->img, NULL);
 	}
 	observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
-	r = s->o->observe != NULL ? 0 : sp_sup_run_call(s, pid, (int)d->nr);
+	if (s->o->observe != NULL)
+		r = 0;
+	else if (v->arch == SP_AUDIT_ARCH_X86_64 &&
+	    sp_sup_signal_call(d->nr))
+		r = sp_sup_signal_for(s, pid, d) == -1 ? sp_sup_doom(s, pid) :
+		    0;
+	else {
+		/* prlimit64, perf_event_open: by number; the process
+		 * named is kept from exec'ing (a thread's id would be
+		 * freed) until the call has returned */
+		pid_t t = (pid_t)(int32_t)(d->nr == 298 ? d->args[1] :
+		    d->args[0]);
+		struct sp_frozen *g = t > 0 && sp_sup_tgid(t) !=
+		    sp_sup_tgid(pid) && sp_sup_in_tree(s, t) ?
+		    sp_sup_freeze_target(s, t) : NULL;
+		r = sp_sup_run_call(s, pid, (int)d->nr);
+		sp_sup_thaw(s, g);
+	}
 	sp_sup_thaw(s, f);
 	return r;
 }
@@ -611,91 +635,6 @@ judge(struct sup *s, pid_t pid, const struct sp_violation *v,
 	default:
 		return violation(s, pid, v, d, p);
 	}
-}
-
-/* The process a pidfd of tid's names (its fdinfo's Pid), or -1. */
-static pid_t
-pidfd_target(pid_t tid, int fd)
-{
-	char path[64], line[128];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%d", (long)tid, fd);
-	if ((f = fopen(path, "re")) == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "Pid: %ld", &v) == 1)
-			break;
-	fclose(f);
-	return v > 0 ? (pid_t)v : -1;
-}
-
-/*
- * Whether process a dumps no core for sig: it ignores it, or it is
- * SIGQUIT and caught (nginx, php-fpm and others stop on it; a JVM prints
- * its threads).  A handler of the others (a crash reporter: Python's
- * faulthandler) re-raises it with the default action: a core (blind
- * round 5).
- */
-static bool
-handled(pid_t a, int sig)
-{
-	unsigned long long cgt, ign;
-
-	return sig >= 1 && sig <= 64 &&
-	    sp_proc_status(a, "SigCgt", 16, &cgt) == 0 &&
-	    sp_proc_status(a, "SigIgn", 16, &ign) == 0 &&
-	    (((ign >> (sig - 1)) & 1) ||
-	    (sig == SIGQUIT && ((cgt >> (sig - 1)) & 1)));
-}
-
-/*
- * Whether the process a `check` call acts on may be (lib/bpf/policy.c):
- * perf_event_open's pid and prlimit64's must be of the tree; a signal
- * that would dump core (a core is the process's memory, written where its
- * owner reads it; raising another's core or CPU limit is the same) may
- * reach a process of the tree, or one outside that dumps none for it
- * (nginx -s quit: its master stops on SIGQUIT): kill's pid (a group, 0 or
- * -1 included, is not judged: refused), tgkill's thread group and thread,
- * a pidfd's process (its group: refused).
- */
-static bool
-of_tree(struct sup *s, pid_t tid, const struct seccomp_data *d)
-{
-	pid_t a = (pid_t)(int32_t)d->args[0], b = 0;
-	int sig = (int)d->args[1];
-
-	switch (d->nr) {
-	case 298:			/* perf_event_open(attr, pid, ...) */
-		a = (pid_t)(int32_t)d->args[1];
-		sig = 0;
-		break;
-	case 302:			/* prlimit64(pid, ...) */
-		sig = 0;
-		break;
-	case 234:			/* tgkill(tgid, tid, sig) */
-	case 297:			/* rt_tgsigqueueinfo */
-		b = (pid_t)(int32_t)d->args[1];
-		sig = (int)d->args[2];
-		break;
-	case 424:	/* pidfd_send_signal(pidfd, sig, info, flags) */
-		/* PIDFD_SIGNAL_PROCESS_GROUP (6.9) signals the group whose
-		 * id is the pidfd's: syspin run's job has processes outside
-		 * (blind round 6); only THREAD (1) and THREAD_GROUP (2)
-		 * stay in the process judged. */
-		if (d->args[3] & ~(uint64_t)3)
-			return false;
-		a = pidfd_target(tid, (int)d->args[0]);
-		break;
-	default:			/* kill, tkill, rt_sigqueueinfo */
-		break;
-	}
-	if (a <= 0 || b < 0)
-		return false;
-	if (sp_sup_in_tree(s, a) && (b == 0 || sp_sup_in_tree(s, b)))
-		return true;
-	return sig != 0 && handled(a, sig);
 }
 
 static int

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Calls on another process: whom they may reach (sp_sup_of_tree: a
+ * process of the tree, or for a signal one outside that dumps no core
+ * for it), and a core-dumping signal the tree sends, sent by the
+ * supervisor instead, from a pidfd of its own: what the kernel signals is
+ * then what was judged, whatever the tree does meanwhile.  Judged by
+ * number and left to the caller, the target could change under the
+ * judgement: a pidfd swapped with dup2 by a thread (blind round 12) or by
+ * an io_uring thread no ptrace stop holds (round 13), a thread's id freed
+ * by that thread's exec and given to a process outside (round 13).
+ *
+ * The caller's call is skipped and answered with what the supervisor's
+ * got.  Only where the caller has our ids and groups (its permission to
+ * signal is ours); and a process outside only where --scope=signals is
+ * not asked (Landlock would refuse the caller, not us).  A signal sent so
+ * carries the supervisor's pid as its sender unless the caller gave a
+ * siginfo (rt_sigqueueinfo and the like).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "supervise_int.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD 0x80	/* O_EXCL: a pidfd of a thread (6.9) */
+#endif
+
+pid_t
+sp_sup_pidfd_pid(pid_t tid, int fd)
+{
+	char path[64], line[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%d", (long)tid, fd);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Pid: %ld", &v) == 1)
+			break;
+	fclose(f);
+	return v > 0 ? (pid_t)v : -1;
+}
+
+int
+sp_sup_their_fd(pid_t tgid, int fd)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, tgid, 0), r;
+
+	if (pfd == -1)
+		return -1;
+	r = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	close(pfd);
+	return r;
+}
+
+/*
+ * Whether process a dumps no core for sig: it ignores it, or it is
+ * SIGQUIT and caught (nginx, php-fpm and others stop on it; a JVM prints
+ * its threads).  A handler of the others (a crash reporter: Python's
+ * faulthandler) re-raises it with the default action: a core (blind
+ * round 5).
+ */
+bool
+sp_sup_handled(pid_t a, int sig)
+{
+	unsigned long long cgt, ign;
+
+	return sig >= 1 && sig <= 64 &&
+	    sp_proc_status(a, "SigCgt", 16, &cgt) == 0 &&
+	    sp_proc_status(a, "SigIgn", 16, &ign) == 0 &&
+	    (((ign >> (sig - 1)) & 1) ||
+	    (sig == SIGQUIT && ((cgt >> (sig - 1)) & 1)));
+}
+
+/*
+ * Whether the process a `check` call acts on may be (lib/bpf/policy.c):
+ * perf_event_open's pid and prlimit64's must be of the tree; a signal
+ * that would dump core (a core is the process's memory, written where its
+ * owner reads it; raising another's core or CPU limit is the same) may
+ * reach a process of the tree, or one outside that dumps none for it
+ * (nginx -s quit: its master stops on SIGQUIT): kill's pid (a group, 0 or
+ * -1 included, is not judged: refused), tgkill's thread group and thread,
+ * a pidfd's process (its group: refused).
+ */
+bool
+sp_sup_of_tree(struct sup *s, pid_t tid, const struct seccomp_data *d)
+{
+	pid_t a = (pid_t)(int32_t)d->args[0], b = 0;
+	int sig = (int)d->args[1];
+
+	switch (d->nr) {
+	case 298:			/* perf_event_open(attr, pid, ...) */
+		a = (pid_t)(int32_t)d->args[1];
+		sig = 0;
+		break;
+	case 302:			/* prlimit64(pid, ...) */
+		sig = 0;
+		break;
+	case 234:			/* tgkill(tgid, tid, sig) */
+	case 297:			/* rt_tgsigqueueinfo */
+		b = (pid_t)(int32_t)d->args[1];
+		sig = (int)d->args[2];
+		break;
+	case 424:	/* pidfd_send_signal(pidfd, sig, info, flags) */
+		/* PIDFD_SIGNAL_PROCESS_GROUP (6.9) signals the group whose
+		 * id is the pidfd's: syspin run's job has processes outside
+		 * (blind round 6); only THREAD (1) and THREAD_GROUP (2)
+		 * stay in the process judged. */
+		if (d->args[3] & ~(uint64_t)3)
+			return false;
+		a = sp_sup_pidfd_pid(tid, (int)d->args[0]);
+		break;
+	default:			/* kill, tkill, rt_sigqueueinfo */
+		break;
+	}
+	if (a <= 0 || b < 0)
+		return false;
+	if (sp_sup_in_tree(s, a) && (b == 0 || sp_sup_in_tree(s, b)))
+		return true;
+	return sig != 0 && sp_sup_handled(a, sig);
+}
+
+bool
+sp_sup_signal_call(long nr)
+{
+	return nr == 62 || nr == 200 || nr == 234 || nr == 129 || nr == 297 ||
+	    nr == 424;
+}
+
+int
+sp_sup_signal_for(struct sup *s, pid_t tid, const struct seccomp_data *d)
+{
+	siginfo_t info;
+	uint64_t infop = 0;
+	unsigned flags = 0;
+	pid_t target = (pid_t)(int32_t)d->args[0], tgid = 0, who;
+	int sig = (int)d->args[1], pf, e = 0;
+	bool thread = false;
+
+	switch (d->nr) {
+	case 200:			/* tkill(tid, sig) */
+		thread = true;
+		break;
+	case 234:			/* tgkill(tgid, tid, sig) */
+	case 297:			/* rt_tgsigqueueinfo(.., info) */
+		tgid = target;
+		target = (pid_t)(int32_t)d->args[1];
+		sig = (int)d->args[2];
+		infop = d->nr == 297 ? d->args[3] : 0;
+		thread = true;
+		break;
+	case 129:			/* rt_sigqueueinfo(tgid, sig, info) */
+	case 424:			/* pidfd_send_signal(fd, sig, info, fl) */
+		infop = d->args[2];
+		flags = d->nr == 424 ? (unsigned)d->args[3] : 0;
+		break;
+	default:			/* kill(pid, sig) */
+		break;
+	}
+	if (infop != 0 && sp_mem_read(tid, infop, &info, sizeof(info),
+	    NULL) == -1)
+		return sp_sup_answer(tid, -EFAULT);
+	pf = d->nr == 424 ? sp_sup_their_fd(sp_sup_tgid(tid),
+	    (int)d->args[0]) :
+	    (int)syscall(SYS_pidfd_open, target, thread ? PIDFD_THREAD : 0);
+	if (pf == -1)
+		return sp_sup_answer(tid, errno == EINVAL && thread ? -EINVAL :
+		    -ESRCH);
+	/* judged again, on what we will signal */
+	who = sp_sup_pidfd_pid(getpid(), pf);
+	if (who <= 0 || (tgid > 0 && sp_sup_tgid(who) != tgid))
+		e = ESRCH;
+	else if (!sp_sup_same_creds(tid) || (!sp_sup_in_tree(s, who) &&
+	    ((s->o->scope & SP_SCOPE_SIGNALS) || !sp_sup_handled(who, sig))))
+		e = EPERM;
+	else if (syscall(SYS_pidfd_send_signal, pf, sig, infop != 0 ? &info :
+	    NULL, flags) == -1)
+		e = errno;
+	close(pf);
+	return sp_sup_answer(tid, -(long)e);
+}
