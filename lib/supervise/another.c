@@ -29,6 +29,7 @@
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD 0x80	/* O_EXCL: a pidfd of a thread (6.9) */
 #endif
+#define PIDFD_SIGNAL_THREAD_GROUP_ 2u	/* linux/pidfd.h (6.9) */
 
 pid_t
 sp_sup_pidfd_pid(pid_t tid, int fd)
@@ -169,6 +170,11 @@ sp_sup_signal_for(struct sup *s, pid_t tid, const struct seccomp_data *d)
 	pf = d->nr == 424 ? sp_sup_their_fd(sp_sup_tgid(tid),
 	    (int)d->args[0]) :
 	    (int)syscall(SYS_pidfd_open, target, thread ? PIDFD_THREAD : 0);
+	if (pf == -1 && (errno == EINVAL || errno == ENOENT) && !thread &&
+	    d->nr != 424 &&
+	    (pf = (int)syscall(SYS_pidfd_open, target, PIDFD_THREAD)) != -1)
+		flags = PIDFD_SIGNAL_THREAD_GROUP_;	/* kill() of a thread's
+							   id: its process */
 	if (pf == -1)
 		return sp_sup_answer(tid, errno == EINVAL && thread ? -EINVAL :
 		    -ESRCH);

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Core-dumping signals and limits between processes of the tree, the
+ * ways programs send them: the supervisor sends a core-dumping signal to
+ * another process itself (lib/supervise/another.c), and each must still
+ * arrive, with what its caller asked (sigqueue's value, kill of a
+ * thread's id reaching its process, tgkill's thread, a pidfd), and
+ * prlimit64 of a child must still set its limit.  Exit 0 when every one
+ * did, 1 otherwise (what went wrong on stdout).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile pid_t second;
+static int fails;
+
+static void *
+thread(void *arg)
+{
+	(void)arg;
+	second = gettid();
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* A child with a second thread; its id in *tid. */
+static pid_t
+child(pid_t *tid)
+{
+	int p[2];
+	pid_t c;
+
+	if (pipe(p) == -1 || (c = fork()) == -1)
+		return -1;
+	if (c == 0) {
+		struct rlimit none = { 0, 0 };
+		pthread_t t;
+		setrlimit(RLIMIT_CORE, &none);	/* no core files left */
+		pthread_create(&t, NULL, thread, NULL);
+		while (second == 0)
+			;
+		if (write(p[1], (const void *)&second, sizeof(second)) < 0)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	if (read(p[0], tid, sizeof(*tid)) != sizeof(*tid))
+		*tid = -1;
+	close(p[0]);
+	close(p[1]);
+	return c;
+}
+
+static void
+expect(const char *what, long r, pid_t c, int sig)
+{
+	int st;
+
+	if (r != 0)
+		printf("FAIL %s: %s\n", what, strerror(errno));
+	for (int i = 0; i < 200 && waitpid(c, &st, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (kill(c, SIGKILL) == 0)	/* not core-dumping: judged by none */
+		waitpid(c, &st, 0);
+	if (r == 0 && (!WIFSIGNALED(st) || WTERMSIG(st) != sig)) {
+		printf("FAIL %s: the child ended with status %#x\n", what, st);
+		r = -1;
+	}
+	if (r != 0)
+		fails++;
+	else
+		printf("ok   %s\n", what);
+}
+
+int
+main(void)
+{
+	union sigval v = { .sival_int = 7 };
+	struct rlimit lim, got;
+	pid_t c, t;
+	int pf;
+
+	c = child(&t);
+	expect("sigqueue(SIGQUIT)", sigqueue(c, SIGQUIT, v), c, SIGQUIT);
+	c = child(&t);
+	expect("kill(a thread's id, SIGQUIT)", kill(t, SIGQUIT), c, SIGQUIT);
+	c = child(&t);
+	expect("tgkill(SIGABRT)", syscall(SYS_tgkill, c, t, SIGABRT), c,
+	    SIGABRT);
+	c = child(&t);
+	pf = (int)syscall(SYS_pidfd_open, c, 0);
+	expect("pidfd_send_signal(SIGSEGV)", syscall(SYS_pidfd_send_signal,
+	    pf, SIGSEGV, NULL, 0), c, SIGSEGV);
+	close(pf);
+	c = child(&t);
+	if (prlimit(c, RLIMIT_NOFILE, NULL, &got) != 0 ||
+	    (lim.rlim_max = got.rlim_max, lim.rlim_cur = 777,
+	    prlimit(c, RLIMIT_NOFILE, &lim, NULL)) != 0 ||
+	    prlimit(c, RLIMIT_NOFILE, NULL, &got) != 0 ||
+	    got.rlim_cur != 777) {
+		printf("FAIL prlimit of a child: %s\n", strerror(errno));
+		fails++;
+	} else
+		printf("ok   prlimit of a child\n");
+	expect("kill(SIGKILL)", 0, c, SIGKILL);
+	return fails ? 1 : 0;
+}
