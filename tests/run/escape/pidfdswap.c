@@ -56,7 +56,7 @@ main(int argc, char **argv)
 	if ((tree = (int)syscall(SYS_pidfd_open, child, 0)) == -1 ||
 	    (n = dup(tree)) == -1 || pthread_create(&t, NULL, flip, NULL))
 		return 3;
-	for (int i = 0; i < 20000 && stat(argv[1], &st) == -1; i++) {
+	for (int i = 0; i < 5000 && stat(argv[1], &st) == -1; i++) {
 		syscall(SYS_pidfd_send_signal, n, SIGSEGV, NULL, 0);
 		if (i % 500 == 499)
 			usleep(20000);	/* the victim polls its flag */
