@@ -530,7 +530,11 @@ static int
 on_another(struct sup *s, pid_t pid, const struct sp_violation *v,
     const struct seccomp_data *d, struct proc *p)
 {
-	struct sp_frozen *f = sp_sup_freeze(s, pid);
+	bool signal = v->arch == SP_AUDIT_ARCH_X86_64 &&
+	    sp_sup_signal_call(d->nr);
+	/* a signal is judged again on the pidfd we send it from: no
+	 * thread need wait for it */
+	struct sp_frozen *f = signal ? NULL : sp_sup_freeze(s, pid);
 	int r;
 
 	if (!sp_sup_of_tree(s, pid, d)) {
@@ -540,8 +544,7 @@ on_another(struct sup *s, pid_t pid, const struct sp_violation *v,
 	observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
 	if (s->o->observe != NULL)
 		r = 0;
-	else if (v->arch == SP_AUDIT_ARCH_X86_64 &&
-	    sp_sup_signal_call(d->nr))
+	else if (signal)
 		r = sp_sup_signal_for(s, pid, d) == -1 ? sp_sup_doom(s, pid) :
 		    0;
 	else {
