@@ -27,6 +27,7 @@
 #define MMAP_PAGE_ZERO_	0x0100000u	/* the next exec maps page 0 r-x */
 #define TIOCSTI_	0x5412u
 #define TIOCLINUX_	0x541cu
+#define USERFAULTFD_IOC_NEW_ 0xaa00u	/* /dev/userfaultfd's userfaultfd(2) */
 /*
  * A terminal's ioctls (type 'T'): every one that changes a terminal, its
  * settings, line discipline, foreground, size, lines, exclusivity,
@@ -83,6 +84,13 @@ static const struct numrule x86_64_rules[] = {
 	{ 317, R_SECCOMP }, { 322, R_EXEC }, { 329, R_MPROTECT },
 	{ 435, R_CLONE3 }, { 438, R_DENIED }, { 42, R_CONNECT },
 	{ 153, R_DENIED },	/* vhangup: the run's terminal, as TIOCVHANGUP */
+	/* userfaultfd: a fault of the tree's memory, the kernel's reading
+	 * of a call's arguments (or the supervisor's) included, held until
+	 * the tree answers it: every window between a judgement and the
+	 * kernel's use as long as the tree likes (blind round 15: an exec
+	 * held past its stop until a judged thread id had gone outside).
+	 * /dev/userfaultfd's USERFAULTFD_IOC_NEW too (R_IOCTL). */
+	{ 323, R_DENIED },
 	/* No mount, attached or not: mount, umount2, pivot_root, and the new
 	 * API (open_tree, move_mount, fsopen, fsconfig, fsmount, fspick,
 	 * mount_setattr, open_tree_attr).  Landlock forbids changes to the
@@ -632,6 +640,7 @@ emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
 		ld(g, f, 1);
 		jeq(g, f, TIOCSTI_, deny, NEXT);
 		jeq(g, f, TIOCLINUX_, deny, NEXT);
+		jeq(g, f, USERFAULTFD_IOC_NEW_, deny, NEXT);
 		/* no one to judge (check is deny's answer): allowed */
 		if (g->in->check == g->in->deny) {
 			ja(g, f, allow);

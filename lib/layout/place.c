@@ -40,10 +40,16 @@ push(void **v, size_t *n, size_t *cap, size_t sz, const void *e)
 	return 0;
 }
 
+/* Numbers below this are x86-64's (and leave room to grow). */
+#define OWN_NRS 1024
+
 struct acc {
 	struct sp_placement *pl;
 	size_t cany, cranges;
 	uint8_t flags;		/* SP_BPF_PIN_* of the object being placed */
+	/* the numbers the object being placed issues at its resolved
+	 * sites: what its unresolved ones may issue */
+	uint8_t own[OWN_NRS / 8];
 };
 
 static int
@@ -102,10 +108,32 @@ sp_placement_drop_loader_exec(struct sp_placement *pl,
 }
 
 static int
-any(struct acc *a, uint64_t ip)
+own_add(struct acc *a, uint32_t nr, uint64_t ip)
 {
-	return push((void **)&a->pl->any_ips, &a->pl->nany_ips, &a->cany,
-	    sizeof(ip), &ip);
+	(void)ip;
+	if (nr < OWN_NRS)
+		a->own[nr / 8] |= (uint8_t)(1u << (nr % 8));
+	return 0;
+}
+
+/*
+ * A site whose number the analysis could not read (glibc's setxid
+ * handler without libc's symbols, Go's and musl's calls of a number read
+ * from memory, code without unwind information) may issue what its
+ * object issues at the sites it could read, those reach pruning kept and
+ * the numbers importers pass to its exports included; nothing else.
+ * "Any number here" was a gadget for every call (blind round 15: a
+ * chain in a trusted static busybox made symlinkat, which busybox
+ * issues nowhere).  A number it really issues beyond those is a
+ * violation, named as one.
+ */
+static int
+unresolved(struct acc *a, uint64_t ip)
+{
+	for (uint32_t nr = 0; nr < OWN_NRS; nr++)
+		if ((a->own[nr / 8] >> (nr % 8) & 1) && pin(a, nr, ip) == -1)
+			return -1;
+	return 0;
 }
 
 static bool
@@ -115,12 +143,14 @@ good_table(const struct sp_object *o)
 }
 
 /*
- * Numbers importers pass to `name`.  One that passes a number nobody
- * could tell adds nothing: "any number here" for one unreadable caller
- * would be a gadget for every call (python3's ctypes.CDLL(None).syscall).
+ * Numbers importers pass to `name`, each given to fn (which may fail: -1).
+ * One that passes a number nobody could tell adds nothing: "any number
+ * here" for one unreadable caller would be a gadget for every call
+ * (python3's ctypes.CDLL(None).syscall).
  */
 static int
-pin_importers(struct acc *a, const struct sp_layout *lo, const char *name,
+each_imported_nr(const struct sp_layout *lo, const char *name,
+    int (*fn)(struct acc *a, uint32_t nr, uint64_t ip), struct acc *a,
     uint64_t ip)
 {
 	size_t i, j, k;
@@ -134,7 +164,7 @@ pin_importers(struct acc *a, const struct sp_layout *lo, const char *name,
 			if (strcmp(t->strtab + im->name, name) != 0)
 				continue;
 			for (k = 0; k < im->nr_count; k++)
-				if (pin(a, t->nrs[im->nr_first + k], ip) == -1)
+				if (fn(a, t->nrs[im->nr_first + k], ip) == -1)
 					return -1;
 		}
 	}
@@ -156,14 +186,14 @@ place_site(struct acc *a, const struct sp_layout *lo, size_t oi,
 	if (r == -1 || lo->ranges[r].obj != oi || ip > lo->ranges[r].end)
 		return 0;
 	if (s->how == SP_PIN_ANY)
-		return any(a, ip);
+		return unresolved(a, ip);
 	for (k = 0; k < s->nr_count; k++)
 		if (pin(a, t->nrs[s->nr_first + k], ip) == -1)
 			return -1;
 	if (s->how != SP_PIN_EXPORT)
 		return 0;
-	return pin_importers(a, lo, t->strtab + t->exports[s->export].name,
-	    ip);
+	return each_imported_nr(lo, t->strtab + t->exports[s->export].name,
+	    pin, a, ip);
 }
 
 static int
@@ -186,6 +216,18 @@ place_object(struct acc *a, const struct sp_layout *lo, size_t oi)
 	if (!good_table(o))
 		return 0;
 	a->flags = o->loader ? SP_BPF_PIN_LOADER : 0;
+	memset(a->own, 0, sizeof(a->own));
+	for (i = 0; i < o->tab.nsites; i++) {
+		const struct sp_pin_site *s = &o->tab.sites[i];
+
+		if (s->how == SP_PIN_ANY)
+			continue;
+		for (size_t k = 0; k < s->nr_count; k++)
+			own_add(a, o->tab.nrs[s->nr_first + k], 0);
+		if (s->how == SP_PIN_EXPORT)
+			(void)each_imported_nr(lo, o->tab.strtab +
+			    o->tab.exports[s->export].name, own_add, a, 0);
+	}
 	for (i = 0; i < o->tab.nsites; i++)
 		if (place_site(a, lo, oi, &o->tab.sites[i]) == -1)
 			return -1;
@@ -196,7 +238,7 @@ int
 sp_layout_place(const struct sp_layout *lo, struct sp_placement *pl,
     struct sp_error *err)
 {
-	struct acc a = { pl, 0, 0, 0 };
+	struct acc a = { .pl = pl };
 	size_t i;
 
 	memset(pl, 0, sizeof(*pl));

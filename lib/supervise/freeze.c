@@ -37,7 +37,12 @@
 struct sp_frozen {
 	pid_t tid[MAX_THREADS];
 	int st[MAX_THREADS];
-	enum { WAITING, REPORTED, EXITING } state[MAX_THREADS];
+	/* EXITING: in its exit or a zombie (it runs nothing more); STOPPED:
+	 * in a ptrace stop whose report was taken before; LOST: gone from
+	 * /proc (its id freed: an exec by another thread) or not stopped
+	 * within the second waited (asleep in the kernel, an exec under
+	 * way perhaps) */
+	enum { WAITING, REPORTED, EXITING, STOPPED, LOST } state[MAX_THREADS];
 	size_t n;
 };
 
@@ -77,28 +82,24 @@ stop_one(struct sup *s, pid_t t, struct sp_frozen *f)
 }
 
 /*
- * Whether the thread will report no stop: gone, or in its exit
- * (PF_EXITING).  A thread-group leader that has exited reports only when
- * its last thread has been reaped; one of them may be the thread whose
- * stop we are handling.
+ * Why the thread will report no stop, or WAITING: gone (LOST), in its
+ * exit (PF_EXITING) or a zombie (EXITING), or in a ptrace stop already
+ * ("t": it runs nothing until the supervisor resumes it; STOPPED).  A
+ * thread-group leader that has exited reports only when its last thread
+ * has been reaped; one of them may be the thread whose stop we are
+ * handling.
  */
-static bool
-exiting(pid_t tid)
+static int
+no_report(pid_t tid)
 {
 	struct sp_proc_stat st;
 
-	return sp_proc_stat(tid, &st) == -1 || st.state == 'Z' ||
-	    st.state == 'X' || st.state == 'x' || (st.flags & 0x4) != 0;
-}
-
-/* Whether tid is in a ptrace stop now ("t": it runs nothing until the
- * supervisor resumes it). */
-static bool
-traced_stop(pid_t tid)
-{
-	struct sp_proc_stat st;
-
-	return sp_proc_stat(tid, &st) == 0 && st.state == 't';
+	if (sp_proc_stat(tid, &st) == -1)
+		return LOST;
+	if (st.state == 'Z' || st.state == 'X' || st.state == 'x' ||
+	    (st.flags & 0x4) != 0)
+		return EXITING;
+	return st.state == 't' ? STOPPED : WAITING;
 }
 
 /*
@@ -118,7 +119,7 @@ collect(struct sp_frozen *f)
 	sigset_t chld, old;
 	size_t left = f->n, i;
 	pid_t pid;
-	int st, waits = 0;
+	int st, waits = 0, k;
 
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
@@ -140,13 +141,13 @@ collect(struct sp_frozen *f)
 		if (pid == -1)
 			break;	/* none left to wait for */
 		for (i = 0; i < f->n; i++)
-			if (f->state[i] == WAITING && (exiting(f->tid[i]) ||
-			    traced_stop(f->tid[i]))) {
+			if (f->state[i] == WAITING &&
+			    (k = no_report(f->tid[i])) != WAITING) {
 				/* gone; or stopped already, its stop's report
 				 * taken before (a clone's new thread, a stop
 				 * handled further up): it runs nothing, and
 				 * its report, when it comes, is the loop's */
-				f->state[i] = EXITING;
+				f->state[i] = k;
 				left--;
 			}
 		if (left > 0 && pid == 0)
@@ -159,7 +160,7 @@ collect(struct sp_frozen *f)
 		if (left > 0 && pid == 0 && ++waits >= 500) {
 			for (i = 0; i < f->n; i++)
 				if (f->state[i] == WAITING)
-					f->state[i] = EXITING;
+					f->state[i] = LOST;
 			break;
 		}
 	}
@@ -221,6 +222,42 @@ struct sp_frozen *
 sp_sup_freeze_target(struct sup *s, pid_t tid)
 {
 	return freeze(s, tid, TARGET);
+}
+
+/*
+ * Whether the freeze holds tid's process still: tid in a stop of ours,
+ * and no thread of it that could be under way in an exec (one gone from
+ * /proc, one that did not stop, one that stopped at its exec's end).  An
+ * exec frees the id of the thread that made it, and kills the others,
+ * without a stop the supervisor must answer first (blind round 15: a
+ * call judged on a thread's id, and an exec of that thread held in the
+ * kernel until the id had gone to a process outside).  A thread in a
+ * stop cannot exec; one killed meanwhile stays a zombie, its id taken,
+ * until the supervisor, which takes no report until the call has
+ * returned, reaps it.  A thread stopped by none of this freeze (a new
+ * child held, one frozen further up, one waiting in vfork) is still.
+ */
+bool
+sp_sup_frozen_held(struct sup *s, const struct sp_frozen *f, pid_t tid)
+{
+	const struct proc *q = sp_sup_proc(s, tid, false);
+	bool seen = false;
+
+	if (f == NULL)
+		return false;
+	for (size_t i = 0; i < f->n; i++) {
+		if (f->state[i] == LOST || (f->state[i] == REPORTED &&
+		    f->st[i] >> 16 == PTRACE_EVENT_EXEC))
+			return false;
+		/* a report of its end was a reap: its id is free */
+		if (f->tid[i] == tid)
+			seen = (f->state[i] == REPORTED &&
+			    WIFSTOPPED(f->st[i])) || f->state[i] == STOPPED;
+		if (f->tid[i] == tid && !seen)
+			return false;
+	}
+	return seen || no_report(tid) == STOPPED ||
+	    (q != NULL && q->vfork_child != 0);
 }
 
 struct sp_frozen *
@@ -304,25 +341,57 @@ exit_of(pid_t tid, int nr, const struct stat *mapped)
  * kept off the CPU for 5 s is killed (what it names may be another's by
  * then).  -1: resumed or killed, not for the caller to resume.
  */
+/* A deadline ms from now, and whether it has passed (the monotonic
+ * clock: counting sleeps would stretch with a loaded machine). */
+static struct timespec
+deadline(long ms)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (ms % 1000) * 1000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	return t;
+}
+
+static bool
+past(const struct timespec *end)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec > end->tv_sec || (t.tv_sec == end->tv_sec &&
+	    t.tv_nsec >= end->tv_nsec);
+}
+
 int
 sp_sup_run_call(struct sup *s, pid_t tid, int nr)
 {
-	struct timespec us = { 0, 100000 };
+	struct timespec tick = { 0, 2000000 }, end = deadline(5000);
+	sigset_t chld, old;
 	int st;
+	pid_t w;
 
 	if (sp_reports_at_exec(tid) || ptrace(PTRACE_SYSCALL, tid, 0, 0) == -1)
 		return -1;
-	for (int i = 0; i < 50000; i++) {
-		if (waitpid(tid, &st, __WALL | WNOHANG) == tid) {
-			if (WIFSTOPPED(st) && WSTOPSIG(st) == (SIGTRAP | 0x80))
-				exit_of(tid, nr, NULL);		/* done */
-			else
-				sp_sup_event(s, tid, st);
-			return -1;
-		}
-		nanosleep(&us, NULL);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	while ((w = waitpid(tid, &st, __WALL | WNOHANG)) == 0 && !past(&end))
+		sigtimedwait(&chld, NULL, &tick);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (w != tid) {
+		kill(tid, SIGKILL);
+		return -1;
 	}
-	kill(tid, SIGKILL);
+	if (WIFSTOPPED(st) && WSTOPSIG(st) == (SIGTRAP | 0x80))
+		exit_of(tid, nr, NULL);		/* done */
+	else
+		sp_sup_event(s, tid, st);
 	return -1;
 }
 
@@ -330,8 +399,8 @@ int
 sp_sup_under_way(struct sup *s, pid_t tid, int nr, const struct stat *mapped)
 {
 	char path[64], buf[32], want[16];
-	struct timespec us = { 0, 50000 };
-	int st, i, fd;
+	struct timespec us = { 0, 50000 }, end = deadline(2000);
+	int st, fd;
 	size_t wl;
 	ssize_t n;
 
@@ -341,7 +410,7 @@ sp_sup_under_way(struct sup *s, pid_t tid, int nr, const struct stat *mapped)
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%ld/syscall", (long)tid);
 	wl = (size_t)snprintf(want, sizeof(want), "%d ", nr);
-	for (i = 0; i < 20000; i++) {
+	while (!past(&end)) {
 		if (waitpid(tid, &st, __WALL | WNOHANG) == tid) {
 			if (WIFSTOPPED(st) && WSTOPSIG(st) == (SIGTRAP | 0x80))
 				exit_of(tid, nr, mapped);	/* done */
@@ -359,7 +428,7 @@ sp_sup_under_way(struct sup *s, pid_t tid, int nr, const struct stat *mapped)
 		}
 		nanosleep(&us, NULL);
 	}
-	if (mapped != NULL)	/* an mmap a second long: not looked at */
+	if (mapped != NULL)	/* an mmap two seconds long: not looked at */
 		kill(tid, SIGKILL);
 	return 0;
 }

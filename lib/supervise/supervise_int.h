@@ -237,6 +237,10 @@ int sp_sup_run_call(struct sup *s, pid_t tid, int nr);
 /* ... every thread of the process of tid, tid included (a target held
  * still), or NULL. */
 struct sp_frozen *sp_sup_freeze_target(struct sup *s, pid_t tid);
+/* ... and whether that held it still: tid stopped, no thread of it in an
+ * exec (or gone). */
+bool sp_sup_frozen_held(struct sup *s, const struct sp_frozen *f,
+    pid_t tid);
 /* another.c: a core-dumping signal to another process, sent by us */
 bool sp_sup_signal_call(long nr);
 /* Our copy of descriptor fd of process tgid (pidfd_getfd), or -1. */

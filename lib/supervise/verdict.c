@@ -299,7 +299,9 @@ asked(const char *name, const struct seccomp_data *d, uint32_t data)
 		return strstr(name, "ioctl") ? ((uint32_t)d->args[1] ==
 		    0x5412 || (uint32_t)d->args[1] == 0x541c ?
 		    " TIOCSTI/TIOCLINUX (typing into the terminal)" :
-		    " changing a terminal outside the tree (another login's, "
+		    (uint32_t)d->args[1] == 0xaa00 ? " USERFAULTFD_IOC_NEW "
+		    "(a userfaultfd holds the kernel's reading of a call's "
+		    "arguments)" : " changing a terminal outside the tree (another login's, "
 		    "the run's hung up, locked, made the console, or given "
 		    "to a process group outside)") :
 		    strcmp(name, "setpgid") == 0 ? " into a process group "
@@ -342,6 +344,10 @@ because(const struct sup *s, const char *name, const struct seccomp_data *d,
 	    strstr(name, "clock")))
 		return "with --exec=trusted the tree may not move the clock "
 		    "that dates what it may run";
+	if (data == SP_BPF_DENY_DATA && (strstr(name, "userfaultfd") ||
+	    (strstr(name, "ioctl") && (uint32_t)d->args[1] == 0xaa00)))
+		return "the pinned tree may not hold the kernel's (or the "
+		    "supervisor's) reading of its memory";
 	if (data == SP_BPF_DENY_DATA)
 		return "the pinned tree may not reach outside itself";
 	if (strstr(name, "exec"))
@@ -534,12 +540,28 @@ on_another(struct sup *s, pid_t pid, const struct sp_violation *v,
 	    sp_sup_signal_call(d->nr);
 	/* a signal is judged again on the pidfd we send it from: no
 	 * thread need wait for it */
-	struct sp_frozen *f = signal ? NULL : sp_sup_freeze(s, pid);
+	struct sp_frozen *f = signal ? NULL : sp_sup_freeze(s, pid), *g = NULL;
+	/* prlimit64, perf_event_open: by number; the process named is
+	 * held still (its threads stopped: none can exec and free a
+	 * thread's id) from the look until the call has returned */
+	pid_t t = signal ? 0 : (pid_t)(int32_t)(d->nr == 298 ? d->args[1] :
+	    d->args[0]);
+	bool other = t > 0 && sp_sup_tgid(t) != sp_sup_tgid(pid);
 	int r;
 
+	if (other && sp_sup_in_tree(s, t))
+		g = sp_sup_freeze_target(s, t);
 	if (!sp_sup_of_tree(s, pid, d)) {
+		sp_sup_thaw(s, g);
 		sp_sup_thaw(s, f);
 		return refuse(s, pid, v, d, SP_BPF_DENY_DATA, p->img, NULL);
+	}
+	if (other && s->o->observe == NULL && !sp_sup_frozen_held(s, g, t)) {
+		/* under way in an exec, or ending: as if it had ended */
+		sp_sup_thaw(s, g);
+		sp_sup_thaw(s, f);
+		return sp_sup_fail_call(pid, ESRCH) == -1 ?
+		    sp_sup_doom(s, pid) : 0;
 	}
 	observed(s, pid, v, p->img, SP_OBS_ALLOWED, NULL);
 	if (s->o->observe != NULL)
@@ -547,18 +569,9 @@ on_another(struct sup *s, pid_t pid, const struct sp_violation *v,
 	else if (signal)
 		r = sp_sup_signal_for(s, pid, d) == -1 ? sp_sup_doom(s, pid) :
 		    0;
-	else {
-		/* prlimit64, perf_event_open: by number; the process
-		 * named is kept from exec'ing (a thread's id would be
-		 * freed) until the call has returned */
-		pid_t t = (pid_t)(int32_t)(d->nr == 298 ? d->args[1] :
-		    d->args[0]);
-		struct sp_frozen *g = t > 0 && sp_sup_tgid(t) !=
-		    sp_sup_tgid(pid) && sp_sup_in_tree(s, t) ?
-		    sp_sup_freeze_target(s, t) : NULL;
+	else
 		r = sp_sup_run_call(s, pid, (int)d->nr);
-		sp_sup_thaw(s, g);
-	}
+	sp_sup_thaw(s, g);
 	sp_sup_thaw(s, f);
 	return r;
 }

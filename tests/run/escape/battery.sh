@@ -91,6 +91,7 @@ prlimit-parent prlimit-victim sigquit-victim sigsegv-victim sigqgroup-victim
 tiocsti tioclinux tty-quit tty-quit-own tty-fg
 tty-join tty-other tty-own tty-intr-own tty-fg-pid tty-noctty
 exec-race reexec-rewrite range-end mount-new pid-reuse chroot-interp pidfd-swap
+prlimit-uffd any-site
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
 filter-swap filter-sealed
@@ -119,6 +120,7 @@ trap 'exit 130' INT TERM
 chmod 755 "$W"
 mkdir "$W/m" && chmod 1777 "$W/m"	# marks, caches, victim files
 n_ok=0 n_esc=0 n_ctl=0 n_skip=0 n_known=0 n_base=0 seq=0
+t_last=$(date +%s%N)	# for $W/times: milliseconds per attack and mode
 
 # Sets F to a new path under $W/m (not created).  No $(...): seq must
 # survive.
@@ -366,6 +368,10 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 	reexec-rewrite)
 		# a program rewritten in place (its times put back) re-execs
 		$how "$E/escape_reexec" "$mark" ;;
+	any-site)
+		# a site whose number the analysis cannot read, reached
+		# with a number its program issues nowhere
+		$how "$E/escape_anysite" "$mark" ;;
 	range-end)
 		# a trap written into a range's last two bytes: its ip is
 		# the range's end
@@ -391,6 +397,18 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		$how "$E/escape_pidreuse" "$mark" "$F"
 		kill "$(cat "$F/victim" 2>/dev/null)" 2>/dev/null
 		wait $helper ;;
+	prlimit-uffd)
+		# prlimit64 of a thread whose exec, and the limit the call
+		# reads, the tree holds (userfaultfd) until the thread's id
+		# has gone to an outside process
+		fresh dir
+		mkdir -m 777 "$F"
+		pid_reuse_victim "$F" &
+		helper=$!
+		$how "$E/escape_uffd" "$mark" "$F"
+		kill $helper 2>/dev/null
+		wait $helper 2>/dev/null
+		kill "$(cat "$F/victim" 2>/dev/null)" 2>/dev/null ;;
 	tty-intr-own)
 		# the run's terminal's interrupt character made 'q' and
 		# syspin run killed; then a program outside in the foreground
@@ -496,6 +514,9 @@ getv() { eval "echo \${v_$(echo "$1" | tr -c 'a-zA-Z0-9\n' _):-}"; }
 
 result() {	# name mode cell
 	echo "$1 $2 $3" >>"$W/results"
+	now=$(date +%s%N)
+	echo "$1 $(( (now - t_last) / 1000000 ))" >>"$W/times"
+	t_last=$now
 }
 
 show_out() {
@@ -792,6 +813,11 @@ END {
 		printf "\n"
 	}
 }' "$W/results"
+# Where the time went (the battery runs alone in CI: keep it short).
+echo
+awk '{ t[$1] += $2; all += $2 } END {
+	for (a in t) printf "%8.1f s  %s\n", t[a] / 1000, a
+	printf "%8.1f s  (all)\n", all / 1000 }' "$W/times" | sort -rn | head -n 16
 echo
 echo "battery: $n_base attack baselines worked unpinned (per user), $n_known known (documented routes)"
 echo "battery: $n_ok stopped, $n_esc escaped, $n_ctl controls failed, $n_skip skipped"
