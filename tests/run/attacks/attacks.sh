@@ -67,7 +67,7 @@ case $? in
 	if [ -f "/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug" ]; then
 		attack setxid-gadget 0 159
 	else
-		echo "skip setxid-gadget: no debug file for libc (libc6-dbg): the handler may issue any number"
+		echo "skip setxid-gadget: no debug file for libc (libc6-dbg): the handler may issue any number libc issues"
 	fi ;;
 esac
 # Reachable-only pins: this program never execs, so libc's execve stub is
