@@ -108,7 +108,8 @@ drop_startup(struct rprog *p, struct sp_pintab *t)
 
 	for (size_t s = 0; s < t->nsites; s++) {
 		const struct sp_pin_site *site = &t->sites[s];
-		bool exec = site->how != SP_PIN_ANY && site->nr_count > 0;
+		bool exec = site->how != SP_PIN_ANY &&
+		    site->how != SP_PIN_ANY_PARAM && site->nr_count > 0;
 		for (uint32_t i = 0; exec && i < site->nr_count; i++)
 			exec = t->nrs[site->nr_first + i] == 59 ||
 			    t->nrs[site->nr_first + i] == 322;

@@ -108,6 +108,13 @@ sp_placement_drop_loader_exec(struct sp_placement *pl,
 }
 
 static int
+any(struct acc *a, uint64_t ip)
+{
+	return push((void **)&a->pl->any_ips, &a->pl->nany_ips, &a->cany,
+	    sizeof(ip), &ip);
+}
+
+static int
 own_add(struct acc *a, uint32_t nr, uint64_t ip)
 {
 	(void)ip;
@@ -117,15 +124,20 @@ own_add(struct acc *a, uint32_t nr, uint64_t ip)
 }
 
 /*
- * A site whose number the analysis could not read (glibc's setxid
- * handler without libc's symbols, Go's and musl's calls of a number read
- * from memory, code without unwind information) may issue what its
- * object issues at the sites it could read, those reach pruning kept and
- * the numbers importers pass to its exports included; nothing else.
- * "Any number here" was a gadget for every call (blind round 15: a
- * chain in a trusted static busybox made symlinkat, which busybox
- * issues nowhere).  A number it really issues beyond those is a
- * violation, named as one.
+ * A site whose number the analysis could not read because it is loaded
+ * from memory (glibc's setxid handler without libc's symbols, code
+ * without unwind information) may issue what its object issues at the
+ * sites it could read, those reach pruning kept and the numbers
+ * importers pass to its exports included; nothing else.  "Any number
+ * here" was a gadget for every call (blind round 15: a chain in a trusted
+ * static busybox made symlinkat, which busybox issues nowhere).  A number
+ * it really issues beyond those is a violation, named as one.  A function
+ * that takes its number as a parameter, called where the analysis cannot
+ * read what it passes (Go 1.19's runtime/internal/syscall.Syscall6, one
+ * of whose callers passes a number kept in a variable; valgrind's
+ * dispatcher), stays "any number" (SP_PIN_ANY_PARAM):
+ * its callers' other numbers are its own calls too
+ * (docs/threat-model.md, Known limits).
  */
 static int
 unresolved(struct acc *a, uint64_t ip)
@@ -187,6 +199,8 @@ place_site(struct acc *a, const struct sp_layout *lo, size_t oi,
 		return 0;
 	if (s->how == SP_PIN_ANY)
 		return unresolved(a, ip);
+	if (s->how == SP_PIN_ANY_PARAM)
+		return any(a, ip);
 	for (k = 0; k < s->nr_count; k++)
 		if (pin(a, t->nrs[s->nr_first + k], ip) == -1)
 			return -1;
@@ -220,7 +234,7 @@ place_object(struct acc *a, const struct sp_layout *lo, size_t oi)
 	for (i = 0; i < o->tab.nsites; i++) {
 		const struct sp_pin_site *s = &o->tab.sites[i];
 
-		if (s->how == SP_PIN_ANY)
+		if (s->how == SP_PIN_ANY || s->how == SP_PIN_ANY_PARAM)
 			continue;
 		for (size_t k = 0; k < s->nr_count; k++)
 			own_add(a, o->tab.nrs[s->nr_first + k], 0);

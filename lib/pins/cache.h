@@ -44,8 +44,12 @@
 /* How a site's numbers are used when placing pins. */
 enum sp_pin_how {
 	SP_PIN_EXACT,		/* exactly nrs[] */
-	SP_PIN_ANY,		/* any number (unresolved site) */
+	SP_PIN_ANY,		/* unresolved: the numbers its object
+				   issues at its other sites (place.c) */
 	SP_PIN_EXPORT,		/* nrs[] + what importers pass to `export` */
+	SP_PIN_ANY_PARAM,	/* any number: a function taking it as a
+				   parameter, called where the analysis
+				   cannot read it (Go's Syscall6, valgrind) */
 };
 
 #define SP_PIN_NO_EXPORT 0xffffffffu

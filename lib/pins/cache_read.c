@@ -103,7 +103,7 @@ check_tables(const struct sp_pintab *t, struct sp_error *err)
 	for (i = 0; i < t->nsites; i++) {
 		const struct sp_pin_site *s = &t->sites[i];
 		if (!check_nrs(s->nr_first, s->nr_count, t->nnrs) ||
-		    s->how > SP_PIN_EXPORT || s->length == 0 ||
+		    s->how > SP_PIN_ANY_PARAM || s->length == 0 ||
 		    s->length > 15 ||
 		    (s->how == SP_PIN_EXPORT && s->export >= t->nexports))
 			return sp_error_set(err, "bad site %zu", i);

@@ -404,11 +404,15 @@ fill_site(const struct sp_scan *scan, const struct sp_site *s,
 		 */
 		p->how = SP_PIN_EXACT;
 	} else if (s->how == SP_HOW_UNRESOLVED) {
-		p->how = SP_PIN_ANY;
+		/* a number-taking function with a caller we cannot read
+		 * may be passed anything; a number loaded from memory
+		 * (glibc's setxid handler) is one its object issues */
+		p->how = s->param_reg != SP_REG_NONE ? SP_PIN_ANY_PARAM :
+		    SP_PIN_ANY;
 	} else if (s->how == SP_HOW_EXPORT) {
 		/* An export we cannot name could take any number. */
 		p->export = export_index(scan, s);
-		p->how = p->export == SP_PIN_NO_EXPORT ? SP_PIN_ANY :
+		p->how = p->export == SP_PIN_NO_EXPORT ? SP_PIN_ANY_PARAM :
 		    SP_PIN_EXPORT;
 	} else {
 		p->how = SP_PIN_EXACT;

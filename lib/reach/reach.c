@@ -84,7 +84,7 @@ sp_layout_reach_count(const struct sp_layout *lo, size_t obj,
 	c->sites += t->nsites;
 	for (size_t s = 0; s < t->nsites; s++) {
 		const struct sp_pin_site *p = &t->sites[s];
-		if (p->how == SP_PIN_ANY) {
+		if (p->how == SP_PIN_ANY || p->how == SP_PIN_ANY_PARAM) {
 			c->any++;
 			continue;
 		}

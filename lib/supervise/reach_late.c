@@ -129,7 +129,8 @@ pinned_before(const struct sup *s, const struct sp_layout *lo,
 		const struct sp_pin_site *p = &t.sites[i];
 		if (o->base + p->addr + p->length != ip)
 			continue;
-		if (p->how == SP_PIN_ANY || has_nr(&t, p, nr) ||
+		if (p->how == SP_PIN_ANY || p->how == SP_PIN_ANY_PARAM ||
+		    has_nr(&t, p, nr) ||
 		    (p->how == SP_PIN_EXPORT && p->export < t.nexports &&
 		    imported_nr(lo, t.strtab + t.exports[p->export].name,
 		    nr)))

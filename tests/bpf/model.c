@@ -57,7 +57,8 @@ kind_of(int abi, uint32_t nr)
 	case 158: return ARCH_PRCTL;
 	case 250: return KEYCTL;
 	case 310: case 311: return NOPTRACE;
-	case 438: case 153: return DENIED;	/* pidfd_getfd, vhangup */
+	/* pidfd_getfd, vhangup, userfaultfd */
+	case 438: case 153: case 323: return DENIED;
 	/* mount, umount2, pivot_root, the new mount API: no mount at all */
 	case 165: case 166: case 155: case 428: case 429: case 430:
 	case 431: case 432: case 433: case 442: case 467: return DENIED;
@@ -195,7 +196,8 @@ global_rule(enum kind k, const struct seccomp_data *d, unsigned flags,
 
 	switch (k) {
 	case IOCTL:
-		if (a1 == 0x5412 || a1 == 0x541c)
+		/* TIOCSTI, TIOCLINUX, USERFAULTFD_IOC_NEW */
+		if (a1 == 0x5412 || a1 == 0x541c || a1 == 0xaa00)
 			return ans->deny;
 		/* a terminal's ioctl that changes it: the supervisor's */
 		return ans->judge && (a1 & 0xff00) == 0x5400 &&

@@ -109,6 +109,86 @@ if [ -n "${ESC_ONLY:-}" ]; then
 	CONTROLS=$(keep "$CONTROLS")
 fi
 
+# The table (one row per attack or control, one column per mode), where
+# the time went, the sums; status 0 when nothing escaped and every
+# control passed.
+summary() {
+	echo
+	awk -v modes="$MODES" -v order="$ATTACKS $CONTROLS" '
+	{ cell[$1 " " $2] = $3 }
+	END {
+		nm = split(modes, m, " ")
+		na = split(order, a, " ")
+		printf "%-22s", ""
+		for (j = 1; j <= nm; j++) printf " %-8s", m[j]
+		printf "\n"
+		for (i = 1; i <= na; i++) {
+			printf "%-22s", a[i]
+			for (j = 1; j <= nm; j++) {
+				c = cell[a[i] " " m[j]]
+				printf " %-8s", c == "" ? "." : c
+			}
+			printf "\n"
+		}
+	}' "$W/results"
+	# Where the time went (the battery runs alone in CI: keep it short).
+	echo
+	awk '{ t[$1] += $2; all += $2 } END {
+		for (a in t) printf "%8.1f s  %s\n", t[a] / 1000, a
+		printf "%8.1f s  (all)\n", all / 1000 }' "$W/times" | sort -rn | head -n 16
+	echo
+	echo "battery: $n_base attack baselines worked unpinned (per user), $n_known known (documented routes)"
+	echo "battery: $n_ok stopped, $n_esc escaped, $n_ctl controls failed, $n_skip skipped"
+	[ $n_esc = 0 ] && [ $n_ctl = 0 ]
+}
+
+# Attacks and controls that touch what every run shares (ns_last_pid,
+# the user's keyrings, the clock): one at a time across lanes.
+SERIAL="pid-reuse prlimit-uffd key-session key-user key-usersession
+clock-set key-decoy exec-race"
+
+# ESC_LANES=N (default: 2 where there are 2 CPUs or more) runs the modes
+# in N batteries at once, each its own directory, and sums them up: most
+# of the battery waits (terminals typed into with pauses, victims given
+# time), and it runs alone in CI.
+: "${ESC_LANES:=$( [ "$(nproc 2>/dev/null || echo 1)" -ge 2 ] && echo 2 || echo 1)}"
+set -- $MODES
+if [ "$ESC_LANES" -gt 1 ] && [ $# -gt 1 ] && [ -z "${ESC_LANE_OUT:-}" ] &&
+    command -v flock >/dev/null; then
+	L=$(mktemp -d /tmp/escape-lanes.XXXXXX)
+	trap 'rm -rf "$L"' EXIT
+	trap 'exit 130' INT TERM
+	i=0
+	for m in $MODES; do	# round robin
+		eval "lane_$((i % ESC_LANES))=\"\${lane_$((i % ESC_LANES)):-} $m\""
+		i=$((i + 1))
+	done
+	pids=
+	for i in $(seq 0 $((ESC_LANES - 1))); do
+		eval "mm=\${lane_$i:-}"
+		[ -n "$mm" ] || continue
+		ESC_LANES=1 ESC_LANE_OUT=$L/$i ESC_LOCK=$L/lock \
+		    sh "$0" "$SYSPIN" "$P" $mm >"$L/$i.log" 2>&1 &
+		pids="$pids $!"
+	done
+	for p in $pids; do wait "$p"; done
+	for i in $(seq 0 $((ESC_LANES - 1))); do
+		[ -f "$L/$i.log" ] && cat "$L/$i.log"
+	done
+	cat "$L"/*.results >"$L/results" 2>/dev/null
+	cat "$L"/*.times >"$L/times" 2>/dev/null
+	W=$L
+	set -- 0 0 0 0 0 0
+	for i in $(seq 0 $((ESC_LANES - 1))); do
+		[ -f "$L/$i.counts" ] || { echo "battery: lane $i ended early"; exit 1; }
+		read -r a b c d e f <"$L/$i.counts"
+		set -- $(($1 + a)) $(($2 + b)) $(($3 + c)) $(($4 + d)) $(($5 + e)) $(($6 + f))
+	done
+	n_base=$1 n_known=$2 n_ok=$3 n_esc=$4 n_ctl=$5 n_skip=$6
+	summary
+	exit $?
+fi
+
 W=$(mktemp -d /tmp/escape-battery.XXXXXX)
 VICTIM=
 cleanup() {
@@ -121,6 +201,17 @@ chmod 755 "$W"
 mkdir "$W/m" && chmod 1777 "$W/m"	# marks, caches, victim files
 n_ok=0 n_esc=0 n_ctl=0 n_skip=0 n_known=0 n_base=0 seq=0
 t_last=$(date +%s%N)	# for $W/times: milliseconds per attack and mode
+
+# Around an attack or control of $SERIAL when lanes run at once.
+[ -n "${ESC_LOCK:-}" ] && exec 9>>"$ESC_LOCK"
+lock() {	# name
+	[ -n "${ESC_LOCK:-}" ] || return 0
+	case " $(echo $SERIAL) " in *" $1 "*) flock 9 ;; esac
+}
+unlock() {
+	[ -n "${ESC_LOCK:-}" ] && flock -u 9
+	return 0
+}
 
 # Sets F to a new path under $W/m (not created).  No $(...): seq must
 # survive.
@@ -565,6 +656,12 @@ baseline() {	# name
 
 # One attack in one mode.
 attack() {	# name
+	lock "$1"
+	attack_one "$1"
+	unlock
+}
+
+attack_one() {	# name
 	name=$1
 	# setting the clock matters where a file's age decides trust
 	case $name:$MODE in clock-set:trusted|clock-set:noexec|clock-set:strict) ;;
@@ -635,6 +732,12 @@ judge() {	# name mark
 
 # Controls: the legitimate way; status 0, and the effect where there is one.
 control() {	# name
+	lock "$1"
+	control_one "$1"
+	unlock
+}
+
+control_one() {	# name
 	fresh mark
 	name=$1 mark=$F want_mark=yes XENV= TMO=60
 	new_cache
@@ -794,31 +897,10 @@ for MODE in $MODES; do
 	done
 done
 
-# The table: one row per attack or control, one column per mode.
-echo
-awk -v modes="$MODES" -v order="$ATTACKS $CONTROLS" '
-{ cell[$1 " " $2] = $3 }
-END {
-	nm = split(modes, m, " ")
-	na = split(order, a, " ")
-	printf "%-22s", ""
-	for (j = 1; j <= nm; j++) printf " %-8s", m[j]
-	printf "\n"
-	for (i = 1; i <= na; i++) {
-		printf "%-22s", a[i]
-		for (j = 1; j <= nm; j++) {
-			c = cell[a[i] " " m[j]]
-			printf " %-8s", c == "" ? "." : c
-		}
-		printf "\n"
-	}
-}' "$W/results"
-# Where the time went (the battery runs alone in CI: keep it short).
-echo
-awk '{ t[$1] += $2; all += $2 } END {
-	for (a in t) printf "%8.1f s  %s\n", t[a] / 1000, a
-	printf "%8.1f s  (all)\n", all / 1000 }' "$W/times" | sort -rn | head -n 16
-echo
-echo "battery: $n_base attack baselines worked unpinned (per user), $n_known known (documented routes)"
-echo "battery: $n_ok stopped, $n_esc escaped, $n_ctl controls failed, $n_skip skipped"
-[ $n_esc = 0 ] && [ $n_ctl = 0 ]
+if [ -n "${ESC_LANE_OUT:-}" ]; then	# the parent sums the lanes up
+	cp "$W/results" "$ESC_LANE_OUT.results" 2>/dev/null
+	cp "$W/times" "$ESC_LANE_OUT.times" 2>/dev/null
+	echo "$n_base $n_known $n_ok $n_esc $n_ctl $n_skip" >"$ESC_LANE_OUT.counts"
+	exit 0
+fi
+summary
