@@ -241,6 +241,12 @@ struct sp_frozen *sp_sup_freeze_target(struct sup *s, pid_t tid);
  * exec (or gone). */
 bool sp_sup_frozen_held(struct sup *s, const struct sp_frozen *f,
     pid_t tid);
+/* refusal.c: what a refused call asked for (" with PROT_EXEC"), and why
+ * the rules (SP_BPF_* flags) refuse it, in words. */
+const char *sp_sup_refusal_what(const char *name,
+    const struct seccomp_data *d, uint32_t data);
+const char *sp_sup_refusal_why(unsigned flags, const char *name,
+    const struct seccomp_data *d, uint32_t data);
 /* another.c: a core-dumping signal to another process, sent by us */
 bool sp_sup_signal_call(long nr);
 /* Our copy of descriptor fd of process tgid (pidfd_getfd), or -1. */

@@ -291,81 +291,6 @@ explain(struct sup *s, pid_t pid, const struct sp_violation *v,
 	}
 }
 
-/* What a refused call asked for, in words. */
-static const char *
-asked(const char *name, const struct seccomp_data *d, uint32_t data)
-{
-	if (data == SP_BPF_DENY_DATA)
-		return strstr(name, "ioctl") ? ((uint32_t)d->args[1] ==
-		    0x5412 || (uint32_t)d->args[1] == 0x541c ?
-		    " TIOCSTI/TIOCLINUX (typing into the terminal)" :
-		    (uint32_t)d->args[1] == 0xaa00 ? " USERFAULTFD_IOC_NEW "
-		    "(a userfaultfd holds the kernel's reading of a call's "
-		    "arguments)" : " changing a terminal outside the tree (another login's, "
-		    "the run's hung up, locked, made the console, or given "
-		    "to a process group outside)") :
-		    strcmp(name, "setpgid") == 0 ? " into a process group "
-		    "outside the tree" : strstr(name, "seccomp") ?
-		    " with a listener (SECCOMP_RET_USER_NOTIF)" :
-		    strstr(name, "keyctl") ? " KEYCTL_GET_PERSISTENT" :
-		    strstr(name, "arch_prctl") ? " ARCH_MAP_VDSO" :
-		    strstr(name, "bpf") ? " BPF_PROG_LOAD" :
-		    strcmp(name, "clone") == 0 ? " with CLONE_UNTRACED (a "
-		    "child the supervisor would not see)" :
-		    strstr(name, "request_key") ? " with a callout (an "
-		    "upcall runs a program outside the tree)" :
-		    strstr(name, "perf") ? " (by a root process any: a "
-		    "uprobe maps the kernel's code into it; else of every "
-		    "task, a cgroup, or a process outside the tree)" :
-		    strstr(name, "time") || strstr(name, "clock") ?
-		    " (setting the clock)" : "";
-	if (strstr(name, "exec"))
-		return "";
-	return strstr(name, "shmat") ? " with SHM_EXEC" :
-	    strstr(name, "personality") ? " with READ_IMPLIES_EXEC or "
-	    "MMAP_PAGE_ZERO" :
-	    strstr(name, "mremap") ? " of pinned or late code" :
-	    " with PROT_EXEC";
-}
-
-/* Memory a JIT compiler would make: anonymous or writable. */
-static bool
-jit_memory(const char *name, const struct seccomp_data *d)
-{
-	return strstr(name, "mprotect") != NULL || (strcmp(name, "mmap") == 0 &&
-	    ((d->args[3] & MAP_ANONYMOUS) || (d->args[2] & PROT_WRITE)));
-}
-
-static const char *
-because(const struct sup *s, const char *name, const struct seccomp_data *d,
-    uint32_t data)
-{
-	if (data == SP_BPF_DENY_DATA && (strstr(name, "time") ||
-	    strstr(name, "clock")))
-		return "with --exec=trusted the tree may not move the clock "
-		    "that dates what it may run";
-	if (data == SP_BPF_DENY_DATA && (strstr(name, "userfaultfd") ||
-	    (strstr(name, "ioctl") && (uint32_t)d->args[1] == 0xaa00)))
-		return "the pinned tree may not hold the kernel's (or the "
-		    "supervisor's) reading of its memory";
-	if (data == SP_BPF_DENY_DATA)
-		return "the pinned tree may not reach outside itself";
-	if (strstr(name, "exec"))
-		return s->o->pin.flags & SP_BPF_STRICT ? "syspin run "
-		    "--strict allows no exec" : "syspin run --exec=none";
-	if (s->o->pin.flags & SP_BPF_STRICT)	/* --allow-jit is not */
-		return "syspin run --strict allows no new code";
-	if (!(s->o->pin.flags & SP_BPF_ALLOW_JIT) && jit_memory(name, d))
-		return "the program makes executable memory at run time (a "
-		    "JIT compiler?); syspin run --allow-jit allows it";
-	if (!(s->o->pin.flags & SP_BPF_ALLOW_JIT))
-		return "new code may only go into the late-code band, where it "
-		    "makes no system call; for a JIT compiler (its code space "
-		    "goes there), syspin run --allow-jit allows it";
-	return "new code may only go into the late-code band, where it "
-	    "makes no system call";
-}
-
 /*
  * A call the rules refuse fails with EACCES or EPERM, as it would in the
  * kernel alone; we only say why, once per process: a JIT compiler (V8, a
@@ -392,7 +317,7 @@ refuse(struct sup *s, pid_t pid, const struct sp_violation *v,
 	snprintf(key, sizeof(key), "refused %llu %u %u %016llx", tgid, data,
 	    v->nr, (unsigned long long)sp_fnv1a_str(SP_FNV1A_INIT, file));
 	if (reason == NULL)
-		reason = because(s, name, d, data);
+		reason = sp_sup_refusal_why(s->o->pin.flags, name, d, data);
 	sp_sup_comm(pid, comm, sizeof(comm));
 	if (file[0] != '\0')
 		snprintf(line, sizeof(line), "%s[%llu]: %s of %s refused: %s",
@@ -403,7 +328,8 @@ refuse(struct sup *s, pid_t pid, const struct sp_violation *v,
 		    "call may not be made in a pinned tree", comm, tgid);
 	else
 		snprintf(line, sizeof(line), "%s[%llu]: %s%s refused: %s",
-		    comm, tgid, name, asked(name, d, data), reason);
+		    comm, tgid, name, sp_sup_refusal_what(name, d, data),
+		    reason);
 	observed(s, pid, v, img, data == SP_BPF_DENY_DATA ? SP_OBS_DENIED :
 	    SP_OBS_REFUSED, line);
 	if (s->o->observe == NULL && sp_sup_first_time(s, key)) {

@@ -143,7 +143,9 @@ summary() {
 }
 
 # Attacks and controls that touch what every run shares (ns_last_pid,
-# the user's keyrings, the clock): one at a time across lanes.
+# the user's keyrings, the clock): each runs alone, while no other lane
+# runs anything (a key linked into the user's keyring makes every `syspin
+# run` refuse; a fork elsewhere takes the pid ns_last_pid was set for).
 SERIAL="pid-reuse prlimit-uffd key-session key-user key-usersession
 clock-set key-decoy exec-race"
 
@@ -202,11 +204,15 @@ mkdir "$W/m" && chmod 1777 "$W/m"	# marks, caches, victim files
 n_ok=0 n_esc=0 n_ctl=0 n_skip=0 n_known=0 n_base=0 seq=0
 t_last=$(date +%s%N)	# for $W/times: milliseconds per attack and mode
 
-# Around an attack or control of $SERIAL when lanes run at once.
+# Around every attack and control when lanes run at once: those of
+# $SERIAL exclusive, the others shared.
 [ -n "${ESC_LOCK:-}" ] && exec 9>>"$ESC_LOCK"
 lock() {	# name
 	[ -n "${ESC_LOCK:-}" ] || return 0
-	case " $(echo $SERIAL) " in *" $1 "*) flock 9 ;; esac
+	case " $(echo $SERIAL) " in
+	*" $1 "*) flock -x 9 ;;
+	*) flock -s 9 ;;
+	esac
 }
 unlock() {
 	[ -n "${ESC_LOCK:-}" ] && flock -u 9
