@@ -78,6 +78,11 @@ sp_sup_refusal_why(unsigned flags, const char *name,
 	if (!(flags & SP_BPF_ALLOW_JIT) && jit_memory(name, d))
 		return "the program makes executable memory at run time (a "
 		    "JIT compiler?); syspin run --allow-jit allows it";
+	/* --allow-jit allows none of these (blind round 16) */
+	if (strstr(name, "personality") || strstr(name, "shmat") ||
+	    strstr(name, "mremap"))
+		return "new code may only go into the late-code band, where it "
+		    "makes no system call";
 	if (!(flags & SP_BPF_ALLOW_JIT))
 		return "new code may only go into the late-code band, where it "
 		    "makes no system call; for a JIT compiler (its code space "

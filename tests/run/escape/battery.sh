@@ -602,6 +602,13 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		[ $name = forged-default ] && XENV="XDG_CACHE_HOME=$XDG"
 		$how "$E/escape_forge" table "$mark" \
 		    "$([ $name = forged-table ] && echo "$CACHE" || echo -)" ;;
+	preload-rt-*)
+		# the runtime preloaded by the tree's own choice, before the
+		# attacker's constructor: it fills its tables with the syspin
+		# under test (its default, /usr/local/bin/syspin, may be
+		# absent: then nothing is pinned and no baseline works)
+		XENV="SYSPIN_BIN=$SYS"
+		$how "$E/escape" "$name" "$mark" "$RTP" ;;
 	*) $how "$E/escape" "$name" "$mark" "$RTP" ;;
 	esac
 }
