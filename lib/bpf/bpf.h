@@ -32,7 +32,8 @@
  *  4. Not pinned: from an any-number site (any_ips), the image's rules;
  *     else a violation (i386 and x32 too, wherever they come from).
  *  The rules of every call of the image: no TIOCSTI/TIOCLINUX (typing
- *     into the terminal), no userfaultfd (nor /dev/userfaultfd's
+ *     into the terminal), no console ioctl ('K', 'V') but its
+ *     queries, no userfaultfd (nor /dev/userfaultfd's
  *     USERFAULTFD_IOC_NEW: a fault the tree answers holds the kernel's
  *     reading of a call's arguments), no seccomp listener (a USER_NOTIF filter would
  *     outrank our TRACE), no KEYCTL_GET_PERSISTENT (the cache's key), no

@@ -50,6 +50,25 @@ static const uint32_t tty_free_[] = {
 	0x80285442, 0x5456, 0x5459,	/* TIOCGISO7816, TIOCGLCKTRMIOS, TIOCSERGETLSR */
 	0x545a, 0x545d, 0x545c,		/* TIOCSERGETMULTI, TIOCGICOUNT, TIOCMIWAIT */
 };
+/*
+ * The console's ioctls ('K' keyboard and display, 'V' virtual terminals:
+ * plain numbers, no size bits, unlike V4L2's 'V'): the kernel allows
+ * them on the caller's controlling terminal without CAP_SYS_TTY_CONFIG,
+ * and nothing restores them after the run (a keyboard turned off, a
+ * console left in graphics mode, VT switches held).  Only these queries
+ * (blind round 16).
+ */
+static const uint32_t console_queries_[] = {
+	0x4b33, 0x4b3b, 0x4b44, 0x4b31,	/* KDGKBTYPE, KDGETMODE, KDGKBMODE, KDGETLED */
+	0x4b64, 0x4b62, 0x4b46, 0x4b48,	/* KDGKBLED, KDGKBMETA, KDGKBENT, KDGKBSENT */
+	0x4b4a, 0x4bfa, 0x4b60, 0x4b6b,	/* KDGKBDIACR(UC), GIO_FONT(X) */
+	0x4b70, 0x4b40, 0x4b69, 0x4b66,	/* GIO_CMAP, GIO_(UNI)SCRNMAP, GIO_UNIMAP */
+	0x4b4c, 0x5600, 0x5601, 0x5603,	/* KDGETKEYCODE, VT_OPENQRY, VT_GETMODE, VT_GETSTATE */
+	0x560d,				/* VT_GETHIFONTMASK */
+};
+#define CONSOLE_MASK_	0xffffff00u
+#define CONSOLE_KD_	0x4b00u
+#define CONSOLE_VT_	0x5600u
 #define TTY_TYPE_MASK_	0xff00u
 #define TTY_TYPE_	0x5400u		/* _IOC_TYPE 'T' */
 #define SECCOMP_SET_MODE_FILTER_ 1u
@@ -636,25 +655,39 @@ emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
 	uint32_t deny = g->ret[RET_DENY];
 
 	switch (r) {
-	case R_IOCTL:
+	case R_IOCTL: {
+		uint32_t console = sp_asm_label(&g->a);
+
 		ld(g, f, 1);
 		jeq(g, f, TIOCSTI_, deny, NEXT);
 		jeq(g, f, TIOCLINUX_, deny, NEXT);
 		jeq(g, f, USERFAULTFD_IOC_NEW_, deny, NEXT);
-		/* no one to judge (check is deny's answer): allowed */
-		if (g->in->check == g->in->deny) {
-			ja(g, f, allow);
-			break;
-		}
 		sp_asm_emit(&g->a, f, BPF_ALU | BPF_AND | BPF_K,
-		    TTY_TYPE_MASK_, 0, 0);
-		jeq(g, f, TTY_TYPE_, NEXT, allow);
+		    CONSOLE_MASK_, 0, 0);
+		jeq(g, f, CONSOLE_KD_, console, NEXT);
+		jeq(g, f, CONSOLE_VT_, console, NEXT);
+		/* no one to judge (check is deny's answer): allowed */
+		if (g->in->check == g->in->deny)
+			ja(g, f, allow);
+		else {
+			ld(g, f, 1);
+			sp_asm_emit(&g->a, f, BPF_ALU | BPF_AND | BPF_K,
+			    TTY_TYPE_MASK_, 0, 0);
+			jeq(g, f, TTY_TYPE_, NEXT, allow);
+			ld(g, f, 1);
+			for (size_t i = 0; i < sizeof(tty_free_) /
+			    sizeof(*tty_free_); i++)
+				jeq(g, f, tty_free_[i], allow, NEXT);
+			ja(g, f, g->ret[RET_CHECK]);
+		}
+		sp_asm_bind(&g->a, console, f);
 		ld(g, f, 1);
-		for (size_t i = 0; i < sizeof(tty_free_) / sizeof(*tty_free_);
-		    i++)
-			jeq(g, f, tty_free_[i], allow, NEXT);
-		ja(g, f, g->ret[RET_CHECK]);
+		for (size_t i = 0; i < sizeof(console_queries_) /
+		    sizeof(*console_queries_); i++)
+			jeq(g, f, console_queries_[i], allow, NEXT);
+		ja(g, f, deny);
 		break;
+	}
 	case R_SETPGID:		/* (pid, pgid): 0 is a group of its own */
 		if (g->in->check == g->in->deny) {
 			ja(g, f, allow);

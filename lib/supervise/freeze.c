@@ -42,7 +42,12 @@ struct sp_frozen {
 	 * /proc (its id freed: an exec by another thread) or not stopped
 	 * within the second waited (asleep in the kernel, an exec under
 	 * way perhaps) */
-	enum { WAITING, REPORTED, EXITING, STOPPED, LOST } state[MAX_THREADS];
+	/* VFORK: waiting for its vfork child, interrupted: the child's exec
+	 * or exit lets it go without a stop of ours, and it stops at our
+	 * interrupt before it runs a user instruction; its report is the
+	 * loop's */
+	enum { WAITING, REPORTED, EXITING, STOPPED, LOST, VFORK }
+	    state[MAX_THREADS];
 	size_t n;
 };
 
@@ -68,13 +73,22 @@ stop_one(struct sup *s, pid_t t, struct sp_frozen *f)
 {
 	struct proc *q = sp_sup_proc(s, t, false);
 
-	/* one waiting in vfork stops only when its child execs or ends:
-	 * until then it runs nothing either */
-	if (q != NULL && (q->held || q->halted || q->vfork_child != 0))
+	if (q != NULL && (q->held || q->halted))
 		return;
 	if (sp_reports_kept(t))	/* stopped, its stop not yet handled */
 		return;
+	/*
+	 * One waiting in vfork stops only when its child execs or ends,
+	 * and the kernel lets it go then with no stop the supervisor must
+	 * answer first (the child's exec stop comes after): interrupted
+	 * too, it stops before its next user instruction, whenever that
+	 * is.  Counted as held and not waited for (blind round 16: a thread
+	 * let go by its vfork child's _exit took the probe socket a
+	 * judged connect had connected outside).
+	 */
 	if (f->n < MAX_THREADS && ptrace(PTRACE_INTERRUPT, t, 0, 0) == 0) {
+		f->state[f->n] = q != NULL && q->vfork_child != 0 ? VFORK :
+		    WAITING;
 		f->tid[f->n++] = t;
 		if (q != NULL)
 			q->halted = true;
@@ -124,6 +138,8 @@ collect(struct sp_frozen *f)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old);
+	for (i = 0; i < f->n; i++)
+		left -= f->state[i] == VFORK;
 	while (left > 0) {
 		pid = sp_reports_poll(&st);
 		if (pid > 0) {
@@ -193,7 +209,7 @@ freeze(struct sup *s, pid_t tid, enum reach how)
 	for (size_t i = 0; how != THREADS && how != TARGET && !any &&
 	    i < s->nprocs; i++)
 		any = s->procs[i].pid != tid && !s->procs[i].held &&
-		    !s->procs[i].halted && s->procs[i].vfork_child == 0 &&
+		    !s->procs[i].halted &&
 		    stopped_with(&s->procs[i], p, how);
 	if (how != THREADS && how != TARGET && !any)
 		return NULL;
@@ -235,14 +251,15 @@ sp_sup_freeze_target(struct sup *s, pid_t tid)
  * stop cannot exec; one killed meanwhile stays a zombie, its id taken,
  * until the supervisor, which takes no report until the call has
  * returned, reaps it.  A thread stopped by none of this freeze (a new
- * child held, one frozen further up, one waiting in vfork) is still.
+ * child held, one frozen further up) is still; one waiting in vfork,
+ * interrupted, runs nothing of its own before it stops.
  */
 bool
 sp_sup_frozen_held(struct sup *s, const struct sp_frozen *f, pid_t tid)
 {
-	const struct proc *q = sp_sup_proc(s, tid, false);
 	bool seen = false;
 
+	(void)s;
 	if (f == NULL)
 		return false;
 	for (size_t i = 0; i < f->n; i++) {
@@ -252,12 +269,12 @@ sp_sup_frozen_held(struct sup *s, const struct sp_frozen *f, pid_t tid)
 		/* a report of its end was a reap: its id is free */
 		if (f->tid[i] == tid)
 			seen = (f->state[i] == REPORTED &&
-			    WIFSTOPPED(f->st[i])) || f->state[i] == STOPPED;
+			    WIFSTOPPED(f->st[i])) || f->state[i] == STOPPED ||
+			    f->state[i] == VFORK;
 		if (f->tid[i] == tid && !seen)
 			return false;
 	}
-	return seen || no_report(tid) == STOPPED ||
-	    (q != NULL && q->vfork_child != 0);
+	return seen || no_report(tid) == STOPPED;
 }
 
 struct sp_frozen *

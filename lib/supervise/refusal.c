@@ -20,6 +20,9 @@ sp_sup_refusal_what(const char *name, const struct seccomp_data *d,
 		    " TIOCSTI/TIOCLINUX (typing into the terminal)" :
 		    cmd == 0xaa00 ? " USERFAULTFD_IOC_NEW (a userfaultfd "
 		    "holds the kernel's reading of a call's arguments)" :
+		    (cmd & 0xffffff00) == 0x4b00 || (cmd & 0xffffff00) ==
+		    0x5600 ? " changing the console (keyboard, display, "
+		    "virtual terminals: nothing puts them back after the run)" :
 		    " changing a terminal outside the tree (another login's, "
 		    "the run's hung up, locked, made the console, or given "
 		    "to a process group outside)";

@@ -16,9 +16,11 @@
  *   every member of which is the tree's (or syspin's), or back to the one
  *   it had as syspin started; it is not hung up, locked or made the
  *   console;
- * - a terminal of the tree's own (one a process of the tree has as its
- *   controlling terminal, a pseudo-terminal whose master the tree holds,
- *   or a master) is the tree's to change, but for the console;
+ * - a terminal of the tree's own (a pseudo-terminal whose master the
+ *   tree holds, or a master) is the tree's to change, but for the
+ *   console; one a process of the tree has made its controlling terminal
+ *   is not the tree's for that (a terminal no session has is anyone's to
+ *   take: blind round 16);
  * - any other (another login's, another window's) is not: EPERM;
  * - no terminal is stolen from its session (TIOCSCTTY's force flag is
  *   dropped: the kernel then gives a process only a terminal that has no
@@ -164,17 +166,6 @@ sp_sup_pgrp_start(struct sup *s)
 	s->pgrp0 = getpgrp();
 }
 
-/* Whether a process of the tree has rdev as its controlling terminal. */
-static bool
-tree_ctty(const struct sup *s, dev_t rdev)
-{
-	for (size_t i = 0; i < s->nprocs; i++)
-		if (s->procs[i].tgid == s->procs[i].pid &&
-		    ctty_of(s->procs[i].pid) == rdev)
-			return true;
-	return false;
-}
-
 /* Whether a process of the tree holds the master of pseudo-terminal
  * index (its fdinfo says "tty-index"). */
 static bool
@@ -228,8 +219,11 @@ whose(const struct sup *s, dev_t rdev)
 		return RUN;
 	if (major(rdev) == 5 && minor(rdev) == 2)	/* a master: new */
 		return TREE;
-	if (tree_ctty(s, rdev))
-		return TREE;
+	/* Not "the controlling terminal of a process of the tree": a
+	 * terminal no session has (another window's pty whose holder made
+	 * no session of it, a virtual console no getty runs on) becomes
+	 * one's by setsid and an open without O_NOCTTY, TIOCSCTTY asking
+	 * no force (blind round 16). */
 	if (major(rdev) >= 136 && major(rdev) <= 143 &&
 	    tree_master(s, (major(rdev) - 136) * 256 + minor(rdev)))
 		return TREE;

@@ -188,6 +188,19 @@ tty_free(uint32_t cmd)
 }
 
 /* The rules of every call (2.), or ALLOW. */
+static bool
+console_query(uint32_t cmd)
+{
+	static const uint32_t q[] = { 0x4b33, 0x4b3b, 0x4b44, 0x4b31, 0x4b64,
+	    0x4b62, 0x4b46, 0x4b48, 0x4b4a, 0x4bfa, 0x4b60, 0x4b6b, 0x4b70,
+	    0x4b40, 0x4b69, 0x4b66, 0x4b4c, 0x5600, 0x5601, 0x5603, 0x560d };
+
+	for (size_t i = 0; i < sizeof(q) / sizeof(*q); i++)
+		if (q[i] == cmd)
+			return true;
+	return false;
+}
+
 static uint32_t
 global_rule(enum kind k, const struct seccomp_data *d, unsigned flags,
     const struct answers *ans)
@@ -199,6 +212,10 @@ global_rule(enum kind k, const struct seccomp_data *d, unsigned flags,
 		/* TIOCSTI, TIOCLINUX, USERFAULTFD_IOC_NEW */
 		if (a1 == 0x5412 || a1 == 0x541c || a1 == 0xaa00)
 			return ans->deny;
+		/* the console's 'K' and 'V' ioctls but their queries */
+		if ((a1 & 0xffffff00) == 0x4b00 || (a1 & 0xffffff00) == 0x5600)
+			return console_query(a1) ? SECCOMP_RET_ALLOW :
+			    ans->deny;
 		/* a terminal's ioctl that changes it: the supervisor's */
 		return ans->judge && (a1 & 0xff00) == 0x5400 &&
 		    !tty_free(a1) ? ans->check : SECCOMP_RET_ALLOW;
