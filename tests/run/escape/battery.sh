@@ -77,7 +77,7 @@ mprotect pkey-mprotect mremap-exec personality
 mremap-span mremap-tail
 rescue-mmap rescue-keyctl later-written later-newline
 key-session key-user key-usersession
-unix-cmd unix-link unix-race unix-abstract tmux-run
+unix-cmd unix-link unix-race unix-abstract unix-vfork tmux-run
 perf-super perf-every perf-uprobe ldso-execve clock-set
 execstack execstack-far
 dlopen-raw
@@ -563,14 +563,20 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		wait $PTY ;;
 	mremap-span|mremap-tail|rescue-*|later-*|perf-*|ldso-execve|clock-set)
 		$how "$E/escape_box" "$name" "$mark" ;;
-	unix-cmd|unix-link|unix-race|unix-abstract)
+	unix-cmd|unix-link|unix-race|unix-abstract|unix-vfork)
 		fresh srv
 		srv=$F
 		[ $name = unix-abstract ] && srv="@syspin-esc-$seq-$$"
 		start_server "$srv"
 		a=$name
 		[ $name = unix-abstract ] && a=unix-cmd
-		$how "$E/escape_box" "$a" "$mark" "$srv"
+		if [ $name = unix-vfork ]; then
+			# a thread let go by its vfork child takes the probe
+			# of a judged connect
+			$how "$E/escape_vforkconn" "$mark" "$srv"
+		else
+			$how "$E/escape_box" "$a" "$mark" "$srv"
+		fi
 		stop_server ;;
 	tmux-run)
 		fresh tmux
