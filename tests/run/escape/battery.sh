@@ -67,6 +67,7 @@ tty-join:runtime tty-join:runexec tty-other:runtime tty-other:runexec
 tty-own:runtime tty-own:runexec tty-intr-own:runtime tty-intr-own:runexec
 tty-fg-pid:runtime tty-fg-pid:runexec
 tty-noctty:runtime tty-noctty:runexec pid-reuse:runexec
+tty-ctty-other:runtime tty-ctty-other:runexec
 pidfd-swap:runtime pidfd-swap:runexec"
 
 ATTACKS="wrong-site libc-site
@@ -89,7 +90,7 @@ ptrace-parent mem-parent vmwrite-parent getfd-parent
 ptrace-victim mem-victim vmwrite-victim getfd-victim
 prlimit-parent prlimit-victim sigquit-victim sigsegv-victim sigqgroup-victim
 tiocsti tioclinux tty-quit tty-quit-own tty-fg
-tty-join tty-other tty-own tty-intr-own tty-fg-pid tty-noctty
+tty-join tty-other tty-own tty-intr-own tty-fg-pid tty-noctty tty-ctty-other
 exec-race reexec-rewrite range-end mount-new pid-reuse chroot-interp pidfd-swap
 prlimit-uffd any-site
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
@@ -518,6 +519,18 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		vic="sh -c 'trap \"mkdir $mark; exit\" INT; sleep 2'"
 		run_as "$E/escape_pty" -w 300 -t 30 -l "$line" -w 1500 \
 		    -l "$vic" -w 500 -l q -w 2000 -l exit -- sh -i ;;
+	tty-ctty-other)
+		# another window's pty that no session has, held outside:
+		# taken as our controlling terminal, then changed
+		fresh ttyname
+		tn=$F
+		TMO=40
+		run_as "$E/escape_pty" -n -t 30 -- sh -c "tty >$tn; sleep 3" &
+		PTY=$!
+		i=0
+		while [ ! -s "$tn" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+		$how "$E/escape_tty" ctty-other "$mark" "$(cat "$tn" 2>/dev/null)"
+		wait $PTY ;;
 	tty-noctty)
 		# syspin run on a pty that is no one's controlling terminal
 		shell_line $E/escape_tty noctty-own $mark

@@ -218,6 +218,37 @@ other(const char *path)
 	return simple(path, TIOCVHANGUP, "TIOCVHANGUP");
 }
 
+/*
+ * Blind round 16: a terminal no session has (another window's pty whose
+ * holder made no session of it) taken as our controlling terminal, by a
+ * session of our own and an open without O_NOCTTY, then changed: its
+ * interrupt character made 'x' (put back after).  A terminal was the
+ * tree's for being one's controlling terminal.
+ */
+static int
+ctty_other(const char *path)
+{
+	struct termios t, was;
+	int fd;
+
+	if (setsid() == -1 && getsid(0) != getpid())
+		return refused("setsid");
+	if ((fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return refused("open the terminal");
+	if (tcgetsid(fd) != getsid(0))
+		return refused("open (the terminal is not ours)");
+	if (tcgetattr(fd, &was) == -1)
+		return refused("tcgetattr");
+	t = was;
+	t.c_cc[VINTR] = 'x';
+	if (tcsetattr(fd, TCSANOW, &t) == -1)
+		return refused("tcsetattr");
+	if (tcgetattr(fd, &t) == -1 || t.c_cc[VINTR] != 'x')
+		return refused("tcsetattr (not set after all)");
+	tcsetattr(fd, TCSANOW, &was);
+	return done();
+}
+
 /* The same on the run's own terminal: locked, the null line discipline,
  * hung up (last). */
 static int
@@ -252,6 +283,15 @@ main(int argc, char **argv)
 		return simple(NULL, TIOCEXCL, "TIOCEXCL of ours");
 	if (strcmp(m, "intr-own") == 0) return intr_own();
 	if (strcmp(m, "other") == 0 && arg) return other(arg);
+	if (strcmp(m, "ctty-other") == 0 && arg) {
+		int st;
+		pid_t c = fork();	/* a session of its own */
+
+		if (c == 0)
+			_exit(ctty_other(arg));
+		return c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) ?
+		    WEXITSTATUS(st) : 3;
+	}
 	if (strcmp(m, "own") == 0) return own();
 	if (strcmp(m, "vhangup") == 0) {	/* we are in its foreground */
 		signal(SIGHUP, SIG_IGN);
