@@ -166,10 +166,31 @@ sp_sup_pgrp_start(struct sup *s)
 	s->pgrp0 = getpgrp();
 }
 
-/* Whether a process of the tree holds the master of pseudo-terminal
- * index (its fdinfo says "tty-index"). */
+/* Whether the master fd (ours: a copy) is that of the slave that lives
+ * on the devpts instance inst (0: any instance).  Indexes repeat across
+ * instances (blind round 16: another instance's pts/N counted as the
+ * tree's, whose own pts/N was N too). */
 static bool
-tree_master(const struct sup *s, unsigned index)
+master_of(int fd, dev_t inst)
+{
+	struct stat st;
+	int peer;
+	bool ok;
+
+	if (inst == 0)
+		return true;
+	if ((peer = ioctl(fd, 0x5441 /* TIOCGPTPEER */,
+	    O_PATH | O_NOCTTY | O_CLOEXEC)) == -1)
+		return false;
+	ok = fstat(peer, &st) == 0 && st.st_dev == inst;
+	close(peer);
+	return ok;
+}
+
+/* Whether a process of the tree holds the master of pseudo-terminal
+ * index (its fdinfo says "tty-index") on devpts instance inst. */
+static bool
+tree_master(const struct sup *s, unsigned index, dev_t inst)
 {
 	char path[96], link[64], line[128];
 	struct dirent *e;
@@ -204,6 +225,14 @@ tree_master(const struct sup *s, unsigned index)
 				    v == index)
 					found = true;
 			fclose(f);
+			if (found) {
+				int m = sp_sup_their_fd(s->procs[i].pid,
+				    atoi(e->d_name));
+
+				found = m != -1 && master_of(m, inst);
+				if (m != -1)
+					close(m);
+			}
 		}
 		closedir(d);
 	}
@@ -212,8 +241,9 @@ tree_master(const struct sup *s, unsigned index)
 
 enum whose { OUTSIDE, RUN, TREE };
 
+/* The terminal (inst: its devpts instance, 0 when unknown) rdev. */
 static enum whose
-whose(const struct sup *s, dev_t rdev)
+whose(const struct sup *s, dev_t rdev, dev_t inst)
 {
 	if (s->tty_rdev != 0 && rdev == s->tty_rdev)
 		return RUN;
@@ -225,7 +255,7 @@ whose(const struct sup *s, dev_t rdev)
 	 * one's by setsid and an open without O_NOCTTY, TIOCSCTTY asking
 	 * no force (blind round 16). */
 	if (major(rdev) >= 136 && major(rdev) <= 143 &&
-	    tree_master(s, (major(rdev) - 136) * 256 + minor(rdev)))
+	    tree_master(s, (major(rdev) - 136) * 256 + minor(rdev), inst))
 		return TREE;
 	return OUTSIDE;
 }
@@ -338,6 +368,25 @@ no_steal(pid_t tid)
 }
 
 /*
+ * The terminal a descriptor is bound to.  /dev/tty (5, 0) and
+ * /dev/console (5, 1) name the caller's terminal, or the console, when
+ * opened, and stay bound to it: a process that opened /dev/tty, then
+ * made a session and a pty of its own, still reaches the run's terminal
+ * through it (blind round 17: its special characters, lock and line
+ * discipline changed as the tree's own pty's).  TIOCGDEV says which.
+ */
+static dev_t
+real_rdev(int fd, const struct stat *st, pid_t tid)
+{
+	unsigned int d;
+
+	if (ioctl(fd, 0x80045432 /* TIOCGDEV */, &d) == 0)
+		return makedev((d & 0xfff00) >> 8,
+		    (d & 0xff) | ((d >> 12) & 0xfff00));
+	return st->st_rdev == makedev(5, 0) ? ctty_of(tid) : st->st_rdev;
+}
+
+/*
  * 0: resume the call (it runs as asked: TIOCSPGRP of a process whose
  * terminal is not the run's, which the kernel keeps to its own session;
  * an ioctl of type 'T' that is no terminal's on a file that is no
@@ -373,9 +422,9 @@ sp_sup_tty(struct sup *s, pid_t tid, const struct seccomp_data *d,
 		/* what is no terminal's: as asked, on what is no terminal */
 		return c == NULL ? 0 : sp_sup_fail_call(tid, ENOTTY);
 	}
-	/* /dev/tty is the caller's own terminal */
-	w = whose(s, st.st_rdev == makedev(5, 0) ? ctty_of(tid) :
-	    st.st_rdev);
+	w = whose(s, real_rdev(f, &st, tid), S_ISCHR(st.st_mode) &&
+	    major(st.st_rdev) >= 136 && major(st.st_rdev) <= 143 ?
+	    st.st_dev : 0);
 	if (c == NULL) {	/* no terminal's change we know: the tree's */
 		close(f);
 		if (w == TREE)
