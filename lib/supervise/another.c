@@ -21,7 +21,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <unistd.h>
 
 #include "supervise_int.h"
@@ -134,6 +136,59 @@ sp_sup_signal_call(long nr)
 	    nr == 424;
 }
 
+/* Whether tid is in our namespace of kind ns ("pid", "user"). */
+static bool
+same_ns(pid_t tid, const char *ns)
+{
+	char path[64], theirs[64], ours[64];
+	ssize_t a, b;
+
+	snprintf(path, sizeof(path), "/proc/%ld/ns/%s", (long)tid, ns);
+	a = readlink(path, theirs, sizeof(theirs) - 1);
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", ns);
+	b = readlink(path, ours, sizeof(ours) - 1);
+	return a > 0 && a == b && memcmp(theirs, ours, (size_t)a) == 0;
+}
+
+/*
+ * The stopped signal call of tid made with signal 0 (the kernel's check
+ * of the caller's permission, and nothing sent), run to its end, where
+ * tid is left; *ret what it returned.  -1: tid is gone or was stopped
+ * otherwise (handled): not to be resumed.
+ */
+static int
+caller_may(struct sup *s, pid_t tid, const struct seccomp_data *d,
+    long *ret)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) == -1)
+		return -1;
+	if (d->nr == 234 || d->nr == 297)	/* tgkill, rt_tgsigqueueinfo */
+		r.rdx = 0;
+	else
+		r.rsi = 0;
+	if (ptrace(PTRACE_SETREGS, tid, 0, &r) == -1 ||
+	    sp_sup_call_to_exit(s, tid) == -1)
+		return -1;
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) == -1)
+		return -1;
+	*ret = (long)r.rax;
+	return 0;
+}
+
+/* tid at the end of its call: it returns ret.  0, or -1 when gone. */
+static int
+at_exit_answer(pid_t tid, long ret)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) == -1)
+		return -1;
+	r.rax = (uint64_t)ret;
+	return ptrace(PTRACE_SETREGS, tid, 0, &r) == -1 ? -1 : 0;
+}
+
 int
 sp_sup_signal_for(struct sup *s, pid_t tid, const struct seccomp_data *d)
 {
@@ -142,6 +197,7 @@ sp_sup_signal_for(struct sup *s, pid_t tid, const struct seccomp_data *d)
 	unsigned flags = 0;
 	pid_t target = (pid_t)(int32_t)d->args[0], tgid = 0, who;
 	int sig = (int)d->args[1], pf, e = 0;
+	long probe = 0;
 	bool thread = false;
 
 	switch (d->nr) {
@@ -183,11 +239,32 @@ sp_sup_signal_for(struct sup *s, pid_t tid, const struct seccomp_data *d)
 	if (who <= 0 || (tgid > 0 && sp_sup_tgid(who) != tgid))
 		e = ESRCH;
 	else if (!sp_sup_same_creds(tid) || (!sp_sup_in_tree(s, who) &&
-	    ((s->o->scope & SP_SCOPE_SIGNALS) || !sp_sup_handled(who, sig))))
+	    ((s->o->scope & SP_SCOPE_SIGNALS) || !sp_sup_handled(who, sig))) ||
+	    (d->nr != 424 && !same_ns(tid, "pid")))
 		e = EPERM;
+	if (e != 0) {
+		close(pf);
+		return sp_sup_answer(tid, -(long)e) == -1 ?
+		    sp_sup_doom(s, tid) : 0;
+	}
+	/* The caller's own permission, which ours is not (its capabilities,
+	 * the Landlock domains and seccomp filters it made itself, other
+	 * security modules: blind round 17, a caller that dropped CAP_KILL
+	 * or scoped its own signals had us signal for it): the same call
+	 * with signal 0, made by the caller, on the same process (alive
+	 * still after: its number not another's meanwhile). */
+	if (caller_may(s, tid, d, &probe) == -1) {
+		close(pf);
+		return -1;
+	}
+	if (probe != 0)
+		e = (int)-probe;
+	else if ((d->nr == 424 && sp_sup_pidfd_pid(tid, (int)d->args[0]) !=
+	    who) || syscall(SYS_pidfd_send_signal, pf, 0, NULL, flags) == -1)
+		e = ESRCH;
 	else if (syscall(SYS_pidfd_send_signal, pf, sig, infop != 0 ? &info :
 	    NULL, flags) == -1)
 		e = errno;
 	close(pf);
-	return sp_sup_answer(tid, -(long)e);
+	return at_exit_answer(tid, -(long)e);
 }

@@ -386,7 +386,7 @@ past(const struct timespec *end)
 }
 
 int
-sp_sup_run_call(struct sup *s, pid_t tid, int nr)
+sp_sup_call_to_exit(struct sup *s, pid_t tid)
 {
 	struct timespec tick = { 0, 2000000 }, end = deadline(5000);
 	sigset_t chld, old;
@@ -406,9 +406,16 @@ sp_sup_run_call(struct sup *s, pid_t tid, int nr)
 		return -1;
 	}
 	if (WIFSTOPPED(st) && WSTOPSIG(st) == (SIGTRAP | 0x80))
+		return 0;
+	sp_sup_event(s, tid, st);
+	return -1;
+}
+
+int
+sp_sup_run_call(struct sup *s, pid_t tid, int nr)
+{
+	if (sp_sup_call_to_exit(s, tid) == 0)
 		exit_of(tid, nr, NULL);		/* done */
-	else
-		sp_sup_event(s, tid, st);
 	return -1;
 }
 

@@ -234,6 +234,10 @@ void sp_sup_thaw(struct sup *s, struct sp_frozen *f);
 int sp_sup_under_way(struct sup *s, pid_t tid, int nr,
     const struct stat *mapped);
 int sp_sup_run_call(struct sup *s, pid_t tid, int nr);
+/* tid resumed into its stopped call, and left at the call's end (0);
+ * -1: it ended or stopped otherwise (handled), or did not return within
+ * 5 s (killed): not for the caller to resume. */
+int sp_sup_call_to_exit(struct sup *s, pid_t tid);
 /* ... every thread of the process of tid, tid included (a target held
  * still), or NULL. */
 struct sp_frozen *sp_sup_freeze_target(struct sup *s, pid_t tid);

@@ -493,8 +493,7 @@ on_another(struct sup *s, pid_t pid, const struct sp_violation *v,
 	if (s->o->observe != NULL)
 		r = 0;
 	else if (signal)
-		r = sp_sup_signal_for(s, pid, d) == -1 ? sp_sup_doom(s, pid) :
-		    0;
+		r = sp_sup_signal_for(s, pid, d);
 	else
 		r = sp_sup_run_call(s, pid, (int)d->nr);
 	sp_sup_thaw(s, g);

@@ -5,10 +5,18 @@
  * another process itself (lib/supervise/another.c), and each must still
  * arrive, with what its caller asked (sigqueue's value, kill of a
  * thread's id reaching its process, tgkill's thread, a pidfd), and
- * prlimit64 of a child must still set its limit.  Exit 0 when every one
- * did, 1 otherwise (what went wrong on stdout).
+ * prlimit64 of a child must still set its limit.  And what the kernel
+ * would refuse the caller stays refused (blind round 17: the supervisor
+ * sent with its own permission): a caller that scoped its own signals
+ * (Landlock), or dropped CAP_KILL before signalling another user's
+ * process.  Exit 0 when every one did, 1 otherwise (what went wrong on
+ * stdout).
  */
 #include <errno.h>
+#include <linux/capability.h>
+#include <linux/landlock.h>
+#include <stdint.h>
+#include <sys/prctl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -80,6 +88,76 @@ expect(const char *what, long r, pid_t c, int sig)
 		printf("ok   %s\n", what);
 }
 
+/* A child that waits as uid u (-1: as we are). */
+static pid_t
+waiter(uid_t u)
+{
+	pid_t c = fork();
+
+	if (c == 0) {
+		if (u != (uid_t)-1 && setresuid(u, u, u) == -1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	usleep(50000);
+	return c;
+}
+
+/* In a child, how: "scope" (a Landlock domain that keeps signals in) or
+ * "nokill" (CAP_KILL dropped), then SIGSEGV to c: must be EPERM, as
+ * without syspin; c must live.  77: the kernel cannot say. */
+static void
+refused_for_caller(const char *what, const char *how, pid_t c)
+{
+	int st;
+	pid_t p = fork();
+
+	if (p == 0) {
+		if (strcmp(how, "scope") == 0) {
+			/* ABI 6's attribute (Debian 12's headers are 6.1's) */
+			struct { uint64_t fs, net, scoped; } a = {
+				0, 0, 1u << 1 /* LANDLOCK_SCOPE_SIGNAL */ };
+			long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+			    LANDLOCK_CREATE_RULESET_VERSION);
+			int fd;
+
+			if (abi < 6)
+				_exit(77);
+			fd = (int)syscall(SYS_landlock_create_ruleset, &a,
+			    sizeof(a), 0);
+			if (fd == -1 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0,
+			    0) == -1 || syscall(SYS_landlock_restrict_self, fd,
+			    0) == -1)
+				_exit(2);
+		} else {
+			struct __user_cap_header_struct h = {
+				_LINUX_CAPABILITY_VERSION_3, 0 };
+			struct __user_cap_data_struct d[2];
+
+			if (syscall(SYS_capget, &h, d) == -1)
+				_exit(2);
+			d[0].effective &= ~(1u << CAP_KILL);
+			d[0].permitted &= ~(1u << CAP_KILL);
+			if (syscall(SYS_capset, &h, d) == -1)
+				_exit(2);
+		}
+		_exit(kill(c, SIGSEGV) == -1 && errno == EPERM ? 0 : 1);
+	}
+	waitpid(p, &st, 0);
+	usleep(100000);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+		printf("skip %s: the kernel cannot (Landlock ABI < 6)\n", what);
+	else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 ||
+	    waitpid(c, &st, WNOHANG) != 0) {
+		printf("FAIL %s: the signal was sent\n", what);
+		fails++;
+	} else
+		printf("ok   %s\n", what);
+	kill(c, SIGKILL);
+	waitpid(c, &st, 0);
+}
+
 int
 main(void)
 {
@@ -111,5 +189,10 @@ main(void)
 	} else
 		printf("ok   prlimit of a child\n");
 	expect("kill(SIGKILL)", 0, c, SIGKILL);
+	refused_for_caller("a caller that scoped its signals (Landlock)",
+	    "scope", waiter((uid_t)-1));
+	if (geteuid() == 0)
+		refused_for_caller("a caller without CAP_KILL, to nobody",
+		    "nokill", waiter(65534));
 	return fails ? 1 : 0;
 }
