@@ -68,6 +68,7 @@ tty-own:runtime tty-own:runexec tty-intr-own:runtime tty-intr-own:runexec
 tty-fg-pid:runtime tty-fg-pid:runexec
 tty-noctty:runtime tty-noctty:runexec pid-reuse:runexec
 tty-ctty-other:runtime tty-ctty-other:runexec
+tty-devtty:runtime tty-devtty:runexec
 pidfd-swap:runtime pidfd-swap:runexec"
 
 ATTACKS="wrong-site libc-site
@@ -91,6 +92,7 @@ ptrace-victim mem-victim vmwrite-victim getfd-victim
 prlimit-parent prlimit-victim sigquit-victim sigsegv-victim sigqgroup-victim
 tiocsti tioclinux tty-quit tty-quit-own tty-fg
 tty-join tty-other tty-own tty-intr-own tty-fg-pid tty-noctty tty-ctty-other
+tty-devtty
 exec-race reexec-rewrite range-end mount-new pid-reuse chroot-interp pidfd-swap
 prlimit-uffd any-site
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
@@ -531,6 +533,12 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		while [ ! -s "$tn" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 		$how "$E/escape_tty" ctty-other "$mark" "$(cat "$tn" 2>/dev/null)"
 		wait $PTY ;;
+	tty-devtty)
+		# the run's terminal through /dev/tty opened before a session
+		# and a pty of our own
+		shell_line $E/escape_tty devtty-own $mark
+		TMO=40
+		run_as "$E/escape_pty" -t 30 -- sh -c "$line" ;;
 	tty-noctty)
 		# syspin run on a pty that is no one's controlling terminal
 		shell_line $E/escape_tty noctty-own $mark

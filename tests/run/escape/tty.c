@@ -249,6 +249,41 @@ ctty_other(const char *path)
 	return done();
 }
 
+/*
+ * Blind round 17: /dev/tty opened while the run's terminal is ours, then
+ * a session and a pty of our own made our controlling terminal: the old
+ * descriptor still reaches the run's terminal, which was judged as our
+ * controlling terminal now (the pty: ours).  Its interrupt character
+ * made 'x' through it (put back after).
+ */
+static int
+devtty_own(void)
+{
+	struct termios t, was;
+	int old, m, sl;
+	char *name;
+
+	if ((old = open("/dev/tty", O_RDWR | O_CLOEXEC)) == -1)
+		return refused("open /dev/tty");
+	if (setsid() == -1)
+		return refused("setsid");
+	if ((m = posix_openpt(O_RDWR | O_NOCTTY)) == -1 || grantpt(m) == -1 ||
+	    unlockpt(m) == -1 || (name = ptsname(m)) == NULL ||
+	    (sl = open(name, O_RDWR)) == -1)	/* our terminal now */
+		return refused("a pty of our own");
+	(void)sl;
+	if (tcgetattr(old, &was) == -1)
+		return refused("tcgetattr");
+	t = was;
+	t.c_cc[VINTR] = 'x';
+	if (tcsetattr(old, TCSANOW, &t) == -1)
+		return refused("tcsetattr");
+	if (tcgetattr(old, &t) == -1 || t.c_cc[VINTR] != 'x')
+		return refused("tcsetattr (not set after all)");
+	tcsetattr(old, TCSANOW, &was);
+	return done();
+}
+
 /* The same on the run's own terminal: locked, the null line discipline,
  * hung up (last). */
 static int
@@ -283,6 +318,15 @@ main(int argc, char **argv)
 		return simple(NULL, TIOCEXCL, "TIOCEXCL of ours");
 	if (strcmp(m, "intr-own") == 0) return intr_own();
 	if (strcmp(m, "other") == 0 && arg) return other(arg);
+	if (strcmp(m, "devtty-own") == 0) {
+		int st;
+		pid_t c = fork();	/* a session of its own */
+
+		if (c == 0)
+			_exit(devtty_own());
+		return c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) ?
+		    WEXITSTATUS(st) : 3;
+	}
 	if (strcmp(m, "ctty-other") == 0 && arg) {
 		int st;
 		pid_t c = fork();	/* a session of its own */
