@@ -30,6 +30,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +58,7 @@ struct rt {
 	bool verbose;
 	unsigned flags;		/* SP_BPF_* */
 	char dir[4096];
+	bool default_dir;	/* dir is the user's default (~/.cache/syspin) */
 	struct sp_cache cache;
 	bool have_cache;
 	struct sp_layout lo;
@@ -182,6 +184,7 @@ open_cache(struct rt *rt)
 	else if (sp_cache_default_dir(geteuid(), rt->secure, rt->dir,
 	    sizeof(rt->dir)) == -1)
 		die("%s", "no cache directory (set HOME or XDG_CACHE_HOME)");
+	rt->default_dir = d == NULL;
 	if (rt->have_cache)
 		return;
 	if (sp_cache_open(&rt->cache, rt->dir, geteuid(), false, &err) == 0)
@@ -228,6 +231,18 @@ fill(struct rt *rt, const size_t *missing, size_t nmissing)
 	    (envp = filler_env()) == NULL) {
 		free(argv);
 		return;
+	}
+	/* The default directory's parent (~/.cache) may not be there yet
+	 * in a new account: `syspin run --cache-dir` makes only the last
+	 * directory, and without it nothing would ever be pinned. */
+	if (rt->default_dir) {
+		char parent[sizeof(rt->dir)], *slash;
+
+		snprintf(parent, sizeof(parent), "%s", rt->dir);
+		if ((slash = strrchr(parent, '/')) != NULL && slash != parent) {
+			*slash = '\0';
+			(void)mkdir(parent, 0700);
+		}
 	}
 	argv[n++] = "syspin";
 	argv[n++] = "run";
