@@ -218,25 +218,13 @@ other(const char *path)
 	return simple(path, TIOCVHANGUP, "TIOCVHANGUP");
 }
 
-/*
- * Blind round 16: a terminal no session has (another window's pty whose
- * holder made no session of it) taken as our controlling terminal, by a
- * session of our own and an open without O_NOCTTY, then changed: its
- * interrupt character made 'x' (put back after).  A terminal was the
- * tree's for being one's controlling terminal.
- */
+/* The terminal fd's interrupt character made 'x' (then put back):
+ * MARK when that took. */
 static int
-ctty_other(const char *path)
+intr_x(int fd)
 {
 	struct termios t, was;
-	int fd;
 
-	if (setsid() == -1 && getsid(0) != getpid())
-		return refused("setsid");
-	if ((fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)) == -1)
-		return refused("open the terminal");
-	if (tcgetsid(fd) != getsid(0))
-		return refused("open (the terminal is not ours)");
 	if (tcgetattr(fd, &was) == -1)
 		return refused("tcgetattr");
 	t = was;
@@ -249,6 +237,40 @@ ctty_other(const char *path)
 	return done();
 }
 
+/* fn(arg) in a child of ours that makes a session of its own. */
+static int
+in_session(int (*fn)(const char *), const char *arg)
+{
+	int st;
+	pid_t c = fork();
+
+	if (c == 0)
+		_exit(fn(arg));
+	return c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) ?
+	    WEXITSTATUS(st) : 3;
+}
+
+/*
+ * Blind round 16: a terminal no session has (another window's pty whose
+ * holder made no session of it) taken as our controlling terminal, by a
+ * session of our own and an open without O_NOCTTY, then changed: its
+ * interrupt character made 'x' (put back after).  A terminal was the
+ * tree's for being one's controlling terminal.
+ */
+static int
+ctty_other(const char *path)
+{
+	int fd;
+
+	if (setsid() == -1 && getsid(0) != getpid())
+		return refused("setsid");
+	if ((fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return refused("open the terminal");
+	if (tcgetsid(fd) != getsid(0))
+		return refused("open (the terminal is not ours)");
+	return intr_x(fd);
+}
+
 /*
  * Blind round 17: /dev/tty opened while the run's terminal is ours, then
  * a session and a pty of our own made our controlling terminal: the old
@@ -257,12 +279,12 @@ ctty_other(const char *path)
  * made 'x' through it (put back after).
  */
 static int
-devtty_own(void)
+devtty_own(const char *unused)
 {
-	struct termios t, was;
 	int old, m, sl;
 	char *name;
 
+	(void)unused;
 	if ((old = open("/dev/tty", O_RDWR | O_CLOEXEC)) == -1)
 		return refused("open /dev/tty");
 	if (setsid() == -1)
@@ -272,16 +294,7 @@ devtty_own(void)
 	    (sl = open(name, O_RDWR)) == -1)	/* our terminal now */
 		return refused("a pty of our own");
 	(void)sl;
-	if (tcgetattr(old, &was) == -1)
-		return refused("tcgetattr");
-	t = was;
-	t.c_cc[VINTR] = 'x';
-	if (tcsetattr(old, TCSANOW, &t) == -1)
-		return refused("tcsetattr");
-	if (tcgetattr(old, &t) == -1 || t.c_cc[VINTR] != 'x')
-		return refused("tcsetattr (not set after all)");
-	tcsetattr(old, TCSANOW, &was);
-	return done();
+	return intr_x(old);
 }
 
 /* The same on the run's own terminal: locked, the null line discipline,
@@ -318,24 +331,10 @@ main(int argc, char **argv)
 		return simple(NULL, TIOCEXCL, "TIOCEXCL of ours");
 	if (strcmp(m, "intr-own") == 0) return intr_own();
 	if (strcmp(m, "other") == 0 && arg) return other(arg);
-	if (strcmp(m, "devtty-own") == 0) {
-		int st;
-		pid_t c = fork();	/* a session of its own */
-
-		if (c == 0)
-			_exit(devtty_own());
-		return c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) ?
-		    WEXITSTATUS(st) : 3;
-	}
-	if (strcmp(m, "ctty-other") == 0 && arg) {
-		int st;
-		pid_t c = fork();	/* a session of its own */
-
-		if (c == 0)
-			_exit(ctty_other(arg));
-		return c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) ?
-		    WEXITSTATUS(st) : 3;
-	}
+	if (strcmp(m, "devtty-own") == 0)
+		return in_session(devtty_own, NULL);
+	if (strcmp(m, "ctty-other") == 0 && arg)
+		return in_session(ctty_other, arg);
 	if (strcmp(m, "own") == 0) return own();
 	if (strcmp(m, "vhangup") == 0) {	/* we are in its foreground */
 		signal(SIGHUP, SIG_IGN);
