@@ -50,6 +50,7 @@ struct acc {
 	/* the numbers the object being placed issues at its resolved
 	 * sites: what its unresolved ones may issue */
 	uint8_t own[OWN_NRS / 8];
+	bool own_done;		/* own is the object's (own_numbers) */
 };
 
 static int
@@ -183,6 +184,28 @@ each_imported_nr(const struct sp_layout *lo, const char *name,
 	return 0;
 }
 
+/* a->own: what o issues at its resolved sites.  Made once per object,
+ * and only for one that has an unresolved site (a start-up places every
+ * object: most have none). */
+static void
+own_numbers(struct acc *a, const struct sp_layout *lo,
+    const struct sp_object *o)
+{
+	memset(a->own, 0, sizeof(a->own));
+	for (size_t i = 0; i < o->tab.nsites; i++) {
+		const struct sp_pin_site *s = &o->tab.sites[i];
+
+		if (s->how == SP_PIN_ANY || s->how == SP_PIN_ANY_PARAM)
+			continue;
+		for (size_t k = 0; k < s->nr_count; k++)
+			own_add(a, o->tab.nrs[s->nr_first + k], 0);
+		if (s->how == SP_PIN_EXPORT)
+			(void)each_imported_nr(lo, o->tab.strtab +
+			    o->tab.exports[s->export].name, own_add, a, 0);
+	}
+	a->own_done = true;
+}
+
 static int
 place_site(struct acc *a, const struct sp_layout *lo, size_t oi,
     const struct sp_pin_site *s)
@@ -197,6 +220,8 @@ place_site(struct acc *a, const struct sp_layout *lo, size_t oi,
 	r = sp_layout_find(lo, addr);
 	if (r == -1 || lo->ranges[r].obj != oi || ip > lo->ranges[r].end)
 		return 0;
+	if (s->how == SP_PIN_ANY && !a->own_done)
+		own_numbers(a, lo, o);
 	if (s->how == SP_PIN_ANY)
 		return unresolved(a, ip);
 	if (s->how == SP_PIN_ANY_PARAM)
@@ -230,18 +255,7 @@ place_object(struct acc *a, const struct sp_layout *lo, size_t oi)
 	if (!good_table(o))
 		return 0;
 	a->flags = o->loader ? SP_BPF_PIN_LOADER : 0;
-	memset(a->own, 0, sizeof(a->own));
-	for (i = 0; i < o->tab.nsites; i++) {
-		const struct sp_pin_site *s = &o->tab.sites[i];
-
-		if (s->how == SP_PIN_ANY || s->how == SP_PIN_ANY_PARAM)
-			continue;
-		for (size_t k = 0; k < s->nr_count; k++)
-			own_add(a, o->tab.nrs[s->nr_first + k], 0);
-		if (s->how == SP_PIN_EXPORT)
-			(void)each_imported_nr(lo, o->tab.strtab +
-			    o->tab.exports[s->export].name, own_add, a, 0);
-	}
+	a->own_done = false;
 	for (i = 0; i < o->tab.nsites; i++)
 		if (place_site(a, lo, oi, &o->tab.sites[i]) == -1)
 			return -1;
