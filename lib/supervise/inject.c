@@ -21,6 +21,7 @@
 
 #include "supervise/supervise.h"
 
+#include "phases.h"
 #include "reports.h"
 
 static int
@@ -189,6 +190,7 @@ sp_inject_syscall(struct sp_inject *in, long nr, const uint64_t *args,
 	    ptrace(PTRACE_GETREGS, in->pid, 0, &in->regs) == -1)
 		return sp_error_sys(err, errno, "ptrace getregs");
 	in->have_regs = false;
+	sp_phase_injected++;
 	r = in->regs;
 	r.rip = in->trap;
 	r.rax = nr;

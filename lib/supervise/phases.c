@@ -13,11 +13,12 @@
 #include "phases.h"
 
 bool sp_phases_on;
+uint64_t sp_phase_injected;
 
 static struct {
-	uint64_t wall, cpu, n;
+	uint64_t wall, cpu, n, calls;
 } acc[SP_PH_N];
-static uint64_t inner, images, stops;
+static uint64_t inner, inner_calls, images, stops;
 static struct sp_phase_mark run_start;
 
 static const char *const names[SP_PH_N] = {
@@ -51,6 +52,8 @@ sp_phase_mark(struct sp_phase_mark *m)
 	m->wall = ns(CLOCK_MONOTONIC);
 	m->cpu = ns(CLOCK_THREAD_CPUTIME_ID);
 	m->inner = inner;
+	m->calls = sp_phase_injected;
+	m->inner_calls = inner_calls;
 }
 
 void
@@ -67,9 +70,12 @@ sp_phase_add(enum sp_phase ph, struct sp_phase_mark *m)
 	acc[ph].wall += w;
 	acc[ph].cpu += c;
 	acc[ph].n++;
+	acc[ph].calls += now.calls - m->calls;
 	inner += w;
+	inner_calls += now.calls - m->calls;
 	*m = now;
 	m->inner = inner;
+	m->inner_calls = inner_calls;
 }
 
 void
@@ -90,7 +96,10 @@ sp_phase_stop(enum sp_phase ph, const struct sp_phase_mark *m)
 	    (uint64_t)((double)(now.cpu - m->cpu) * (double)(w - in) /
 	    (double)w) : 0;
 	acc[ph].n++;
+	acc[ph].calls += (now.calls - m->calls) - (inner_calls -
+	    m->inner_calls);
 	inner = m->inner + w;	/* the stop counted whole now */
+	inner_calls = m->inner_calls + (now.calls - m->calls);
 	stops++;
 }
 
@@ -125,12 +134,13 @@ sp_supervise_phases_print(FILE *f)
 	    (double)(end.wall - run_start.wall) / 1e6,
 	    (double)(end.cpu - run_start.cpu) / 1e6);
 	fprintf(f, "syspin: phases: per image, us the tree waited (us of "
-	    "supervisor CPU), times met:\n");
+	    "supervisor CPU), times met, calls injected:\n");
 	for (int i = 0; i < SP_PH_N; i++) {
-		fprintf(f, "syspin: phases:   %-15s %8.1f (%7.1f) %6.1f\n",
+		fprintf(f, "syspin: phases:   %-15s %8.1f (%7.1f) %6.1f %6.1f\n",
 		    names[i], (double)acc[i].wall / 1e3 / (double)d,
 		    (double)acc[i].cpu / 1e3 / (double)d,
-		    (double)acc[i].n / (double)d);
+		    (double)acc[i].n / (double)d,
+		    (double)acc[i].calls / (double)d);
 		w += acc[i].wall;
 		c += acc[i].cpu;
 	}

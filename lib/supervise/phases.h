@@ -28,10 +28,12 @@ enum sp_phase {
 };
 
 struct sp_phase_mark {
-	uint64_t wall, cpu, inner;
+	uint64_t wall, cpu, inner, calls, inner_calls;
 };
 
 extern bool sp_phases_on;
+/* System calls injected into tracees so far (inject.c counts them). */
+extern uint64_t sp_phase_injected;
 
 void sp_phase_mark(struct sp_phase_mark *m);
 /* Counts the time since m under ph, and marks again. */

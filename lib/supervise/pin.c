@@ -475,6 +475,7 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 	j.flags = image_flags(&j.st, o->flags);
 	j.filters = j.st.filters;
 	j.first = how & SP_PIN_FIRST;
+	j.own_filters = how & SP_PIN_CHECK_SEALS;
 	j.in.pid = pid;
 	j.in.pass_trace = true;
 	r = prepare(&j, prior, nprior, &reused, err);

@@ -27,6 +27,7 @@ struct job {
 	const struct sp_pin_opts *o;
 	unsigned flags;			/* o->flags, and this image's own */
 	bool first;			/* the tree's first image */
+	bool own_filters;		/* the tree installed filters */
 	struct sp_auxv aux;
 	struct sp_layout lo;
 	struct sp_placement pl;

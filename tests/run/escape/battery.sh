@@ -97,7 +97,7 @@ exec-race reexec-rewrite range-end mount-new pid-reuse chroot-interp pidfd-swap
 prlimit-uffd any-site
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
-filter-swap filter-sealed
+filter-swap filter-sealed filter-stack
 env-flags-a env-flags-t env-flags-j env-filling env-dlopen env-clear env-cachedir
 forged-table forged-table-rerun forged-default forged-default-rerun
 filter"
@@ -394,6 +394,11 @@ invoke() {	# how name mark
 		# ... writing where the filter is, while the tree runs on
 		TMO=120
 		$how "$E/escape_swap" -s 8 "$E/escape_answer" rwx "$mark" ;;
+	filter-stack)
+		# ... below the stack pointer, where the kernel's copy is read
+		# back: every program found on the child's stack made "allow"
+		TMO=120
+		$how "$E/escape_swap" -x 32 "$E/escape_answer" rwx "$mark" ;;
 	ldso-skip-entry|ldso-vmclone)
 		# a start-up object's constructor jumps past the entry point,
 		# or makes a process sharing the memory: ld.so's exec site

