@@ -235,23 +235,79 @@ guard_stack(struct job *j, struct sp_error *err)
 	return sp_pin_seal(j, bottom, 4096, err);
 }
 
+static int
+by_start(const void *a, const void *b)
+{
+	const struct sp_layout_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * One mseal for two ranges where the gap between them is the second's
+ * own object below its code (ld.so's ELF headers, right above the vDSO
+ * the kernel put below it): one injected call fewer.  Nothing changes
+ * the protection of an object's headers.  Where the gap is not all
+ * mapped after all (mseal: ENOMEM), each is sealed alone.
+ */
+static int
+seal_pair(struct job *j, const struct sp_layout_range *a,
+    const struct sp_layout_range *b, bool *both, struct sp_error *err)
+{
+	uint64_t base = j->lo.objs[b->obj].base;
+	long ret;
+
+	*both = false;
+	if (a->end != base || b->start <= base || b->start - base > (1u << 20))
+		return 0;
+	if (sp_pin_call(j, SP_NR_MSEAL, a->start, b->end - a->start, 0, 0,
+	    &ret, err) == -1)
+		return -1;
+	if (ret != 0)
+		return 0;
+	if (sp_seals_add(&j->seals, a->start, b->end - a->start) == -1)
+		return sp_error_set(err, "out of memory");
+	*both = true;
+	return 0;
+}
+
 /* What the kernel mapped is sealed now; what ld.so maps, at the entry. */
 static int
 seal_mapped(struct job *j, struct sp_error *err)
 {
-	size_t i;
+	struct sp_layout_range *v;
+	size_t i, n = 0;
+	bool both;
+	int r = -1;
 
+	if ((v = calloc(j->lo.nranges + 1, sizeof(*v))) == NULL)
+		return sp_error_set(err, "out of memory");
 	for (i = 0; i < j->lo.nranges; i++) {
-		const struct sp_layout_range *r = &j->lo.ranges[i];
-		const struct sp_object *o = &j->lo.objs[r->obj];
+		const struct sp_layout_range *g = &j->lo.ranges[i];
+		const struct sp_object *o = &j->lo.objs[g->obj];
 		if (o->kind == SP_OBJ_VSYSCALL || o->kind == SP_OBJ_UNKNOWN ||
-		    (o->kind == SP_OBJ_FILE && r->start >= j->slot_lo &&
-		    r->start < j->slot_hi))
+		    (o->kind == SP_OBJ_FILE && g->start >= j->slot_lo &&
+		    g->start < j->slot_hi))
 			continue;
-		if (sp_pin_seal(j, r->start, r->end - r->start, err) == -1)
-			return -1;
+		v[n++] = *g;
 	}
-	return 0;
+	qsort(v, n, sizeof(*v), by_start);
+	for (i = 0; i < n; i++) {
+		if (i + 1 < n && seal_pair(j, &v[i], &v[i + 1], &both,
+		    err) == -1)
+			goto out;
+		if (i + 1 < n && both) {
+			i++;
+			continue;
+		}
+		if (sp_pin_seal(j, v[i].start, v[i].end - v[i].start,
+		    err) == -1)
+			goto out;
+	}
+	r = 0;
+out:
+	free(v);
+	return r;
 }
 
 static int
