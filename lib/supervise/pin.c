@@ -411,6 +411,18 @@ add_later(struct job *j, struct sp_error *err)
 	return 0;
 }
 
+/* The stack is among the executable mappings the layout was read from
+ * (the stopped image changes none of them): else its growth region needs
+ * no second read of the maps. */
+static bool
+stack_in_layout(const struct sp_layout *lo)
+{
+	for (size_t i = 0; i < lo->nranges; i++)
+		if (strcmp(lo->objs[lo->ranges[i].obj].name, "[stack]") == 0)
+			return true;
+	return false;
+}
+
 /*
  * The layout, and the start-up objects predicted; then either an earlier
  * image of the same program whose filter will judge this one (reuse.c:
@@ -447,7 +459,8 @@ prepare(struct job *j, const struct sp_pin_result *const *prior,
 	if (sp_startup_slots(j) && sp_startup_place(j, err) == -1)
 		return -1;
 	sp_phase_add(SP_PH_PLACE, &m);
-	if (sp_layout_add_stack(&j->lo, j->pid, err) == -1 ||
+	if ((stack_in_layout(&j->lo) &&
+	    sp_layout_add_stack(&j->lo, j->pid, err) == -1) ||
 	    add_later(j, err) == -1 || tables(j, err) == -1)
 		return -1;
 	sp_phase_add(SP_PH_TABLES, &m);

@@ -213,8 +213,8 @@ void sp_pin_result_free(struct sp_pin_result *res);
  * the start-up objects' slots for a dynamic image), tables, placement,
  * filter, then injects the reservations (late-code arena, slots),
  * no_new_privs (unless it has CAP_SYS_ADMIN), mseal of what is mapped and
- * the filter (TSYNC).  Its registers and the stack bytes used are
- * restored.  prior: the images whose filters the process has, newest
+ * the filter (TSYNC).  Its registers are restored (what is written below
+ * its stack pointer, unused at an exec, is left).  prior: the images whose filters the process has, newest
  * first: an image of the same program is moved to one's addresses and
  * judged by its filter instead (reuse.c).  -1 with err: the tracee must
  * not run.
