@@ -120,6 +120,10 @@ const struct presult *sp_resolve_param(struct analysis *a, uint64_t func,
  * whether one cannot.  Whether anything calls func. */
 bool sp_resolve_each_caller(struct analysis *a, uint64_t func, int param,
     struct nrset *known, bool *unresolved);
+/* The numbers the callers that can be read pass in param to func (through
+ * wrappers), whatever the others pass: resolve.c. */
+void sp_resolve_known(struct analysis *a, uint64_t func, int param,
+    struct nrset *out);
 /* Each verified call of func with the value of its parameter param
  * (see resolve.c). */
 long sp_resolve_callers(struct analysis *a, uint64_t func, int param,

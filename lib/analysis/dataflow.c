@@ -35,8 +35,11 @@ ends_block(const struct insn *in)
 
 /*
  * A call whose fall-through lands (past padding) on a jump target would
- * join the call's clobbered state into that path.  If the callee never
- * returns, there is no such edge: ask, only for these calls.
+ * join the call's clobbered state into that path; one followed by
+ * padding, into the function after it (musl's __syscall_cp_c, right
+ * after pthread_exit's call, lost its parameters so: the number it
+ * passes on).  If the callee never returns, there is no such edge: ask,
+ * only for these calls.
  */
 static void
 mark_noreturn_calls(struct insn_list *l, const bool *leader,
@@ -49,7 +52,8 @@ mark_noreturn_calls(struct insn_list *l, const bool *leader,
 			continue;
 		while (j < l->n && l->v[j].pad)
 			j++;
-		if (j < l->n && leader[j] && noreturn(ctx, in->target))
+		if (j < l->n && (leader[j] || j > i + 1) &&
+		    noreturn(ctx, in->target))
 			in->noreturn = true;
 	}
 }

@@ -370,6 +370,97 @@ sp_resolve_callers(struct analysis *a, uint64_t func, int param,
 	return rc != 0 ? rc : n;
 }
 
+/*
+ * The numbers the callers that can be read pass in param to func, through
+ * wrappers that pass their own parameter along, whatever the others do:
+ * a call of unknown value, an address taken or a wrapper out of reach
+ * adds nothing (it does not take the readable calls' numbers with it, as
+ * it does for sp_resolve_param).  For a site that is unresolved anyway
+ * (musl's __syscall_cp_asm behind __syscall_cp_c and __syscall_cp, whose
+ * address the cancellation handler compares): what it keeps besides its
+ * object's numbers.
+ */
+#define KNOWN_MAX_FUNCS 64
+
+struct known {
+	struct analysis *a;
+	struct nrset *out;
+	uint64_t seen[KNOWN_MAX_FUNCS];
+	int seen_param[KNOWN_MAX_FUNCS];
+	size_t nseen;
+};
+
+static void known_into(struct known *k, uint64_t func, int param);
+
+static int
+known_call(void *ctx, uint64_t caller, struct val v)
+{
+	struct known *k = ctx;
+	struct presult m = { 0 };
+
+	sp_resolve_global(k->a, &v);
+	if (v.kind != V_SET) {
+		if (sp_model_numbers(k->a, caller, &m) && !m.nrs.top)
+			sp_nrset_union(k->out, &m.nrs);
+		return 0;
+	}
+	sp_nrset_add_val(k->out, &v);
+	if (v.param != PARAM_NONE && v.param >= 0)
+		known_into(k, caller, v.param);
+	return 0;
+}
+
+static void
+known_into(struct known *k, uint64_t func, int param)
+{
+	struct xref *xs;
+	size_t nx;
+	uint64_t t = func;
+
+	for (size_t i = 0; i < k->nseen; i++)
+		if (k->seen[i] == func && k->seen_param[i] == param)
+			return;
+	if (k->nseen == KNOWN_MAX_FUNCS || k->out->top)
+		return;
+	k->seen[k->nseen] = func;
+	k->seen_param[k->nseen++] = param;
+	if (sp_xrefs_find(k->a, &t, 1, false, &xs, &nx) != 0)
+		return;
+	for (size_t i = 0; i < nx; i++) {
+		const struct xref *x = &xs[i];
+		struct unit *u;
+		struct state st;
+		long idx;
+
+		if (x->kind == XREF_DATA || x->kind == XREF_RIPREL ||
+		    (x->kind == XREF_JMP && in_plt_stub(k->a->elf, x->from)))
+			continue;
+		u = sp_unit_at(k->a, x->from);
+		if (u == NULL || sp_unit_prepare(k->a, u, true) != 0)
+			continue;
+		idx = sp_insn_index(&u->code, x->from);
+		if (idx < 0 || !branches_to(&u->code.v[idx], func))
+			continue;
+		sp_flow_state_at(&u->graph, (size_t)idx, &st);
+		if (st.reached)
+			(void)known_call(k, st.origin ? st.origin : u->start,
+			    arg_at(&st, &u->code.v[idx], param));
+	}
+	free(xs);
+}
+
+void
+sp_resolve_known(struct analysis *a, uint64_t func, int param,
+    struct nrset *out)
+{
+	struct known k = { .a = a, .out = out };
+
+	sp_nrset_clear(out);
+	known_into(&k, func, param);
+	if (out->top)			/* too many to keep: none */
+		sp_nrset_clear(out);
+}
+
 static long
 memo_find(const struct analysis *a, const struct presult *q)
 {

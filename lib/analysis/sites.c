@@ -201,6 +201,12 @@ resolve_one(struct analysis *a, struct raw_site *s)
 		    "number is a parameter and no caller was found");
 		s->reason_addr = p->nrs.top ? p->reason_addr : 0;
 		s->param_reg = (int8_t)(v.param < SP_NREGS ? v.param : -1);
+		/* What the callers that can be read pass, each on its own
+		 * (musl's __syscall_cp_asm: every cancellable call's number,
+		 * beside the compare that takes its address): the site keeps
+		 * those and its object's (lib/layout/place.c), never any. */
+		if (v.kind == V_SET)
+			sp_resolve_known(a, fn, v.param, &s->nrs);
 		return;
 	}
 	sp_nrset_union(&s->nrs, &p->nrs);

@@ -109,13 +109,6 @@ sp_placement_drop_loader_exec(struct sp_placement *pl,
 }
 
 static int
-any(struct acc *a, uint64_t ip)
-{
-	return push((void **)&a->pl->any_ips, &a->pl->nany_ips, &a->cany,
-	    sizeof(ip), &ip);
-}
-
-static int
 own_add(struct acc *a, uint32_t nr, uint64_t ip)
 {
 	(void)ip;
@@ -132,13 +125,14 @@ own_add(struct acc *a, uint32_t nr, uint64_t ip)
  * importers pass to its exports included; nothing else.  "Any number
  * here" was a gadget for every call (blind round 15: a chain in a trusted
  * static busybox made symlinkat, which busybox issues nowhere).  A number
- * it really issues beyond those is a violation, named as one.  A function
- * that takes its number as a parameter, called where the analysis cannot
- * read what it passes (Go 1.19's runtime/internal/syscall.Syscall6, one
- * of whose callers passes a number kept in a variable; valgrind's
- * dispatcher), stays "any number" (SP_PIN_ANY_PARAM):
- * its callers' other numbers are its own calls too
- * (docs/threat-model.md, Known limits).
+ * it really issues beyond those is a violation, named as one.  The same
+ * holds for a function that takes its number as a parameter where the
+ * analysis cannot read what some caller passes, or finds no caller
+ * (SP_PIN_ANY_PARAM): blind round 18 made every dynamic musl program
+ * (__syscall_cp_asm, whose address musl's cancellation handler compares)
+ * and Free Pascal's Do_SysCall (no caller at all) issue any number.  Go's
+ * number kept in a variable (fcntl64Syscall) is read by a model
+ * (lib/analysis/models.c); valgrind's dispatcher cannot run pinned.
  */
 static int
 unresolved(struct acc *a, uint64_t ip)
@@ -220,12 +214,15 @@ place_site(struct acc *a, const struct sp_layout *lo, size_t oi,
 	r = sp_layout_find(lo, addr);
 	if (r == -1 || lo->ranges[r].obj != oi || ip > lo->ranges[r].end)
 		return 0;
-	if (s->how == SP_PIN_ANY && !a->own_done)
+	if ((s->how == SP_PIN_ANY || s->how == SP_PIN_ANY_PARAM) &&
+	    !a->own_done)
 		own_numbers(a, lo, o);
+	if ((s->how == SP_PIN_ANY || s->how == SP_PIN_ANY_PARAM) &&
+	    unresolved(a, ip) == -1)
+		return -1;
 	if (s->how == SP_PIN_ANY)
-		return unresolved(a, ip);
-	if (s->how == SP_PIN_ANY_PARAM)
-		return any(a, ip);
+		return 0;
+	/* ANY_PARAM: and what its readable callers pass (its nrs) */
 	for (k = 0; k < s->nr_count; k++)
 		if (pin(a, t->nrs[s->nr_first + k], ip) == -1)
 			return -1;

@@ -16,9 +16,10 @@
  * MAC trailer; 4: the path of the file, for `syspin cache`; 5: an
  * import keeps the numbers of its readable calls beside unreadable ones;
  * 6: a conditional move's two values; 8: an unresolved site that takes
- * its number as a parameter, apart from one that loads it from memory),
- * so that tables made by an older syspin are made again. */
-#define SP_CACHE_VERSION 8u
+ * its number as a parameter, apart from one that loads it from memory;
+ * 9: Go's fcntl number kept in a variable, read by a model), so that
+ * tables made by an older syspin are made again. */
+#define SP_CACHE_VERSION 9u
 #define SP_CACHE_ALIGN(n) (((n) + 7) & ~(size_t)7)
 
 struct sp_cache_hdr {

@@ -403,14 +403,19 @@ fill_site(const struct sp_scan *scan, const struct sp_site *s,
 		 * number (nr_count is 0 for unresolved sites).
 		 */
 		p->how = SP_PIN_EXACT;
+		p->nr_count = 0;
 	} else if (s->how == SP_HOW_UNRESOLVED) {
-		/* a number-taking function with a caller we cannot read
-		 * may be passed anything; a number loaded from memory
-		 * (glibc's setxid handler) is one its object issues */
+		/* a number loaded from memory (glibc's setxid handler) is
+		 * one its object issues; a number-taking function with a
+		 * caller we cannot read (or none) keeps too what the
+		 * callers that can be read pass (its nrs): place.c */
 		p->how = s->param_reg != SP_REG_NONE ? SP_PIN_ANY_PARAM :
 		    SP_PIN_ANY;
+		if (p->how == SP_PIN_ANY)
+			p->nr_count = 0;
 	} else if (s->how == SP_HOW_EXPORT) {
-		/* An export we cannot name could take any number. */
+		/* An export we cannot name: its object's numbers and what
+		 * its readable callers pass, as above (place.c). */
 		p->export = export_index(scan, s);
 		p->how = p->export == SP_PIN_NO_EXPORT ? SP_PIN_ANY_PARAM :
 		    SP_PIN_EXPORT;

@@ -113,8 +113,34 @@ imported_nr(const struct sp_layout *lo, const char *name, uint32_t nr)
 	return w.seen;
 }
 
+/* Whether site p of t allows nr: its numbers, what importers pass an
+ * export's. */
+static bool
+site_allows(const struct sp_layout *lo, const struct sp_pintab *t,
+    const struct sp_pin_site *p, uint32_t nr)
+{
+	return has_nr(t, p, nr) || (p->how == SP_PIN_EXPORT &&
+	    p->export < t->nexports &&
+	    imported_nr(lo, t->strtab + t->exports[p->export].name, nr));
+}
+
+/* Whether t's object issues nr at a site the analysis could read: what
+ * an unresolved site of it may issue (lib/layout/place.c). */
+static bool
+object_issues(const struct sp_layout *lo, const struct sp_pintab *t,
+    uint32_t nr)
+{
+	for (size_t i = 0; i < t->nsites; i++)
+		if (t->sites[i].how != SP_PIN_ANY &&
+		    t->sites[i].how != SP_PIN_ANY_PARAM &&
+		    site_allows(lo, t, &t->sites[i], nr))
+			return true;
+	return false;
+}
+
 /* The site of o's whole table that ends at ip and allows nr: its address
- * (link-time), or UINT64_MAX. */
+ * (link-time), or UINT64_MAX.  An unresolved site allows what place.c
+ * pins there (blind round 18: never any number). */
 static uint64_t
 pinned_before(const struct sup *s, const struct sp_layout *lo,
     const struct sp_object *o, uint64_t ip, uint32_t nr)
@@ -129,11 +155,9 @@ pinned_before(const struct sup *s, const struct sp_layout *lo,
 		const struct sp_pin_site *p = &t.sites[i];
 		if (o->base + p->addr + p->length != ip)
 			continue;
-		if (p->how == SP_PIN_ANY || p->how == SP_PIN_ANY_PARAM ||
-		    has_nr(&t, p, nr) ||
-		    (p->how == SP_PIN_EXPORT && p->export < t.nexports &&
-		    imported_nr(lo, t.strtab + t.exports[p->export].name,
-		    nr)))
+		if (site_allows(lo, &t, p, nr) ||
+		    ((p->how == SP_PIN_ANY || p->how == SP_PIN_ANY_PARAM) &&
+		    object_issues(lo, &t, nr)))
 			at = p->addr;
 	}
 	sp_pintab_free(&t);

@@ -276,9 +276,13 @@ check_site(const struct sp_elf *elf, const struct sp_scan *s,
 		problem(p, "site 0x%llx: param_reg %d, want %d",
 		    (unsigned long long)a, site->param_reg, r->reg);
 	if (r->how == HOW_UNRESOLVED) {
-		if (site->nr_count != 0)
+		if (r->nnrs == EXP_ANY && site->nr_count != 0)
 			problem(p, "site 0x%llx: unresolved with numbers {%s}",
 			    (unsigned long long)a, got);
+		if (r->nnrs != EXP_ANY &&
+		    !nrs_equal(s, site, r->nrs, (size_t)r->nnrs))
+			problem(p, "site 0x%llx: unresolved, keeping {%s}, "
+			    "want {%s}", (unsigned long long)a, got, want);
 		if (site->how == HOW_UNRESOLVED && (site->reason == NULL ||
 		    site->reason[0] == '\0'))
 			problem(p, "site 0x%llx: unresolved without a reason",

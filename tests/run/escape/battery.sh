@@ -94,7 +94,7 @@ tiocsti tioclinux tty-quit tty-quit-own tty-fg
 tty-join tty-other tty-own tty-intr-own tty-fg-pid tty-noctty tty-ctty-other
 tty-devtty
 exec-race reexec-rewrite range-end mount-new pid-reuse chroot-interp pidfd-swap
-prlimit-uffd any-site
+prlimit-uffd any-site anyparam-nocaller anyparam-compared musl-cp
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
 filter-swap filter-sealed filter-stack
@@ -477,6 +477,20 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 		# a site whose number the analysis cannot read, reached
 		# with a number its program issues nowhere
 		$how "$E/escape_anysite" "$mark" ;;
+	anyparam-nocaller)
+		# a number-taking function nothing calls, reached from its
+		# offset in the file (as a chain knows it)
+		offs=$(nm "$E/escape_anyparam" 2>/dev/null | awk '
+		    $3 == "lone_syscall" { l = $1 } $3 == "main" { m = $1 }
+		    END { print l, m }')
+		$how "$E/escape_anyparam" nocaller "$mark" $offs ;;
+	anyparam-compared)
+		# one whose address is taken only to be compared
+		$how "$E/escape_anyparam" compared "$mark" ;;
+	musl-cp)
+		# musl's __syscall_cp_asm (every dynamic musl program):
+		# pidfd_open, which musl issues nowhere, from its syscall
+		$how "$E/escape_muslcp" "$mark" ;;
 	range-end)
 		# a trap written into a range's last two bytes: its ip is
 		# the range's end
