@@ -442,28 +442,47 @@ exec_child(struct run_args *a, const char *path, const char *dir,
 
 /*
  * The run's terminal as the tree found it: its settings, line discipline,
- * output flow and the status flags of the standard streams on it
- * (O_NONBLOCK) are put back when the tree is done, as a shell puts a
+ * output flow and, for every descriptor of a terminal the tree inherits,
+ * its status flags (O_NONBLOCK, O_ASYNC), owner and signal are put back
+ * when the tree is done, as a shell puts a
  * job's terminal back.  Left changed (echo off, output stopped, another
  * line discipline), the user's terminal would stay so for whatever runs
  * next outside the tree.  (The supervisor keeps its special characters
  * and its line discipline while the tree runs, tty.c, so that a tree that
  * kills syspin leaves no key that signals or feeds a process outside.)
  */
+#define TERM_FDS 64
+
+/* A terminal descriptor the tree inherits: its open file description
+ * is the shell's too.  O_NONBLOCK left set, the shell's next read fails;
+ * O_ASYNC with an owner (blind round 18: on fd 3, `3<>/dev/tty`), every
+ * line the user types after the run signals the process the tree chose. */
+struct term_fd {
+	int fd, fl, sig;
+	struct f_owner_ex own;
+};
+
 struct term_state {
 	int fd;
 	struct termios t;
 	int ldisc;
-	int fl[3];		/* each standard stream's status flags (the
-				   open file description is the shell's too:
-				   O_NONBLOCK left set, its next read fails) */
+	struct term_fd fds[TERM_FDS];
+	size_t nfds;
 };
 
 static void
 term_save(struct term_state *q)
 {
-	for (int i = 0; i < 3; i++)
-		q->fl[i] = isatty(i) ? fcntl(i, F_GETFL) : -1;
+	q->nfds = 0;
+	for (int i = 0; i < TERM_FDS; i++) {
+		struct term_fd *f = &q->fds[q->nfds];
+		if (!isatty(i) || (f->fl = fcntl(i, F_GETFL)) == -1 ||
+		    fcntl(i, F_GETOWN_EX, &f->own) == -1 ||
+		    (f->sig = fcntl(i, F_GETSIG)) == -1)
+			continue;
+		f->fd = i;
+		q->nfds++;
+	}
 	for (q->fd = 0; q->fd < 3; q->fd++)
 		if (isatty(q->fd) && tcgetattr(q->fd, &q->t) == 0) {
 			if (ioctl(q->fd, TIOCGETD, &q->ldisc) == -1)
@@ -480,9 +499,17 @@ term_restore(const struct term_state *q)
 	sigset_t ttou, old;
 	int ld;
 
-	for (int i = 0; i < 3; i++)
-		if (q->fl[i] != -1 && fcntl(i, F_GETFL) != q->fl[i])
-			(void)fcntl(i, F_SETFL, q->fl[i]);
+	for (size_t i = 0; i < q->nfds; i++) {
+		const struct term_fd *f = &q->fds[i];
+		struct f_owner_ex own;
+		if (fcntl(f->fd, F_GETFL) != f->fl)
+			(void)fcntl(f->fd, F_SETFL, f->fl);
+		if (fcntl(f->fd, F_GETSIG) != f->sig)
+			(void)fcntl(f->fd, F_SETSIG, f->sig);
+		if (fcntl(f->fd, F_GETOWN_EX, &own) == 0 &&
+		    (own.type != f->own.type || own.pid != f->own.pid))
+			(void)fcntl(f->fd, F_SETOWN_EX, &f->own);
+	}
 	if (q->fd < 0 || tcgetattr(q->fd, &t) == -1)
 		return;
 	/* from a background job too: not stopped by SIGTTOU for it */

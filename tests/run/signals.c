@@ -9,7 +9,8 @@
  * would refuse the caller stays refused (blind round 17: the supervisor
  * sent with its own permission): a caller that scoped its own signals
  * (Landlock), or dropped CAP_KILL before signalling another user's
- * process.  Exit 0 when every one did, 1 otherwise (what went wrong on
+ * process; and one that scoped its signals and sends on a pidfd number a
+ * thread flips (round 18).  Exit 0 when every one did, 1 otherwise (what went wrong on
  * stdout).
  */
 #include <errno.h>
@@ -158,6 +159,78 @@ refused_for_caller(const char *what, const char *how, pid_t c)
 	waitpid(c, &st, 0);
 }
 
+/*
+ * Blind round 18: the same caller (signals scoped) sends SIGQUIT 2000
+ * times on a pidfd number a thread flips between a child made after the
+ * scope (which it may signal; it ignores SIGQUIT) and one made before
+ * (which it may not): the probe judged the one, the supervisor sent to
+ * the other.  None may reach the one made before.
+ */
+static volatile int flip_stop;
+static int flip_a, flip_b;
+
+static void *
+flipper(void *arg)
+{
+	(void)arg;
+	while (!flip_stop) {
+		dup2(flip_a, 100);
+		dup2(flip_b, 100);
+	}
+	return NULL;
+}
+
+static void
+scope_flipped(pid_t before)
+{
+	int st;
+	pid_t p = fork();
+
+	if (p == 0) {
+		struct { uint64_t fs, net, scoped; } a = { 0, 0, 1u << 1 };
+		pthread_t t;
+		pid_t after;
+		int fd;
+
+		if (syscall(SYS_landlock_create_ruleset, NULL, 0,
+		    LANDLOCK_CREATE_RULESET_VERSION) < 6)
+			_exit(77);
+		if ((fd = (int)syscall(SYS_landlock_create_ruleset, &a,
+		    sizeof(a), 0)) == -1 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0,
+		    0) == -1 || syscall(SYS_landlock_restrict_self, fd, 0) == -1)
+			_exit(2);
+		if ((after = fork()) == 0) {
+			signal(SIGQUIT, SIG_IGN);
+			for (;;)
+				pause();
+		}
+		flip_a = (int)syscall(SYS_pidfd_open, before, 0);
+		flip_b = (int)syscall(SYS_pidfd_open, after, 0);
+		dup2(flip_b, 100);
+		pthread_create(&t, NULL, flipper, NULL);
+		for (int i = 0; i < 2000; i++)
+			syscall(SYS_pidfd_send_signal, 100, SIGQUIT, NULL, 0);
+		flip_stop = 1;
+		pthread_join(t, NULL);
+		kill(after, SIGKILL);
+		_exit(0);
+	}
+	waitpid(p, &st, 0);
+	usleep(100000);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+		printf("skip the same, on a pidfd flipped by a thread: the "
+		    "kernel cannot (Landlock ABI < 6)\n");
+	else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 ||
+	    waitpid(before, &st, WNOHANG) != 0) {
+		printf("FAIL the same, on a pidfd flipped by a thread: a "
+		    "signal reached the process outside its scope\n");
+		fails++;
+	} else
+		printf("ok   the same, on a pidfd flipped by a thread\n");
+	kill(before, SIGKILL);
+	waitpid(before, &st, 0);
+}
+
 int
 main(void)
 {
@@ -191,6 +264,7 @@ main(void)
 	expect("kill(SIGKILL)", 0, c, SIGKILL);
 	refused_for_caller("a caller that scoped its signals (Landlock)",
 	    "scope", waiter((uid_t)-1));
+	scope_flipped(waiter((uid_t)-1));
 	if (geteuid() == 0)
 		refused_for_caller("a caller without CAP_KILL, to nobody",
 		    "nokill", waiter(65534));

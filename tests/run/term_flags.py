@@ -5,6 +5,9 @@ flags as it found them (blind round 9, outside): the tree sets O_NONBLOCK
 on the terminal's open file description, which is the shell's too; left
 so, the shell's next read of the terminal fails with EAGAIN.  On a pty,
 unpinned the flag stays (the check bites); under syspin run it is gone.
+The same for any descriptor of the terminal the tree inherits (blind
+round 18: fd 3 made O_ASYNC with an owner outside, so that every line
+typed after the run signalled it): flags and owner put back.
 
 usage: term_flags.py SYSPIN
 """
@@ -19,6 +22,13 @@ SET = ("python3 -c 'import fcntl, os; fcntl.fcntl(0, fcntl.F_SETFL, "
        "fcntl.fcntl(0, fcntl.F_GETFL) | os.O_NONBLOCK)'")
 SHOW = ("python3 -c 'import fcntl, os; print(\"NONBLOCK\", "
         "bool(fcntl.fcntl(0, fcntl.F_GETFL) & os.O_NONBLOCK))'")
+# fd 3: O_ASYNC and an owner (the shell's own pid, any process outside)
+SET3 = ("python3 -c 'import fcntl, os; fcntl.fcntl(3, fcntl.F_SETOWN, "
+        "os.getppid()); fcntl.fcntl(3, fcntl.F_SETFL, "
+        "fcntl.fcntl(3, fcntl.F_GETFL) | os.O_ASYNC)'")
+SHOW3 = ("python3 -c 'import fcntl, os; print(\"ASYNC\", "
+         "bool(fcntl.fcntl(3, fcntl.F_GETFL) & os.O_ASYNC), "
+         "fcntl.fcntl(3, fcntl.F_GETOWN) != 0)'")
 
 
 def on_pty(script):
@@ -45,6 +55,9 @@ def main():
         bare = on_pty("%s; %s" % (SET, SHOW))
         pinned = on_pty("%s run --cache-dir %s/c %s; %s" % (SYSPIN, d, SET,
                                                             SHOW))
+        bare3 = on_pty("exec 3<>/dev/tty; %s; %s" % (SET3, SHOW3))
+        pinned3 = on_pty("exec 3<>/dev/tty; %s run --cache-dir %s/c %s; %s"
+                         % (SYSPIN, d, SET3, SHOW3))
     finally:
         shutil.rmtree(d, ignore_errors=True)
     if "NONBLOCK True" in bare:
@@ -56,6 +69,16 @@ def main():
         print("ok   syspin run put the terminal's flags back")
     else:
         print("FAIL after syspin run: %r" % pinned)
+        fail = 1
+    if "ASYNC True True" in bare3:
+        print("ok   unpinned: fd 3 stays O_ASYNC, with its owner")
+    else:
+        print("FAIL unpinned, fd 3: %r" % bare3)
+        fail = 1
+    if "ASYNC False False" in pinned3:
+        print("ok   syspin run put fd 3's flags and owner back")
+    else:
+        print("FAIL after syspin run, fd 3: %r" % pinned3)
         fail = 1
     return fail
 
