@@ -536,7 +536,8 @@ cmd_run(int argc, char **argv)
 	char **objs = NULL;
 	size_t nobjs = 0;
 	char **shargv = NULL;
-	int rc = 0;
+	int rc = 0, tables = -1;
+	char forged[SP_ERROR_MAX];
 
 	if (parse(argc, argv, &a) == -1 || run_extra_open(&a.x) == -1)
 		return EXIT_TROUBLE;
@@ -594,6 +595,20 @@ cmd_run(int argc, char **argv)
 	/* The runtime would fill them too, at each start without a table. */
 	if (a.ndlopen > 0)
 		(void)fill(&c, a.dlopen, a.ndlopen, a.verbose);
+	/* the runtime alone: the tables it starts with, as believed now */
+	unsetenv("SYSPIN_TABLES_FD");
+	if (!run_want_supervise() && !run_is_static(elf) &&
+	    (tables = run_hand_tables(&c, elf, rt, forged)) == -2) {
+		cli_error("run: %s; another process of yours writes the "
+		    "cache", forged);
+		sp_cache_close(&c);
+		return EXIT_FAILURE;
+	}
+	if (tables >= 0) {
+		char v[16];
+		snprintf(v, sizeof(v), "%d", tables);
+		setenv("SYSPIN_TABLES_FD", v, 1);
+	}
 	sp_cache_close(&c);
 	if (mkdtemp(reportdir) == NULL) {
 		cli_error("run: mkdtemp: %s", strerror(errno));
@@ -602,6 +617,8 @@ cmd_run(int argc, char **argv)
 	term_save(&term);
 	rc = exec_child(&a, path, dir, rt, reportdir);
 	term_restore(&term);
+	if (tables >= 0)
+		close(tables);
 	run_remove_dir(reportdir);
 	run_extra_free(&a.x);
 	for (size_t i = 0; i < a.ndlopen; i++)

@@ -44,6 +44,18 @@ void run_free_objects(char **objs, size_t n);
  */
 struct sp_cache;
 bool run_warm(const struct sp_cache *c, const char *elf, const char *rt);
+/*
+ * The runtime alone: the tables of the objects recorded for the program,
+ * read and believed by their MAC now, in a sealed memfd the first image's
+ * runtime takes them from (runtime/rt.c: SYSPIN_TABLES_FD), not from the
+ * directory, which another process of the user's may change meanwhile
+ * (blind round 18).  Its descriptor (inherited), or -1 (the runtime then
+ * reads the directory), or -2 when a table is there that was not made by
+ * our key (forged[SP_ERROR_MAX] says which): another process writes the
+ * cache, and the program does not run.
+ */
+int run_hand_tables(const struct sp_cache *c, const char *elf,
+    const char *rt, char *forged);
 void run_remember(const struct sp_cache *c, const char *elf, const char *rt,
     char **objs, size_t n);
 

@@ -18,7 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "pins/cache.h"
 #include "elf/elf.h"
@@ -139,4 +142,75 @@ run_remember(const struct sp_cache *c, const char *elf, const char *rt,
 	if (len < RECORD_MAX)
 		sp_cache_put(c, key, buf, len, &err);
 	free(buf);
+}
+
+/* One table into the memfd: u32 key length, u32 file length, key, file. */
+static int
+hand_one(int fd, const struct sp_cache *c, const char *key, char *forged)
+{
+	struct sp_pintab tab;
+	struct sp_error err;
+	uint32_t hdr[2];
+	void *buf;
+	size_t len;
+	int r;
+
+	err.msg[0] = '\0';
+	if ((r = sp_cache_load(c, key, &tab, &err)) == 0 &&
+	    err.msg[0] != '\0') {
+		/* there, but not ours: written since the fill */
+		snprintf(forged, SP_ERROR_MAX, "%s", err.msg);
+		return -2;
+	}
+	if (r != 1)
+		return 0;		/* none: the runtime fills it */
+	sp_pintab_free(&tab);
+	if (sp_cache_believed(c, key, &buf, &len) != 1)
+		return 0;
+	hdr[0] = (uint32_t)strlen(key);
+	hdr[1] = (uint32_t)len;
+	r = write(fd, hdr, sizeof(hdr)) == (ssize_t)sizeof(hdr) &&
+	    write(fd, key, hdr[0]) == (ssize_t)hdr[0] &&
+	    write(fd, buf, len) == (ssize_t)len ? 0 : -1;
+	free(buf);
+	return r;
+}
+
+int
+run_hand_tables(const struct sp_cache *c, const char *elf, const char *rt,
+    char *forged)
+{
+	char key[SP_CACHE_KEY_MAX], *buf, *p, *nl;
+	struct sp_error err;
+	ssize_t n;
+	int fd = -1, r = -1;
+
+	record_key(elf, rt, key, sizeof(key));
+	if ((buf = malloc(RECORD_MAX + 1)) == NULL)
+		return -1;
+	n = sp_cache_get(c, key, buf, RECORD_MAX, &err);
+	if (n <= (ssize_t)strlen(RECORD_MAGIC) ||
+	    memcmp(buf, RECORD_MAGIC, strlen(RECORD_MAGIC)) != 0 ||
+	    (fd = memfd_create("syspin-tables", MFD_ALLOW_SEALING)) == -1 ||
+	    write(fd, "SYSPINTB", 8) != 8)
+		goto fail;
+	buf[n] = '\0';
+	for (p = buf + strlen(RECORD_MAGIC); *p != '\0'; p = nl + 1) {
+		if ((nl = strchr(p, '\n')) == NULL)
+			break;
+		*nl = '\0';
+		object_key(p, key, sizeof(key));
+		if (key[0] != '\0' && (r = hand_one(fd, c, key, forged)) < 0)
+			goto fail;
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_WRITE | F_SEAL_SEAL) == -1)
+		goto fail;
+	free(buf);
+	return fd;
+fail:
+	if (fd != -1)
+		close(fd);
+	free(buf);
+	return r == -2 ? -2 : -1;
 }

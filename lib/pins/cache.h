@@ -201,6 +201,16 @@ ssize_t sp_cache_get(const struct sp_cache *c, const char *key, void *buf,
 int sp_cache_read(const struct sp_cache *c, const char *key, size_t max,
     void **buf, size_t *len, struct sp_error *err);
 bool sp_cache_has(const struct sp_cache *c, const char *key);
+/* The whole file key as this process believed it (read and its MAC
+ * checked, or written by it; only in a handle that keeps files): 1 with
+ * *buf (malloc'ed) and *len, 0 when it is not. */
+int sp_cache_believed(const struct sp_cache *c, const char *key, void **buf,
+    size_t *len);
+/* The runtime's first image: buf believed as the file key (a table
+ * `syspin run` checked, handed over sealed), before the directory's,
+ * which the tree may have changed since.  0, or -1 (out of memory). */
+int sp_cache_believe(struct sp_cache *c, const char *key, const void *buf,
+    size_t len);
 
 /* Validates and adopts buf (malloc'ed, len bytes); frees it on failure. */
 int sp_pintab_decode(void *buf, size_t len, struct sp_pintab *tab,

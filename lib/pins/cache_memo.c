@@ -4,7 +4,9 @@
  * or written by it), by name: the supervisor loads the same few tables at
  * every exec, and each load was an open, a stat, a read, a close and an
  * HMAC.  Only in a handle that keeps files (sp_cache_keep: the
- * supervisor's, syspin run's), never in the runtime.  A name stands for
+ * supervisor's, syspin run's), and in the first image's runtime the
+ * tables `syspin run` believed and handed over (sp_cache_believe).  A
+ * name stands for
  * one object's identity, so its file does not change but when this
  * process writes it again (sp_cache_put drops it here first).  What the
  * tree does to the directory meanwhile changes nothing we believed.
@@ -162,4 +164,27 @@ sp_cache_memo_drop(const struct sp_cache *c, const char *key)
 		m->v[j].name = NULL;
 		*slot(m, moved.name) = moved;
 	}
+}
+
+int
+sp_cache_believed(const struct sp_cache *c, const char *key, void **buf,
+    size_t *len)
+{
+	return sp_cache_memo_get(c, key, SP_CACHE_MAX_FILE, buf, len);
+}
+
+int
+sp_cache_believe(struct sp_cache *c, const char *key, const void *buf,
+    size_t len)
+{
+	void *got;
+	size_t n;
+
+	if (c->mem == NULL && (c->mem = calloc(1, sizeof(*c->mem))) == NULL)
+		return -1;
+	sp_cache_memo_put(c, key, buf, len);
+	if (sp_cache_memo_get(c, key, SP_CACHE_MAX_FILE, &got, &n) != 1)
+		return -1;
+	free(got);
+	return 0;
 }
