@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Calls on another process: whom they may reach (sp_sup_of_tree: a
- * process of the tree, or for a signal one outside that dumps no core
- * for it), and a core-dumping signal the tree sends, sent by the
+ * process of the tree), and a core-dumping signal the tree sends, sent by the
  * supervisor instead, from a pidfd of its own: what the kernel signals is
  * then what was judged, whatever the tree does meanwhile.  Judged by
  * number and left to the caller, the target could change under the
@@ -63,52 +62,30 @@ sp_sup_their_fd(pid_t tgid, int fd)
 }
 
 /*
- * Whether process a dumps no core for sig: it ignores it, or it is
- * SIGQUIT and caught (nginx, php-fpm and others stop on it; a JVM prints
- * its threads).  A handler of the others (a crash reporter: Python's
- * faulthandler) re-raises it with the default action: a core (blind
- * round 5).
- */
-bool
-sp_sup_handled(pid_t a, int sig)
-{
-	unsigned long long cgt, ign;
-
-	return sig >= 1 && sig <= 64 &&
-	    sp_proc_status(a, "SigCgt", 16, &cgt) == 0 &&
-	    sp_proc_status(a, "SigIgn", 16, &ign) == 0 &&
-	    (((ign >> (sig - 1)) & 1) ||
-	    (sig == SIGQUIT && ((cgt >> (sig - 1)) & 1)));
-}
-
-/*
  * Whether the process a `check` call acts on may be (lib/bpf/policy.c):
- * perf_event_open's pid and prlimit64's must be of the tree; a signal
- * that would dump core (a core is the process's memory, written where its
- * owner reads it; raising another's core or CPU limit is the same) may
- * reach a process of the tree, or one outside that dumps none for it
- * (nginx -s quit: its master stops on SIGQUIT): kill's pid (a group, 0 or
- * -1 included, is not judged: refused), tgkill's thread group and thread,
- * a pidfd's process (its group: refused).
+ * perf_event_open's pid and prlimit64's must be of the tree, and so must
+ * a signal's that would dump core (a core is the process's memory,
+ * written where its owner reads it; raising another's core or CPU limit
+ * is the same): kill's pid (a group, 0 or -1 included, is not judged:
+ * refused), tgkill's thread group and thread, a pidfd's process (its
+ * group: refused).  One outside that ignored or caught the signal was
+ * let be until blind round 18: a signal ignored while blocked stays
+ * pending, and a child that resets it to the default before exec (bash's,
+ * CPython's subprocess, posix_spawn's vfork child sharing its parent's
+ * memory) dumps core on it; no look at the target can tell that window.
  */
 bool
 sp_sup_of_tree(struct sup *s, pid_t tid, const struct seccomp_data *d)
 {
 	pid_t a = (pid_t)(int32_t)d->args[0], b = 0;
-	int sig = (int)d->args[1];
 
 	switch (d->nr) {
 	case 298:			/* perf_event_open(attr, pid, ...) */
 		a = (pid_t)(int32_t)d->args[1];
-		sig = 0;
-		break;
-	case 302:			/* prlimit64(pid, ...) */
-		sig = 0;
 		break;
 	case 234:			/* tgkill(tgid, tid, sig) */
 	case 297:			/* rt_tgsigqueueinfo */
 		b = (pid_t)(int32_t)d->args[1];
-		sig = (int)d->args[2];
 		break;
 	case 424:	/* pidfd_send_signal(pidfd, sig, info, flags) */
 		/* PIDFD_SIGNAL_PROCESS_GROUP (6.9) signals the group whose
@@ -124,9 +101,7 @@ sp_sup_of_tree(struct sup *s, pid_t tid, const struct seccomp_data *d)
 	}
 	if (a <= 0 || b < 0)
 		return false;
-	if (sp_sup_in_tree(s, a) && (b == 0 || sp_sup_in_tree(s, b)))
-		return true;
-	return sig != 0 && sp_sup_handled(a, sig);
+	return sp_sup_in_tree(s, a) && (b == 0 || sp_sup_in_tree(s, b));
 }
 
 bool
@@ -275,8 +250,7 @@ signal_for(struct sup *s, pid_t tid, const struct seccomp_data *d)
 	who = sp_sup_pidfd_pid(getpid(), pf);
 	if (who <= 0 || (tgid > 0 && sp_sup_tgid(who) != tgid))
 		e = ESRCH;
-	else if (!sp_sup_same_creds(tid) || (!sp_sup_in_tree(s, who) &&
-	    ((s->o->scope & SP_SCOPE_SIGNALS) || !sp_sup_handled(who, sig))) ||
+	else if (!sp_sup_same_creds(tid) || !sp_sup_in_tree(s, who) ||
 	    (d->nr != 424 && !same_ns(tid, "pid")))
 		e = EPERM;
 	if (e != 0) {

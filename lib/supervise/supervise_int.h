@@ -259,7 +259,6 @@ int sp_sup_their_fd(pid_t tgid, int fd);
 pid_t sp_sup_pidfd_pid(pid_t tid, int fd);
 int sp_sup_signal_for(struct sup *s, pid_t tid,
     const struct seccomp_data *d);
-bool sp_sup_handled(pid_t a, int sig);
 bool sp_sup_of_tree(struct sup *s, pid_t tid, const struct seccomp_data *d);
 bool sp_sup_same_creds(pid_t pid);
 int sp_sup_answer(pid_t pid, long ret);

@@ -16,7 +16,9 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <linux/landlock.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -231,6 +233,44 @@ scope_flipped(pid_t before)
 	waitpid(before, &st, 0);
 }
 
+/* Whether a tracer holds us (syspin run's supervisor). */
+static bool
+traced(void)
+{
+	char buf[4096], *p;
+	FILE *f = fopen("/proc/self/status", "re");
+	size_t n = f != NULL ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f != NULL)
+		fclose(f);
+	buf[n] = '\0';
+	return (p = strstr(buf, "TracerPid:")) != NULL &&
+	    strtol(p + 10, NULL, 10) != 0;
+}
+
+/*
+ * Blind round 18: a core signal reaches no process outside the tree,
+ * not even one that catches or ignores it (ignored while blocked, it
+ * stays pending for a child that resets it before exec).  Our parent,
+ * `syspin run`, catches SIGQUIT (it would pass it on to us: a core of
+ * ours).  Pinned only: bare, the parent is a shell.
+ */
+static void
+outside_refused(void)
+{
+	if (!traced())
+		return;
+	errno = 0;
+	if (kill(getppid(), SIGQUIT) == -1 && errno == EPERM)
+		printf("ok   SIGQUIT to syspin run, outside the tree: "
+		    "refused\n");
+	else {
+		printf("FAIL SIGQUIT to syspin run, outside the tree: %s\n",
+		    errno ? strerror(errno) : "sent");
+		fails++;
+	}
+}
+
 int
 main(void)
 {
@@ -265,6 +305,7 @@ main(void)
 	refused_for_caller("a caller that scoped its signals (Landlock)",
 	    "scope", waiter((uid_t)-1));
 	scope_flipped(waiter((uid_t)-1));
+	outside_refused();
 	if (geteuid() == 0)
 		refused_for_caller("a caller without CAP_KILL, to nobody",
 		    "nokill", waiter(65534));
