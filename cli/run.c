@@ -442,8 +442,9 @@ exec_child(struct run_args *a, const char *path, const char *dir,
 
 /*
  * The run's terminal as the tree found it: its settings, line discipline,
- * output flow and, for every descriptor of a terminal the tree inherits,
- * its status flags (O_NONBLOCK, O_ASYNC), owner and signal are put back
+ * output flow and, for every descriptor the tree inherits (a terminal's,
+ * a pipe's, a socket's), its status flags (O_NONBLOCK, O_ASYNC), owner
+ * and signal are put back
  * when the tree is done, as a shell puts a
  * job's terminal back.  Left changed (echo off, output stopped, another
  * line discipline), the user's terminal would stay so for whatever runs
@@ -453,10 +454,11 @@ exec_child(struct run_args *a, const char *path, const char *dir,
  */
 #define TERM_FDS 64
 
-/* A terminal descriptor the tree inherits: its open file description
- * is the shell's too.  O_NONBLOCK left set, the shell's next read fails;
- * O_ASYNC with an owner (blind round 18: on fd 3, `3<>/dev/tty`), every
- * line the user types after the run signals the process the tree chose. */
+/* A descriptor the tree inherits (a terminal, a pipe, a socket): its
+ * open file description is the shell's too.  O_NONBLOCK left set, the
+ * shell's next read fails; O_ASYNC with an owner (blind round 18: on fd
+ * 3, `3<>/dev/tty`, or a socket as stdin), every line the user types
+ * after the run signals the process the tree chose. */
 struct term_fd {
 	int fd, fl, sig;
 	struct f_owner_ex own;
@@ -476,7 +478,7 @@ term_save(struct term_state *q)
 	q->nfds = 0;
 	for (int i = 0; i < TERM_FDS; i++) {
 		struct term_fd *f = &q->fds[q->nfds];
-		if (!isatty(i) || (f->fl = fcntl(i, F_GETFL)) == -1 ||
+		if ((f->fl = fcntl(i, F_GETFL)) == -1 ||
 		    fcntl(i, F_GETOWN_EX, &f->own) == -1 ||
 		    (f->sig = fcntl(i, F_GETSIG)) == -1)
 			continue;

@@ -168,7 +168,24 @@ peer_name(int fd, char *out, size_t size)
 	n = len - offsetof(struct sockaddr_un, sun_path);
 	if (n > sizeof(a.sun_path))
 		n = sizeof(a.sun_path);
-	if (a.sun_path[0] == '\0')
+	if (a.sun_path[0] == '\0' &&
+	    memchr(a.sun_path + 1, '\0', n - 1) != NULL) {
+		/* An abstract name is all its bytes: one holding a NUL is
+		 * written with it as "\\0", so that "@name" (allowed) is not
+		 * "@name\\0more" (blind round 18: --allow-socket @foo let
+		 * "\\0foo\\0evil" through). */
+		size_t o = 0;
+		for (size_t i = 0; i < n && o + 3 < size; i++) {
+			if (i == 0)
+				out[o++] = '@';
+			else if (a.sun_path[i] == '\0') {
+				out[o++] = '\\';
+				out[o++] = '0';
+			} else
+				out[o++] = a.sun_path[i];
+		}
+		out[o] = '\0';
+	} else if (a.sun_path[0] == '\0')
 		snprintf(out, size, "@%.*s", (int)(n - 1), a.sun_path + 1);
 	else
 		snprintf(out, size, "%.*s", (int)strnlen(a.sun_path, n),

@@ -435,6 +435,7 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 {
 	struct sp_supervise_opts opts = *o;
 	struct sup s;
+	sigset_t ttou;
 	size_t i;
 	int status;
 
@@ -461,6 +462,13 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 	 * not dumpable (root still can).  After the child is traced: it
 	 * would have inherited it, and been out of our reach too. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/* Our lines go out when the tree has taken the terminal's
+	 * foreground and set TOSTOP: the kernel let a write through with
+	 * SIGTTOU blocked, and stopped syspin run, the tree with it, without
+	 * (blind round 18).  After the child is made: it keeps its mask. */
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, NULL);
 	s.main = main_pid;
 	if (sp_sup_proc(&s, s.main, true) != NULL)
 		sp_sup_proc(&s, s.main, false)->inherited = true;
