@@ -288,6 +288,19 @@ asked_name(const uint8_t *addr, size_t len, char *out, size_t size)
 		    a->sun_path);
 }
 
+/* The caller's fd made blocking again (the fresh socket was made
+ * without blocking): 0, or -1. */
+static int
+fcntl_clear_nonblock(struct sp_inject *in, int fd)
+{
+	long fl = call(in, SYS_fcntl, (uint64_t)fd, F_GETFL, 0);
+
+	if (fl < 0 || call(in, SYS_fcntl, (uint64_t)fd, F_SETFL,
+	    (uint64_t)fl & ~(uint64_t)O_NONBLOCK) < 0)
+		return -1;
+	return 0;
+}
+
 /*
  * The connect made again on a fresh socket (see above); the result for
  * the caller in *res.
@@ -316,8 +329,12 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 		return -1;
 	saved.orig_rax = (uint64_t)-1;
 	at = (saved.rsp - 1024 - sizeof(addr)) & ~(uint64_t)15;
+	/* Never one that blocks: a connect to a listener whose queue is
+	 * full held us, and every stop of the tree with us (blind round 18;
+	 * interrupted, the thread got ERESTARTSYS).  A blocking caller's
+	 * connect is made again instead, while the queue is full. */
 	fresh = call(&in, SYS_socket, AF_UNIX, (uint64_t)(type | SOCK_CLOEXEC |
-	    (nb ? SOCK_NONBLOCK : 0)), 0);
+	    SOCK_NONBLOCK), 0);
 	if (fresh < 0)
 		r = fresh;
 	else if (len > sizeof(addr))
@@ -352,6 +369,12 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 	}
 	if (fresh >= 0)
 		(void)call(&in, SYS_close, (uint64_t)fresh, 0, 0);
+	/* a blocking socket would wait: its `syscall` again, judged again */
+	if (!nb && r == -EAGAIN) {
+		saved.rip -= 2;
+		r = d->nr;
+	} else if (r == 0 && !nb && fcntl_clear_nonblock(&in, fd) != 0)
+		r = -EIO;
 	saved.rax = (uint64_t)r;
 	if (ptrace(PTRACE_SETREGS, tid, 0, &saved) == -1)
 		return -1;
