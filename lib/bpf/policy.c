@@ -18,6 +18,7 @@
 #define PROT_ALL_	0x7u
 #define MAP_FIXED_	0x10u
 #define MAP_ANON_	0x20u
+#define MAP_SHARED_	0x01u	/* MAP_SHARED and MAP_SHARED_VALIDATE */
 #define MAP_GROWSDOWN_	0x100u
 #define MAP_NOREPLACE_	0x100000u
 #define MREMAP_MAYMOVE_	0x1u
@@ -476,7 +477,15 @@ emit_mmap(struct pgen *g, uint32_t f, enum site_class cls, uint32_t allow)
 	anon = sp_asm_label(&g->a);
 	ld(g, f, 3);
 	jset(g, f, MAP_FIXED_ | MAP_NOREPLACE_, allow, NEXT);
-	jset(g, f, MAP_ANON_, anon, cls == CLS_LOADER ? place : allow);
+	if (cls == CLS_LOADER) {
+		/* A loader maps objects private: a shared file mapping at
+		 * its site is data (musl's libc.so is its loader too: every
+		 * mmap of a musl program is; blind round 18, an io_uring
+		 * ring moved into the band failed) */
+		jset(g, f, MAP_ANON_, anon, NEXT);
+		jset(g, f, MAP_SHARED_, allow, place);
+	} else
+		jset(g, f, MAP_ANON_, anon, allow);
 	sp_asm_bind(&g->a, anon, f);
 	if (flags & SP_BPF_ALLOW_JIT) {
 		ja(g, f, place);

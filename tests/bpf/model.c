@@ -306,7 +306,10 @@ mmap_rule(const struct sp_bpf_input *in, const struct seccomp_data *d,
 			return ans->place;
 		return SECCOMP_RET_ALLOW;
 	}
-	if (loader && !fixed && (!(fl & 0x20) || (prot & 7) == 0))
+	/* a loader's private file mapping or PROT_NONE reservation; a
+	 * shared file mapping at its site is data (musl) */
+	if (loader && !fixed && ((!(fl & 0x20) && !(fl & 0x01)) ||
+	    ((fl & 0x20) && (prot & 7) == 0)))
 		return ans->place;
 	if ((in->flags & SP_BPF_ALLOW_JIT) && !fixed && (fl & 0x20))
 		return ans->place;	/* a JIT's code space, into the band */
