@@ -73,12 +73,19 @@ print_site(FILE *f, const struct sp_scan *sc, const struct sp_site *s)
 	fprintf(f, "  0x%08" PRIx64 "  %-8s %u  %-11s ", s->addr,
 	    sp_trap_kind_name(s->kind), s->length, sp_how_name(s->how));
 	if (s->how == SP_HOW_UNRESOLVED) {
-		fprintf(f, "any: %s", s->reason ? s->reason : "unknown");
+		/* pinned to its object's numbers (lib/layout/place.c) and
+		 * what its readable callers pass, listed */
+		fprintf(f, "its object's numbers: %s", s->reason ? s->reason :
+		    "unknown");
 		if (s->reason_addr != 0)
 			fprintf(f, " at 0x%" PRIx64, s->reason_addr);
 		if (s->param_reg >= 0)
 			fprintf(f, " (parameter %s of 0x%" PRIx64 ")",
 			    sp_reg_name(s->param_reg), s->function);
+		if (s->nr_count > 0) {
+			fprintf(f, "; and ");
+			print_numbers(f, sc, s);
+		}
 	} else {
 		print_numbers(f, sc, s);
 		if (s->how == SP_HOW_EXPORT)

@@ -60,26 +60,20 @@ def main():
                          % (SYSPIN, d, SET3, SHOW3))
     finally:
         shutil.rmtree(d, ignore_errors=True)
-    if "NONBLOCK True" in bare:
-        print("ok   unpinned: O_NONBLOCK stays on the terminal")
-    else:
-        print("FAIL unpinned: %r" % bare)
-        fail = 1
-    if "NONBLOCK False" in pinned:
-        print("ok   syspin run put the terminal's flags back")
-    else:
-        print("FAIL after syspin run: %r" % pinned)
-        fail = 1
-    if "ASYNC True True" in bare3:
-        print("ok   unpinned: fd 3 stays O_ASYNC, with its owner")
-    else:
-        print("FAIL unpinned, fd 3: %r" % bare3)
-        fail = 1
-    if "ASYNC False False" in pinned3:
-        print("ok   syspin run put fd 3's flags and owner back")
-    else:
-        print("FAIL after syspin run, fd 3: %r" % pinned3)
-        fail = 1
+    checks = [("NONBLOCK True", bare, "unpinned: O_NONBLOCK stays on the "
+               "terminal"),
+              ("NONBLOCK False", pinned, "syspin run put the terminal's "
+               "flags back"),
+              ("ASYNC True True", bare3, "unpinned: fd 3 stays O_ASYNC, with "
+               "its owner"),
+              ("ASYNC False False", pinned3, "syspin run put fd 3's flags "
+               "and owner back")]
+    for want, out, what in checks:
+        if want in out:
+            print("ok   %s" % what)
+        else:
+            print("FAIL %s: %r" % (what, out))
+            fail = 1
     return fail
 
 

@@ -25,29 +25,13 @@
 
 long lone_syscall(long nr, const char *path, long mode);
 long cmp_syscall(long nr, const char *path, long mode);
-__asm__(".text\n"
-    ".globl lone_syscall\n"
-    ".type lone_syscall, @function\n"
-    "lone_syscall:\n"
-    "	.cfi_startproc\n"
-    "	mov %rdi, %rax\n"
-    "	mov %rsi, %rdi\n"
-    "	mov %rdx, %rsi\n"
-    "	syscall\n"
-    "	ret\n"
-    "	.cfi_endproc\n"
-    ".size lone_syscall, .-lone_syscall\n"
-    ".globl cmp_syscall\n"
-    ".type cmp_syscall, @function\n"
-    "cmp_syscall:\n"
-    "	.cfi_startproc\n"
-    "	mov %rdi, %rax\n"
-    "	mov %rsi, %rdi\n"
-    "	mov %rdx, %rsi\n"
-    "	syscall\n"
-    "	ret\n"
-    "	.cfi_endproc\n"
-    ".size cmp_syscall, .-cmp_syscall\n");
+/* syscall(nr, a, b): the number a parameter */
+#define NUMBER_TAKING(f) \
+    ".globl " #f "\n.type " #f ", @function\n" #f ":\n" \
+    "	.cfi_startproc\n	mov %rdi, %rax\n	mov %rsi, %rdi\n" \
+    "	mov %rdx, %rsi\n	syscall\n	ret\n	.cfi_endproc\n" \
+    ".size " #f ", .-" #f "\n"
+__asm__(".text\n" NUMBER_TAKING(lone_syscall) NUMBER_TAKING(cmp_syscall));
 
 /* a code address, compared (as musl's cancellation handler compares the
  * interrupted pc with __cp_begin) */
