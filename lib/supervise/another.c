@@ -152,6 +152,40 @@ caller_may(struct sup *s, pid_t tid, const struct seccomp_data *d,
 	return 0;
 }
 
+/*
+ * The caller's permission to signal who (a process of our pid namespace,
+ * alive: pf holds it), checked by the caller itself: kill(who, 0)
+ * injected at its image's trap runs under its credentials, capabilities,
+ * Landlock domains and seccomp filters, and reads no descriptor of its.
+ * A pidfd's number is the tree's to change at any moment, an io_uring
+ * worker's too, which no ptrace stop holds (blind round 19: closed and
+ * put back by FIXED_FD_INSTALL, the same open file before and after the
+ * probe, another process's during it).  tid is left at the end of its
+ * call; *sig a signal that came meanwhile.  -1: gone, or not to resume.
+ */
+static int
+caller_may_number(struct sup *s, pid_t tid, pid_t who, long *ret, int *sig)
+{
+	struct proc *p = sp_sup_proc(s, tid, false);
+	uint64_t args[6] = { (uint64_t)who, 0, 0, 0, 0, 0 };
+	struct user_regs_struct saved;
+	struct sp_inject in;
+	struct sp_error err;
+
+	in = (struct sp_inject){ .pid = tid, .pass_trace = true,
+	    .trap = p != NULL && p->img != NULL ? p->img->pin.trap : 0 };
+	if (sp_sup_to_exit_stop(tid, &saved, &in) == -1)
+		return -1;
+	if (in.trap == 0)		/* nowhere to ask: not sent */
+		*ret = -EPERM;
+	else if (sp_inject_syscall(&in, SYS_kill, args, 6, ret, &err) == -1) {
+		kill(tid, SIGKILL);	/* not judged: it does not run */
+		return -1;
+	}
+	*sig = in.pending_sig;
+	return ptrace(PTRACE_SETREGS, tid, 0, &saved) == -1 ? -1 : 0;
+}
+
 /* Whether the caller's descriptor fd is still the open file description
  * of our copy pf (kcmp: the same struct file, not another pidfd of the
  * same process). */
@@ -210,6 +244,7 @@ signal_for(struct sup *s, pid_t tid, const struct seccomp_data *d)
 	pid_t target = (pid_t)(int32_t)d->args[0], tgid = 0, who;
 	int sig = (int)d->args[1], pf, e = 0;
 	long probe = 0;
+	int late = 0;
 	bool thread = false;
 
 	switch (d->nr) {
@@ -251,7 +286,7 @@ signal_for(struct sup *s, pid_t tid, const struct seccomp_data *d)
 	if (who <= 0 || (tgid > 0 && sp_sup_tgid(who) != tgid))
 		e = ESRCH;
 	else if (!sp_sup_same_creds(tid) || !sp_sup_in_tree(s, who) ||
-	    (d->nr != 424 && !same_ns(tid, "pid")))
+	    !same_ns(tid, "pid"))	/* numbers as ours: the probe's too */
 		e = EPERM;
 	if (e != 0) {
 		close(pf);
@@ -270,7 +305,8 @@ signal_for(struct sup *s, pid_t tid, const struct seccomp_data *d)
 		return sp_sup_answer(tid, -ESRCH) == -1 ?
 		    sp_sup_doom(s, tid) : 0;
 	}
-	if (caller_may(s, tid, d, &probe) == -1) {
+	if ((d->nr == 424 ? caller_may_number(s, tid, who, &probe, &late) :
+	    caller_may(s, tid, d, &probe)) == -1) {
 		close(pf);
 		return -1;
 	}
@@ -284,5 +320,7 @@ signal_for(struct sup *s, pid_t tid, const struct seccomp_data *d)
 	    NULL, flags) == -1)
 		e = errno;
 	close(pf);
-	return at_exit_answer(tid, -(long)e);
+	if (at_exit_answer(tid, -(long)e) == -1)
+		return -1;
+	return late;		/* a signal that came meanwhile, or 0 */
 }

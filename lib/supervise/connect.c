@@ -90,8 +90,9 @@ cloexec(pid_t tgid, int fd)
  * call skipped: there our calls can be made (inject.c).  *saved: the
  * registers to put back, with the result.
  */
-static int
-to_exit_stop(pid_t tid, struct user_regs_struct *saved, struct sp_inject *in)
+int
+sp_sup_to_exit_stop(pid_t tid, struct user_regs_struct *saved,
+    struct sp_inject *in)
 {
 	struct user_regs_struct r;
 	int st;
@@ -325,7 +326,7 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 		len = sizeof(addr) + 1;		/* EINVAL, from the kernel */
 	else if (sp_mem_read(tid, d->args[1], addr, len, &err) == -1)
 		len = sizeof(addr) + 2;		/* EFAULT */
-	if (to_exit_stop(tid, &saved, &in) == -1)
+	if (sp_sup_to_exit_stop(tid, &saved, &in) == -1)
 		return -1;
 	saved.orig_rax = (uint64_t)-1;
 	at = (saved.rsp - 1024 - sizeof(addr)) & ~(uint64_t)15;

@@ -259,6 +259,12 @@ int sp_sup_their_fd(pid_t tgid, int fd);
 pid_t sp_sup_pidfd_pid(pid_t tid, int fd);
 int sp_sup_signal_for(struct sup *s, pid_t tid,
     const struct seccomp_data *d);
+/* connect.c: tid from the seccomp stop of its call to its syscall-exit
+ * stop, the call skipped, where calls can be injected; *saved the
+ * registers to put back (with the result in rax).  0, or -1. */
+struct user_regs_struct;
+int sp_sup_to_exit_stop(pid_t tid, struct user_regs_struct *saved,
+    struct sp_inject *in);
 bool sp_sup_of_tree(struct sup *s, pid_t tid, const struct seccomp_data *d);
 bool sp_sup_same_creds(pid_t pid);
 int sp_sup_answer(pid_t pid, long ret);
