@@ -17,16 +17,8 @@
 #define GET_PERSISTENT 22	/* KEYCTL_GET_PERSISTENT */
 #define SESSION (-3)		/* KEY_SPEC_SESSION_KEYRING */
 
-/* libc is not relocated yet when the resolver runs: a raw call */
-static long
-raw(long nr, long a, long b, long c)
-{
-	long r;
-
-	__asm__ volatile("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b),
-	    "d"(c) : "rcx", "r11", "memory");
-	return r;
-}
+/* libc is not relocated yet when the resolver runs: raw calls */
+#include "escape/raw.h"
 
 static long early = -999;
 
@@ -38,8 +30,8 @@ impl(void)
 
 static int (*resolver(void))(void)
 {
-	(void)raw(SYS_KEYCTL, JOIN_SESSION, 0, 0);	/* ours alone */
-	early = raw(SYS_KEYCTL, GET_PERSISTENT, -1, SESSION);
+	(void)raw3(SYS_KEYCTL, JOIN_SESSION, 0, 0);	/* ours alone */
+	early = raw3(SYS_KEYCTL, GET_PERSISTENT, -1, SESSION);
 	return impl;
 }
 

@@ -9,16 +9,6 @@
 
 #include "raw.h"
 
-static long
-raw3(long nr, long a, long b, long c)
-{
-	long r;
-
-	__asm__ volatile("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b),
-	    "d"(c) : "rcx", "r11", "memory");
-	return r;
-}
-
 unsigned int
 la_version(unsigned int version)
 {

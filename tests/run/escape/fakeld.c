@@ -4,15 +4,7 @@
  * interpreter, it makes MARK with mkdirat(argv[1], argv[2]) and exits 0.
  * No libc: static, its own system calls.
  */
-static long
-sys3(long n, long a, long b, long c)
-{
-	long r;
-
-	__asm__ volatile ("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b),
-	    "d"(c) : "rcx", "r11", "memory");
-	return r;
-}
+#include "raw.h"
 
 __attribute__((used)) static void
 start(long *sp)
@@ -23,9 +15,9 @@ start(long *sp)
 	if (sp[0] >= 3) {
 		for (const char *p = argv[1]; *p >= '0' && *p <= '9'; p++)
 			fd = fd * 10 + (*p - '0');
-		sys3(258, fd, (long)argv[2], 0700);	/* mkdirat */
+		raw3(258, fd, (long)argv[2], 0700);	/* mkdirat */
 	}
-	sys3(231, 0, 0, 0);				/* exit_group */
+	raw3(231, 0, 0, 0);				/* exit_group */
 }
 
 __asm__(".globl _start\n_start:\n\tmov %rsp, %rdi\n\tand $-16, %rsp\n"
