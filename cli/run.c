@@ -599,10 +599,13 @@ cmd_run(int argc, char **argv)
 		(void)fill(&c, a.dlopen, a.ndlopen, a.verbose);
 	/* the runtime alone: the tables it starts with, as believed now */
 	unsetenv("SYSPIN_TABLES_FD");
+	/* out of same-user processes' reach (/proc/PID/fd) while it is
+	 * written (blind round 20); the runtime alone keeps it so */
+	if (!run_want_supervise())
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	if (!run_want_supervise() && !run_is_static(elf) &&
 	    (tables = run_hand_tables(&c, elf, rt, forged)) == -2) {
-		cli_error("run: %s; another process of yours writes the "
-		    "cache", forged);
+		cli_error("run: %s", forged);
 		sp_cache_close(&c);
 		return EXIT_FAILURE;
 	}

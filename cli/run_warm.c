@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -159,7 +160,8 @@ hand_one(int fd, const struct sp_cache *c, const char *key, char *forged)
 	if ((r = sp_cache_load(c, key, &tab, &err)) == 0 &&
 	    err.msg[0] != '\0') {
 		/* there, but not ours: written since the fill */
-		snprintf(forged, SP_ERROR_MAX, "%s", err.msg);
+		snprintf(forged, SP_ERROR_MAX, "%s; another process of yours "
+		    "writes the cache", err.msg);
 		return -2;
 	}
 	if (r != 1)
@@ -203,9 +205,15 @@ run_hand_tables(const struct sp_cache *c, const char *elf, const char *rt,
 		if (key[0] != '\0' && (r = hand_one(fd, c, key, forged)) < 0)
 			goto fail;
 	}
+	/* a process that holds it writable (mapped) keeps the seal off
+	 * (blind round 20): then the program does not run */
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
-	    F_SEAL_WRITE | F_SEAL_SEAL) == -1)
+	    F_SEAL_WRITE | F_SEAL_SEAL) == -1) {
+		snprintf(forged, SP_ERROR_MAX, "the tables' memfd cannot be "
+		    "sealed (%s): another process holds it", strerror(errno));
+		r = -2;
 		goto fail;
+	}
 	free(buf);
 	return fd;
 fail:
