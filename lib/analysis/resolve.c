@@ -329,9 +329,10 @@ sp_resolve_each_caller(struct analysis *a, uint64_t func, int param,
  * ran out, or what fn returned when it stops early (non-zero); else the
  * number of calls.
  */
-long
-sp_resolve_callers(struct analysis *a, uint64_t func, int param,
-    int (*fn)(void *ctx, uint64_t caller, struct val v), void *ctx)
+static long
+each_call(struct analysis *a, uint64_t func, int param,
+    int (*fn)(void *ctx, uint64_t caller, struct val v), void *ctx,
+    bool past_taken)
 {
 	struct xref *xs;
 	size_t nx;
@@ -348,6 +349,9 @@ sp_resolve_callers(struct analysis *a, uint64_t func, int param,
 		long idx;
 
 		if (x->kind == XREF_JMP && in_plt_stub(a->elf, x->from))
+			continue;
+		if ((x->kind == XREF_DATA || x->kind == XREF_RIPREL) &&
+		    past_taken)
 			continue;
 		if (x->kind == XREF_DATA || x->kind == XREF_RIPREL) {
 			rc = -1;
@@ -368,6 +372,13 @@ sp_resolve_callers(struct analysis *a, uint64_t func, int param,
 	}
 	free(xs);
 	return rc != 0 ? rc : n;
+}
+
+long
+sp_resolve_callers(struct analysis *a, uint64_t func, int param,
+    int (*fn)(void *ctx, uint64_t caller, struct val v), void *ctx)
+{
+	return each_call(a, func, param, fn, ctx, false);
 }
 
 /*
@@ -413,10 +424,6 @@ known_call(void *ctx, uint64_t caller, struct val v)
 static void
 known_into(struct known *k, uint64_t func, int param)
 {
-	struct xref *xs;
-	size_t nx;
-	uint64_t t = func;
-
 	for (size_t i = 0; i < k->nseen; i++)
 		if (k->seen[i] == func && k->seen_param[i] == param)
 			return;
@@ -424,29 +431,7 @@ known_into(struct known *k, uint64_t func, int param)
 		return;
 	k->seen[k->nseen] = func;
 	k->seen_param[k->nseen++] = param;
-	if (sp_xrefs_find(k->a, &t, 1, false, &xs, &nx) != 0)
-		return;
-	for (size_t i = 0; i < nx; i++) {
-		const struct xref *x = &xs[i];
-		struct unit *u;
-		struct state st;
-		long idx;
-
-		if (x->kind == XREF_DATA || x->kind == XREF_RIPREL ||
-		    (x->kind == XREF_JMP && in_plt_stub(k->a->elf, x->from)))
-			continue;
-		u = sp_unit_at(k->a, x->from);
-		if (u == NULL || sp_unit_prepare(k->a, u, true) != 0)
-			continue;
-		idx = sp_insn_index(&u->code, x->from);
-		if (idx < 0 || !branches_to(&u->code.v[idx], func))
-			continue;
-		sp_flow_state_at(&u->graph, (size_t)idx, &st);
-		if (st.reached)
-			(void)known_call(k, st.origin ? st.origin : u->start,
-			    arg_at(&st, &u->code.v[idx], param));
-	}
-	free(xs);
+	(void)each_call(k->a, func, param, known_call, k, true);
 }
 
 void

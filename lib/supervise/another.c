@@ -186,16 +186,6 @@ caller_may_number(struct sup *s, pid_t tid, pid_t who, long *ret, int *sig)
 	return ptrace(PTRACE_SETREGS, tid, 0, &saved) == -1 ? -1 : 0;
 }
 
-/* Whether the caller's descriptor fd is still the open file description
- * of our copy pf (kcmp: the same struct file, not another pidfd of the
- * same process). */
-static bool
-same_description(pid_t tgid, int fd, int pf)
-{
-	return syscall(SYS_kcmp, tgid, getpid(), 0 /* KCMP_FILE */,
-	    (unsigned long)fd, (unsigned long)pf) == 0;
-}
-
 /* tid at the end of its call: it returns ret.  0, or -1 when gone. */
 static int
 at_exit_answer(pid_t tid, long ret)
@@ -208,35 +198,8 @@ at_exit_answer(pid_t tid, long ret)
 	return ptrace(PTRACE_SETREGS, tid, 0, &r) == -1 ? -1 : 0;
 }
 
-static int signal_for(struct sup *s, pid_t tid,
-    const struct seccomp_data *d);
-
-/*
- * A pidfd's call with its descriptor table held still while the caller's
- * probe runs on the descriptor and we send on our copy of it: a thread
- * or a CLONE_FILES sharer that flips the number between two pidfds made
- * the probe judge another process than the one signalled (blind round
- * 18: a caller's own Landlock signal scope bypassed so).  What no ptrace
- * stop holds (an io_uring worker closing and installing descriptors) is
- * seen by the descriptor compared with our copy before and after the
- * probe.
- */
 int
 sp_sup_signal_for(struct sup *s, pid_t tid, const struct seccomp_data *d)
-{
-	struct sp_frozen *f;
-	int r;
-
-	if (d->nr != 424)
-		return signal_for(s, tid, d);
-	f = sp_sup_freeze(s, tid);
-	r = signal_for(s, tid, d);
-	sp_sup_thaw(s, f);
-	return r;
-}
-
-static int
-signal_for(struct sup *s, pid_t tid, const struct seccomp_data *d)
 {
 	siginfo_t info;
 	uint64_t infop = 0;
@@ -299,12 +262,6 @@ signal_for(struct sup *s, pid_t tid, const struct seccomp_data *d)
 	 * or scoped its own signals had us signal for it): the same call
 	 * with signal 0, made by the caller, on the same process (alive
 	 * still after: its number not another's meanwhile). */
-	if (d->nr == 424 && !same_description(sp_sup_tgid(tid),
-	    (int)d->args[0], pf)) {
-		close(pf);
-		return sp_sup_answer(tid, -ESRCH) == -1 ?
-		    sp_sup_doom(s, tid) : 0;
-	}
 	if ((d->nr == 424 ? caller_may_number(s, tid, who, &probe, &late) :
 	    caller_may(s, tid, d, &probe)) == -1) {
 		close(pf);
@@ -312,9 +269,7 @@ signal_for(struct sup *s, pid_t tid, const struct seccomp_data *d)
 	}
 	if (probe != 0)
 		e = (int)-probe;
-	else if ((d->nr == 424 && !same_description(sp_sup_tgid(tid),
-	    (int)d->args[0], pf)) ||
-	    syscall(SYS_pidfd_send_signal, pf, 0, NULL, flags) == -1)
+	else if (syscall(SYS_pidfd_send_signal, pf, 0, NULL, flags) == -1)
 		e = ESRCH;
 	else if (syscall(SYS_pidfd_send_signal, pf, sig, infop != 0 ? &info :
 	    NULL, flags) == -1)
