@@ -33,7 +33,12 @@ sp_segs_build(struct segs *s, uint64_t *breaks, size_t n, label_fn *fn,
 	s->n = 0;
 	if ((s->v = calloc(n + 1, sizeof(*s->v))) == NULL)
 		return -1;
-	qsort(breaks, n, sizeof(*breaks), cmp64);
+	/* often in order already (a unit's sites): qsort would still
+	 * merge-sort them, a tenth of the generator's time */
+	for (i = 1; i < n && breaks[i - 1] <= breaks[i]; i++)
+		;
+	if (i < n)
+		qsort(breaks, n, sizeof(*breaks), cmp64);
 	s->v[s->n++] = (struct seg){ 0, fn(ctx, 0) };
 	for (i = 0; i < n; i++) {
 		if (breaks[i] == s->v[s->n - 1].start)

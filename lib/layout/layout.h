@@ -36,6 +36,7 @@ struct sp_object {
 	uint64_t base;		/* load bias: ip = base + site addr + len */
 	uint64_t image;		/* SP_OBJ_VDSO: address of the ELF header */
 	uint64_t image_size;	/* SP_OBJ_VDSO: bytes of the image */
+	uint64_t trap;		/* SP_OBJ_VDSO: its first `syscall`, or 0 */
 	bool have_id;
 	struct sp_file_id id;	/* SP_OBJ_FILE, checked against maps */
 	uint8_t build_id[SP_CACHE_BUILD_ID_MAX];

@@ -59,6 +59,10 @@ void sp_maps_free(struct sp_map *maps, size_t nmaps);
  * -1 when unknown. */
 int sp_proc_status(pid_t pid, const char *field, int base,
     unsigned long long *value);
+/* Several fields of one read of the status, in order: how many were
+ * found before the first missing one, -1 when it cannot be read. */
+int sp_proc_status_fields(pid_t pid, const char *const *fields, size_t n,
+    int base, unsigned long long *values);
 /* The fields of /proc/PID/status the supervisor looks at, in one read
  * (unknown: every capability, -1). */
 struct sp_proc_state {

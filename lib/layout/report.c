@@ -227,6 +227,21 @@ sp_proc_status(pid_t pid, const char *field, int base,
 }
 
 int
+sp_proc_status_fields(pid_t pid, const char *const *fields, size_t n,
+    int base, unsigned long long *values)
+{
+	char buf[4096];
+	size_t i;
+
+	if (status_read(pid, buf, sizeof(buf)) == -1)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (status_field(buf, fields[i], base, &values[i]) == -1)
+			break;
+	return (int)i;
+}
+
+int
 sp_proc_state(pid_t pid, struct sp_proc_state *st)
 {
 	unsigned long long v;

@@ -312,8 +312,6 @@ pin(struct sup *s, struct proc *p, struct chain **chain, struct sp_error *err)
 		how |= SP_PIN_TRACE_ALL;
 	if (p->pid == s->main && !s->main_pinned)
 		how |= SP_PIN_FIRST;	/* what it has is its caller's */
-	else if (sp_filters_pid(p->pid) != p->filters_known)
-		p->own_filters = true;
 	if (p->own_filters)
 		how |= SP_PIN_CHECK_SEALS;
 	if ((img = calloc(1, sizeof(*img))) == NULL) {
@@ -324,11 +322,12 @@ pin(struct sup *s, struct proc *p, struct chain **chain, struct sp_error *err)
 	img->exe = exe_of(p->pid);
 	/* Nothing else runs in the new address space, and the filters go
 	 * where nothing can change them (sealed.c): the tree runs on. */
-	if (sp_pin_process(p->pid, &s->o->pin, how, pins, n, &img->pin,
-	    err) == -1) {
+	if (sp_pin_process(p->pid, &s->o->pin, how, p->filters_known, pins,
+	    n, &img->pin, err) == -1) {
 		sp_image_drop(img);
 		return NULL;
 	}
+	p->own_filters |= img->pin.own_filters;
 	p->filters_known = img->pin.filters;
 	if (img->pin.reused >= 0) {
 		struct image *same = sp_image_ref(imgs[img->pin.reused]);

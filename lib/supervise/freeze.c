@@ -59,13 +59,20 @@ sp_sup_tgid(pid_t tid)
 	return sp_proc_status(tid, "Tgid", 10, &v) == 0 ? (pid_t)v : tid;
 }
 
-/* Whether the process has other threads (unknown counts as yes). */
-static bool
-threaded(pid_t tgid)
+/* tid's process, and whether it has other threads (unknown counts as
+ * yes): one look at its status (any thread's says how many there are). */
+static pid_t
+tgid_threaded(pid_t tid, bool *threaded)
 {
-	unsigned long long v;
+	unsigned long long v[2];
+	const char *const names[] = { "Tgid", "Threads" };
 
-	return sp_proc_status(tgid, "Threads", 10, &v) != 0 || v > 1;
+	if (sp_proc_status_fields(tid, names, 2, 10, v) != 2) {
+		*threaded = true;
+		return sp_sup_tgid(tid);
+	}
+	*threaded = v[1] > 1;
+	return (pid_t)v[0];
 }
 
 static void
@@ -196,15 +203,18 @@ stopped_with(const struct proc *q, const struct proc *p, enum reach how)
 static struct sp_frozen *
 freeze(struct sup *s, pid_t tid, enum reach how)
 {
-	pid_t tgid = sp_sup_tgid(tid), t;
 	struct proc *p = sp_sup_proc(s, tid, false);
 	struct sp_frozen *f;
 	struct dirent *e;
 	char path[64];
-	bool any = false;
+	bool any = false, threaded = true;
+	pid_t tgid = 0, t;
 	DIR *d;
 
-	if (how == THREADS && !threaded(tgid))
+	/* the process's tasks only where its threads are what is stopped */
+	if (how == THREADS || how == TARGET)
+		tgid = tgid_threaded(tid, &threaded);
+	if (how == THREADS && !threaded)
 		return NULL;
 	for (size_t i = 0; how != THREADS && how != TARGET && !any &&
 	    i < s->nprocs; i++)

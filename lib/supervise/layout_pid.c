@@ -159,6 +159,10 @@ vdso_object(struct sp_layout *lo, pid_t pid, const struct sp_map *m)
 	}
 	o = &lo->objs[oi];
 	o->image = m->start;
+	/* where calls are injected (pin.c): found now, while we hold it */
+	for (size_t i = 0; i + 1 < len && o->trap == 0; i++)
+		if (((uint8_t *)img)[i] == 0x0f && ((uint8_t *)img)[i + 1] == 0x05)
+			o->trap = m->start + i;
 	o->image_size = sp_mem_image_size(img);
 	if (o->image_size > len)
 		o->image_size = len;

@@ -102,10 +102,18 @@ find_trap(struct job *j, struct sp_error *err)
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < j->lo.nranges; i++) {
 			const struct sp_layout_range *r = &j->lo.ranges[i];
-			enum sp_obj_kind k = j->lo.objs[r->obj].kind;
+			const struct sp_object *o = &j->lo.objs[r->obj];
+			enum sp_obj_kind k = o->kind;
 			if ((pass == 0) != (k == SP_OBJ_VDSO) ||
 			    k == SP_OBJ_VSYSCALL || k == SP_OBJ_UNKNOWN)
 				continue;
+			/* the vDSO's, found as the layout read it (the image
+			 * is stopped: it has not changed since) */
+			if (k == SP_OBJ_VDSO && o->trap >= r->start &&
+			    o->trap + 1 < r->end) {
+				j->in.trap = o->trap;
+				return 0;
+			}
 			if ((j->in.trap = trap_in(j->pid, r)) != 0)
 				return 0;
 		}
@@ -527,7 +535,8 @@ hand_over(struct job *j, struct sp_pin_result *res)
 
 int
 sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
-    const struct sp_pin_result *const *prior, size_t nprior,
+    long known_filters, const struct sp_pin_result *const *prior,
+    size_t nprior,
     struct sp_pin_result *res, struct sp_error *err)
 {
 	struct sp_phase_mark m;
@@ -541,6 +550,10 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 	j.pid = pid;
 	j.o = o;
 	(void)sp_proc_state(pid, &j.st);
+	if (!(how & SP_PIN_FIRST) && j.st.filters != known_filters) {
+		how |= SP_PIN_CHECK_SEALS;
+		res->own_filters = true;
+	}
 	j.flags = image_flags(&j.st, o->flags);
 	j.filters = j.st.filters;
 	j.first = how & SP_PIN_FIRST;

@@ -78,7 +78,7 @@ sp_pin_preview(const char *path, char *const *argv,
 		sp_error_set(err, "the program did not stop after its exec");
 		goto out;
 	}
-	r = sp_pin_process(c, o, SP_PIN_FIRST | SP_PIN_DRY, NULL, 0, res,
+	r = sp_pin_process(c, o, SP_PIN_FIRST | SP_PIN_DRY, -1, NULL, 0, res,
 	    err);
 out:
 	close(p[1]);

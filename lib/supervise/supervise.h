@@ -190,6 +190,7 @@ struct sp_pin_result {
 				   judged by its filter; nothing else here
 				   is set but sig, entry and filters */
 	long filters;		/* the process's seccomp filters after */
+	bool own_filters;	/* it had more than known_filters */
 };
 
 void sp_pin_result_free(struct sp_pin_result *res);
@@ -216,11 +217,15 @@ void sp_pin_result_free(struct sp_pin_result *res);
  * the filter (TSYNC).  Its registers are restored (what is written below
  * its stack pointer, unused at an exec, is left).  prior: the images whose filters the process has, newest
  * first: an image of the same program is moved to one's addresses and
- * judged by its filter instead (reuse.c).  -1 with err: the tracee must
- * not run.
+ * judged by its filter instead (reuse.c).  known_filters: the filters
+ * the supervisor knows it has (but with SP_PIN_FIRST): more, read from
+ * the same look at its status as the rest, are the tree's own
+ * (res->own_filters, and SP_PIN_CHECK_SEALS).  -1 with err: the tracee
+ * must not run.
  */
 int sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
-    const struct sp_pin_result *const *prior, size_t nprior,
+    long known_filters, const struct sp_pin_result *const *prior,
+    size_t nprior,
     struct sp_pin_result *res, struct sp_error *err);
 
 /*
