@@ -302,6 +302,71 @@ fcntl_clear_nonblock(struct sp_inject *in, int fd)
 	return 0;
 }
 
+/* An abstract name the user allows: connected from outside the tree
+ * (connect_out.c), where Landlock's scope lets it through. */
+static bool
+outside_allowed(const struct sup *s, const uint8_t *addr, size_t len)
+{
+	char name[sizeof(((struct sockaddr_un *)0)->sun_path) * 2 + 2];
+	const struct sockaddr_un *a = (const struct sockaddr_un *)addr;
+	size_t n, o = 0;
+
+	if (len > sizeof(struct sockaddr_un) ||
+	    len <= offsetof(struct sockaddr_un, sun_path) + 1 ||
+	    a->sun_family != AF_UNIX || a->sun_path[0] != '\0')
+		return false;
+	/* as peer_name() writes it: "@name", a NUL in it as "\\0" */
+	n = len - offsetof(struct sockaddr_un, sun_path);
+	name[o++] = '@';
+	for (size_t i = 1; i < n; i++) {
+		if (a->sun_path[i] == '\0') {
+			name[o++] = '\\';
+			name[o++] = '0';
+		} else
+			name[o++] = a->sun_path[i];
+	}
+	name[o] = '\0';
+	for (size_t i = 0; i < s->o->nallow_sockets; i++)
+		if (strcmp(name, s->o->allow_sockets[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The connect of an allowed abstract name, made by us: *mine (our copy of
+ * the fresh socket) is dropped for a socket of ours, which the caller
+ * gets at a new descriptor, *fresh (its own fresh one closed).  0 or
+ * -errno, as connect's.
+ */
+static long
+connect_outside(struct sp_inject *in, pid_t tid, pid_t tgid, long *fresh,
+    int *mine, int type, int sock, const uint8_t *addr, size_t len,
+    uint64_t at)
+{
+	int o[] = { SO_PASSCRED, SO_SNDBUF, SO_RCVBUF }, ours;
+	long got;
+
+	if ((ours = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    0)) == -1)
+		return -errno;
+	for (size_t i = 0; i < sizeof(o) / sizeof(*o); i++) {
+		int v = sockopt(sock, o[i]);
+		if (v >= 0)
+			setsockopt(ours, SOL_SOCKET, o[i], &v, sizeof(v));
+	}
+	got = sp_sup_connect_outside(in, tid, tgid, ours, addr, len, at);
+	if (got < 0) {
+		close(ours);
+		return got;
+	}
+	(void)call(in, SYS_close, (uint64_t)*fresh, 0, 0);
+	*fresh = got;
+	if (*mine >= 0)
+		close(*mine);
+	*mine = ours;
+	return 0;
+}
+
 /*
  * The connect made again on a fresh socket (see above); the result for
  * the caller in *res.
@@ -353,7 +418,10 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 					    sizeof(v));
 			}
 		}
-		r = call(&in, SYS_connect, (uint64_t)fresh, at, len);
+		r = outside_allowed(s, addr, len) ?
+		    connect_outside(&in, tid, tgid, &fresh, &mine, type, sock,
+		    addr, len, at) :
+		    call(&in, SYS_connect, (uint64_t)fresh, at, len);
 		if (r == 0 && (mine < 0 || !reached_ok(s, mine, why,
 		    sizeof(why)))) {
 			if (mine >= 0)

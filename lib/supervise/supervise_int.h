@@ -265,6 +265,11 @@ int sp_sup_signal_for(struct sup *s, pid_t tid,
 struct user_regs_struct;
 int sp_sup_to_exit_stop(pid_t tid, struct user_regs_struct *saved,
     struct sp_inject *in);
+/* connect_out.c: mine (an unconnected unix socket of ours) connected to
+ * addr as thread tid would be, and given to it: its descriptor there, or
+ * -errno.  at: where in its memory we may write below (its stack). */
+long sp_sup_connect_outside(struct sp_inject *in, pid_t tid, pid_t tgid,
+    int mine, const void *addr, size_t len, uint64_t at);
 bool sp_sup_of_tree(struct sup *s, pid_t tid, const struct seccomp_data *d);
 bool sp_sup_same_creds(pid_t pid);
 int sp_sup_answer(pid_t pid, long ret);

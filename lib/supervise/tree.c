@@ -102,16 +102,13 @@ sp_sup_in_tree(const struct sup *s, pid_t pid)
 }
 
 /*
- * Abstract unix sockets outside the tree are out of its reach by default,
- * where the kernel can (Landlock ABI 6); an abstract name the user allows
- * (--allow-socket @NAME) leaves them to the supervisor (connect.c).
+ * Abstract unix sockets outside the tree are out of its reach, where the
+ * kernel can (Landlock ABI 6); an abstract name the user allows
+ * (--allow-socket @NAME) is connected by the supervisor (connect_out.c).
  */
 static unsigned
 scope(const struct sp_supervise_opts *o)
 {
-	for (size_t i = 0; i < o->nallow_sockets; i++)
-		if (o->allow_sockets[i][0] == '@')
-			return o->scope;
 	return o->scope | SP_SCOPE_SOCKETS_IF;
 }
 
