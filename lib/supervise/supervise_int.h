@@ -270,6 +270,12 @@ int sp_sup_to_exit_stop(pid_t tid, struct user_regs_struct *saved,
  * -errno.  at: where in its memory we may write below (its stack). */
 long sp_sup_connect_outside(struct sp_inject *in, pid_t tid, pid_t tgid,
     int mine, const void *addr, size_t len, uint64_t at);
+/* handin.c: our descriptor fd given to thread tid (of process tgid),
+ * stopped where calls can be injected (in); its memory below `below`
+ * (its stack) is ours to write.  The descriptor it got there (close on
+ * exec), or -errno. */
+long sp_sup_hand_in(struct sp_inject *in, pid_t tid, pid_t tgid, int fd,
+    uint64_t below);
 bool sp_sup_of_tree(struct sup *s, pid_t tid, const struct seccomp_data *d);
 bool sp_sup_same_creds(pid_t pid);
 int sp_sup_answer(pid_t pid, long ret);
