@@ -194,7 +194,9 @@ confine_child(void)
  * not pinned; it must not reach the cache's key either: the key signs the
  * tables that later supervised runs believe (blind round 19: an IFUNC
  * resolver got KEYCTL_GET_PERSISTENT, which every pinned process is
- * denied).  One filter, before the exec, refuses it in every ABI.
+ * denied), nor give its session keyring to its parent, outside the tree
+ * (KEYCTL_SESSION_TO_PARENT: blind round 21).  One filter, before the
+ * exec, refuses both in every ABI.
  */
 static int
 deny_persistent_keyring(void)
@@ -206,14 +208,16 @@ deny_persistent_keyring(void)
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 0, 2),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 288, 3, 6),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 288, 3, 7),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 250, 1, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KEYCTL_X32, 0, 3),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KEYCTL_X32, 0, 4),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, args[0])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KEYCTL_GET_PERSISTENT, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KEYCTL_GET_PERSISTENT, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KEYCTL_SESSION_TO_PARENT,
+		    0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};

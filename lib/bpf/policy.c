@@ -28,6 +28,9 @@
 #define MMAP_PAGE_ZERO_	0x0100000u	/* the next exec maps page 0 r-x */
 #define TIOCSTI_	0x5412u
 #define TIOCLINUX_	0x541cu
+#define TIOCSLCKTRMIOS_	0x5457u
+#define TIOCCONS_	0x541du
+#define TIOCEXCL_	0x540cu
 #define USERFAULTFD_IOC_NEW_ 0xaa00u	/* /dev/userfaultfd's userfaultfd(2) */
 /*
  * A terminal's ioctls (type 'T'): every one that changes a terminal, its
@@ -75,6 +78,7 @@ static const uint32_t console_queries_[] = {
 #define SECCOMP_SET_MODE_FILTER_ 1u
 #define SECCOMP_NEW_LISTENER_ 0x8u
 #define KEYCTL_GET_PERSISTENT_ 22u
+#define KEYCTL_SESSION_TO_PARENT_ 18u
 #define ARCH_MAP_VDSO_X32_ 0x2001u
 #define ARCH_MAP_VDSO_64_ 0x2003u
 #define CLONE_UNTRACED_	0x00800000u
@@ -120,6 +124,11 @@ static const struct numrule x86_64_rules[] = {
 	{ 428, R_DENIED }, { 429, R_DENIED }, { 430, R_DENIED },
 	{ 431, R_DENIED }, { 432, R_DENIED }, { 433, R_DENIED },
 	{ 442, R_DENIED }, { 467, R_DENIED },
+	/* process_madvise: another process's memory paged out, made cold
+	 * or collapsed; as root its check (PTRACE_MODE_READ_FSCREDS) passes
+	 * whatever Landlock says, the supervisor's memory included (blind
+	 * round 21) */
+	{ 440, R_DENIED },
 	{ 50, R_CONNECT },
 	{ 41, R_UNIXSOCK },
 	{ 159, R_CLOCKSET }, { 164, R_CLOCKSET }, { 227, R_CLOCKID },
@@ -675,9 +684,17 @@ emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
 		    CONSOLE_MASK_, 0, 0);
 		jeq(g, f, CONSOLE_KD_, console, NEXT);
 		jeq(g, f, CONSOLE_VT_, console, NEXT);
-		/* no one to judge (check is deny's answer): allowed */
-		if (g->in->check == g->in->deny)
+		/* No one to judge (check is deny's answer): allowed, but
+		 * what outlives the run and undoes `syspin run`'s giving the
+		 * terminal back (root's: a locked termios, a console
+		 * redirected, an exclusive terminal: blind round 21). */
+		if (g->in->check == g->in->deny) {
+			ld(g, f, 1);
+			jeq(g, f, TIOCSLCKTRMIOS_, deny, NEXT);
+			jeq(g, f, TIOCCONS_, deny, NEXT);
+			jeq(g, f, TIOCEXCL_, deny, NEXT);
 			ja(g, f, allow);
+		}
 		else {
 			ld(g, f, 1);
 			sp_asm_emit(&g->a, f, BPF_ALU | BPF_AND | BPF_K,
@@ -713,7 +730,12 @@ emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
 		break;
 	case R_KEYCTL:
 		ld(g, f, 0);
-		jeq(g, f, KEYCTL_GET_PERSISTENT_, deny, allow);
+		jeq(g, f, KEYCTL_GET_PERSISTENT_, deny, NEXT);
+		/* the caller's session keyring made its parent's: a process
+		 * outside (syspin run, or a subreaper that adopted an orphan
+		 * of the tree), whose later keys the tree then reads (blind
+		 * round 21) */
+		jeq(g, f, KEYCTL_SESSION_TO_PARENT_, deny, allow);
 		break;
 	case R_ARCH_PRCTL:
 		ld(g, f, 0);
