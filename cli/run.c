@@ -468,6 +468,7 @@ struct term_state {
 	int fd;
 	struct termios t;
 	int ldisc;
+	pid_t fg;		/* its foreground process group, or -1 */
 	struct term_fd fds[TERM_FDS];
 	size_t nfds;
 };
@@ -489,6 +490,7 @@ term_save(struct term_state *q)
 		if (isatty(q->fd) && tcgetattr(q->fd, &q->t) == 0) {
 			if (ioctl(q->fd, TIOCGETD, &q->ldisc) == -1)
 				q->ldisc = -1;
+			q->fg = tcgetpgrp(q->fd);	/* -1: not ours */
 			return;
 		}
 	q->fd = -1;
@@ -499,6 +501,7 @@ term_restore(const struct term_state *q)
 {
 	struct termios t;
 	sigset_t ttou, old;
+	pid_t fg;
 	int ld;
 
 	for (size_t i = 0; i < q->nfds; i++) {
@@ -524,6 +527,13 @@ term_restore(const struct term_state *q)
 	if (memcmp(&t, &q->t, sizeof(t)) != 0)
 		(void)tcsetattr(q->fd, TCSANOW, &q->t);
 	(void)tcflow(q->fd, TCOON);
+	/* The foreground, when the tree's group holds it and is gone
+	 * (blind round 21: a script run on a terminal was left in the
+	 * background of its own terminal); never taken from a group that
+	 * lives (the user's shell, having put us in the background). */
+	if (q->fg > 0 && (fg = tcgetpgrp(q->fd)) > 0 && fg != q->fg &&
+	    kill(-fg, 0) == -1 && errno == ESRCH)
+		(void)tcsetpgrp(q->fd, q->fg);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 

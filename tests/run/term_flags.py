@@ -7,7 +7,9 @@ so, the shell's next read of the terminal fails with EAGAIN.  On a pty,
 unpinned the flag stays (the check bites); under syspin run it is gone.
 The same for any descriptor of the terminal the tree inherits (blind
 round 18: fd 3 made O_ASYNC with an owner outside, so that every line
-typed after the run signalled it): flags and owner put back.
+typed after the run signalled it): flags and owner put back.  And the
+foreground (blind round 21): a tree whose group took it and is gone
+leaves the shell's group in the foreground again.
 
 usage: term_flags.py SYSPIN
 """
@@ -29,6 +31,11 @@ SET3 = ("python3 -c 'import fcntl, os; fcntl.fcntl(3, fcntl.F_SETOWN, "
 SHOW3 = ("python3 -c 'import fcntl, os; print(\"ASYNC\", "
          "bool(fcntl.fcntl(3, fcntl.F_GETFL) & os.O_ASYNC), "
          "fcntl.fcntl(3, fcntl.F_GETOWN) != 0)'")
+# a new process group, made the terminal's foreground, then gone
+TAKE = ("python3 -c 'import os, signal; signal.signal(signal.SIGTTOU, "
+        "signal.SIG_IGN); os.setpgid(0, 0); os.tcsetpgrp(0, os.getpid())'")
+SHOWFG = ("python3 -c 'import os; print(\"FG\", os.tcgetpgrp(0) == "
+          "os.getpgid(os.getppid()))'")
 
 
 def on_pty(script):
@@ -58,6 +65,9 @@ def main():
         bare3 = on_pty("exec 3<>/dev/tty; %s; %s" % (SET3, SHOW3))
         pinned3 = on_pty("exec 3<>/dev/tty; %s run --cache-dir %s/c %s; %s"
                          % (SYSPIN, d, SET3, SHOW3))
+        barefg = on_pty("%s; %s" % (TAKE, SHOWFG))
+        pinnedfg = on_pty("%s run --cache-dir %s/c %s; %s" % (SYSPIN, d,
+                                                              TAKE, SHOWFG))
     finally:
         shutil.rmtree(d, ignore_errors=True)
     checks = [("NONBLOCK True", bare, "unpinned: O_NONBLOCK stays on the "
@@ -67,7 +77,10 @@ def main():
               ("ASYNC True True", bare3, "unpinned: fd 3 stays O_ASYNC, with "
                "its owner"),
               ("ASYNC False False", pinned3, "syspin run put fd 3's flags "
-               "and owner back")]
+               "and owner back"),
+              ("FG False", barefg, "unpinned: the gone group keeps the "
+               "foreground"),
+              ("FG True", pinnedfg, "syspin run gave the foreground back")]
     for want, out, what in checks:
         if want in out:
             print("ok   %s" % what)
