@@ -373,7 +373,7 @@ connect_outside(struct sp_inject *in, pid_t tid, pid_t tgid, long *fresh,
  */
 static int
 connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
-    const struct seccomp_data *d, int sock)
+    const struct seccomp_data *d, int sock, bool *again)
 {
 	struct user_regs_struct saved;
 	struct sp_inject in = { .pid = tid, .trap = p->img->pin.trap,
@@ -438,10 +438,13 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 	}
 	if (fresh >= 0)
 		(void)call(&in, SYS_close, (uint64_t)fresh, 0, 0);
-	/* a blocking socket would wait: its `syscall` again, judged again */
+	/* A blocking socket would wait: its `syscall` again, judged again,
+	 * once the listener may have room (a wait, not a spin of ours:
+	 * blind round 21, a connect to a full listener held a CPU). */
 	if (!nb && r == -EAGAIN) {
 		saved.rip -= 2;
 		r = d->nr;
+		*again = true;
 	} else if (r == 0 && !nb && fcntl_clear_nonblock(&in, fd) != 0)
 		r = -EIO;
 	saved.rax = (uint64_t)r;
@@ -522,6 +525,7 @@ sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
 	struct sp_frozen *f;
 	pid_t tgid = sp_sup_tgid(tid);
 	int sock, sig = 0;
+	bool again = false;
 	enum { NATIVE, FRESH, REFUSE } how = NATIVE;
 
 	if (p->img == NULL)
@@ -536,7 +540,7 @@ sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
 	if (how == FRESH && p->img->pin.trap == 0)
 		how = REFUSE;		/* nowhere to make it again */
 	if (how == FRESH && (sig = connect_fresh(s, tid, tgid, p, d,
-	    sock)) == -1) {
+	    sock, &again)) == -1) {
 		kill(tid, SIGKILL);	/* cannot judge it: it does not run */
 		sig = -1;
 	} else if (how == REFUSE) {
@@ -549,5 +553,15 @@ sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
 	if (sock != -1)
 		close(sock);
 	sp_sup_thaw(s, f);
+	/* p may have moved (the thaw handled stops met meanwhile) */
+	if (sig >= 0 && how == FRESH) {
+		if (!again) {
+			if ((p = sp_sup_proc(s, tid, false)) != NULL)
+				p->park_ms = 0;
+		} else {
+			sp_sup_park(s, tid, sig);
+			sig = -1;	/* it goes on later */
+		}
+	}
 	return sig;
 }

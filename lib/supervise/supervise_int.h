@@ -107,6 +107,12 @@ struct proc {
 				   process's too (CLONE_FILES) */
 	bool halted;		/* in a stop we took and have not resumed
 				   (connect.c must not wait for another) */
+	/* A blocking connect the listener had no room for: left in its
+	 * stop until then (CLOCK_MONOTONIC ns, 0: not parked), to make it
+	 * again, rather than made again at once (tree.c). */
+	uint64_t park_until;
+	int park_sig;		/* the signal it gets when it goes on */
+	unsigned park_ms;	/* the wait, doubled at each full queue */
 	pid_t vfork_child;	/* it waits in vfork for this child's exec
 				   or exit: it cannot stop (freeze.c) */
 	/* The seccomp filters the supervisor knows its thread has: syspin's
@@ -146,6 +152,7 @@ struct sup {
 	unsigned char tty_cc[17]; /* its special characters (tty.c), and */
 	pid_t tty_fg0;		/* its foreground as syspin started */
 	pid_t pgrp0;		/* syspin's own process group: the job */
+	size_t nparked;		/* threads parked (tree.c) */
 };
 
 struct proc *sp_sup_proc(struct sup *s, pid_t pid, bool create);
@@ -153,6 +160,9 @@ struct proc *sp_sup_proc(struct sup *s, pid_t pid, bool create);
  * stop other than the one the caller waited for, met meanwhile). */
 void sp_sup_event(struct sup *s, pid_t pid, int st);
 void sp_sup_forget(struct sup *s, pid_t pid);
+/* pid, in a stop, goes on with sig after a while (its park_ms), not now
+ * (a blocking connect to a full listener: connect.c). */
+void sp_sup_park(struct sup *s, pid_t pid, int sig);
 /* Children held for the fork event of a thread of tgid, which exec'd or
  * (gone) ended, killed: the event will never come (tree.c). */
 void sp_sup_drop_orphans(struct sup *s, pid_t tgid, bool gone);

@@ -78,6 +78,8 @@ sp_sup_forget(struct sup *s, pid_t pid)
 			sp_space_drop(s->procs[i].sp);
 			sp_chain_drop(s->procs[i].chain);
 			free(s->procs[i].entry_keys);
+			if (s->procs[i].park_until != 0)
+				s->nparked--;
 			s->procs[i] = s->procs[--s->nprocs];
 			return;
 		}
@@ -368,7 +370,7 @@ sp_sup_event(struct sup *s, pid_t pid, int st)
 	sig = on_stop(s, pid, st);
 	sp_phase_stop(kind, &m);
 	if ((p = sp_sup_proc(s, pid, false)) != NULL)
-		p->halted = false;
+		p->halted = p->park_until != 0;	/* parked: still ours */
 	if (sig < 0)
 		return;
 	/* The same while this stop was handled: the thread that stopped is
@@ -378,6 +380,89 @@ sp_sup_event(struct sup *s, pid_t pid, int st)
 	/* after an exec: on to the end of the execve */
 	ptrace(p != NULL && p->exec_pending ? PTRACE_SYSCALL : PTRACE_CONT,
 	    pid, 0, sig);
+}
+
+#define PARK_FIRST_MS 1
+#define PARK_MAX_MS 32
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+void
+sp_sup_park(struct sup *s, pid_t pid, int sig)
+{
+	struct proc *p = sp_sup_proc(s, pid, false);
+
+	if (p == NULL) {
+		ptrace(PTRACE_CONT, pid, 0, sig);
+		return;
+	}
+	if (p->park_until == 0)
+		s->nparked++;
+	p->park_ms = p->park_ms == 0 ? PARK_FIRST_MS :
+	    p->park_ms * 2 > PARK_MAX_MS ? PARK_MAX_MS : p->park_ms * 2;
+	p->park_until = now_ns() + (uint64_t)p->park_ms * 1000000u;
+	p->park_sig = sig;
+	p->halted = true;	/* no freeze waits for a stop of it */
+}
+
+/* The parked threads whose time has come go on; the nearest time of the
+ * others (0: none). */
+static uint64_t
+unpark(struct sup *s)
+{
+	uint64_t now, next = 0;
+
+	if (s->nparked == 0)
+		return 0;
+	now = now_ns();
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct proc *p = &s->procs[i];
+		if (p->park_until == 0)
+			continue;
+		if (p->park_until <= now) {
+			p->park_until = 0;
+			p->halted = false;
+			s->nparked--;
+			ptrace(PTRACE_CONT, p->pid, 0, p->park_sig);
+		} else if (next == 0 || p->park_until < next)
+			next = p->park_until;
+	}
+	return next;
+}
+
+/*
+ * The next report: waited for as long as it takes, or while threads are
+ * parked, until the first of them is due (SIGCHLD, blocked meanwhile so
+ * that one sent after our look is kept, ends the wait).  0: none came.
+ */
+static pid_t
+next_report(struct sup *s, int *st)
+{
+	uint64_t next = unpark(s), now;
+	sigset_t chld, old;
+	struct timespec t;
+	pid_t pid;
+
+	if (next == 0)
+		return waitpid(-1, st, __WALL);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	if ((pid = waitpid(-1, st, __WALL | WNOHANG)) == 0 &&
+	    (now = now_ns()) < next) {
+		t.tv_sec = (time_t)((next - now) / 1000000000u);
+		t.tv_nsec = (long)((next - now) % 1000000000u);
+		(void)sigtimedwait(&chld, NULL, &t);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return pid;
 }
 
 static int
@@ -393,12 +478,13 @@ loop(struct sup *s)
 			sp_sup_event(s, pid, st);
 			continue;
 		}
-		if ((pid = waitpid(-1, &st, __WALL)) == -1) {
+		if ((pid = next_report(s, &st)) == -1) {
 			if (errno == EINTR)
 				continue;
 			break;	/* ECHILD: every traced process is gone */
 		}
-		sp_sup_event(s, pid, st);
+		if (pid > 0)
+			sp_sup_event(s, pid, st);
 	}
 	return s->status;
 }
