@@ -479,6 +479,56 @@ free_list(char **v, size_t n)
 	free(v);
 }
 
+static int
+copy_str(char **to, const char *from)
+{
+	*to = NULL;
+	return from == NULL || (*to = strdup(from)) != NULL ? 0 : -1;
+}
+
+/* n strings copied into a new array *to (NULL when n is 0); on failure
+ * what was copied is freed. */
+static int
+copy_list(char ***to, char *const *from, size_t n)
+{
+	*to = NULL;
+	if (n == 0)
+		return 0;
+	if ((*to = calloc(n, sizeof(**to))) == NULL)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (copy_str(&(*to)[i], from[i]) == -1) {
+			free_list(*to, i);
+			*to = NULL;
+			return -1;
+		}
+	return 0;
+}
+
+int
+sp_dyn_copy(struct sp_dyn *to, const struct sp_dyn *from)
+{
+	*to = *from;
+	to->needed = to->filters = NULL;
+	to->nneeded = to->nfilters = 0;		/* counted once copied */
+	to->interp = to->soname = to->rpath = to->runpath = NULL;
+	if (copy_list(&to->needed, from->needed, from->nneeded) == -1)
+		goto fail;
+	to->nneeded = from->nneeded;
+	if (copy_list(&to->filters, from->filters, from->nfilters) == -1)
+		goto fail;
+	to->nfilters = from->nfilters;
+	if (copy_str(&to->interp, from->interp) == -1 ||
+	    copy_str(&to->soname, from->soname) == -1 ||
+	    copy_str(&to->rpath, from->rpath) == -1 ||
+	    copy_str(&to->runpath, from->runpath) == -1)
+		goto fail;
+	return 0;
+fail:
+	sp_dyn_free(to);
+	return -1;
+}
+
 void
 sp_dyn_free(struct sp_dyn *d)
 {

@@ -55,6 +55,9 @@ int sp_dyn_read(const char *path, struct sp_dyn *d, struct sp_error *err);
 /* The same from an open file (read with pread; the offset is unchanged). */
 int sp_dyn_read_fd(int fd, struct sp_dyn *d, struct sp_error *err);
 
+/* A deep copy of from in *to: 0, or -1 out of memory (*to empty). */
+int sp_dyn_copy(struct sp_dyn *to, const struct sp_dyn *from);
+
 /* The same from bytes in memory (tests, fuzzing). */
 int sp_dyn_from_memory(const void *data, size_t size, struct sp_dyn *d,
     struct sp_error *err);

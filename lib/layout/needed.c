@@ -143,7 +143,8 @@ grow_objs(struct ctx *c)
 	return 0;
 }
 
-/* A new candidate; -1 when it is no x86-64 shared object. */
+/* A new candidate, fd an O_PATH descriptor of it; -1 when it is no x86-64
+ * shared object. */
 static long
 new_obj(struct ctx *c, int fd, const struct sp_file_id *id, const char *key,
     const char *path, unsigned flags)
@@ -160,7 +161,7 @@ new_obj(struct ctx *c, int fd, const struct sp_file_id *id, const char *key,
 	i = c->nobjs;
 	o = &c->objs[i];
 	memset(o, 0, sizeof(*o));
-	if (sp_dyn_read_fd(fd, &o->dyn, &e) == -1)
+	if (sp_nd_dyn_read(fd, true, id, &o->dyn, &e) == -1)
 		return -1;
 	if (o->dyn.type != ET_DYN || (o->path = sp_nd_fd_path(fd, path)) == NULL) {
 		sp_dyn_free(&o->dyn);
@@ -186,10 +187,10 @@ open_candidate(struct ctx *c, const char *path, unsigned flags)
 	char key[64];
 	struct stat st;
 	long i = -1, *known;
-	int pfd, fd;
+	int pfd;
 
 	/* Looked at through O_PATH; opened (lib/util/file.h) only when it
-	 * is a regular file read for the first time. */
+	 * is a regular file read for the first time (needed_memo.c). */
 	if ((pfd = sp_nd_open(&c->s, path, O_PATH | O_CLOEXEC)) == -1)
 		return -1;
 	if (fstat(pfd, &st) == -1 || !S_ISREG(st.st_mode))
@@ -202,10 +203,8 @@ open_candidate(struct ctx *c, const char *path, unsigned flags)
 	sp_nd_id_key(key, sizeof(key), &id);
 	if ((known = sp_nd_map_get(&c->ids, key)) != NULL)
 		touch(c, i = *known, flags, path);
-	else if ((fd = sp_open_path_fd(pfd)) != -1) {
-		i = new_obj(c, fd, &id, key, path, flags);
-		close(fd);
-	}
+	else
+		i = new_obj(c, pfd, &id, key, path, flags);
 out:
 	close(pfd);
 	return i;
@@ -431,7 +430,8 @@ load_program(struct ctx *c, struct sp_error *err)
 			sp_error_sys(err, errno, "%s", exe);
 		goto fail;
 	}
-	if (sp_dyn_read_fd(fd, &o->dyn, &e) == -1) {
+	sp_file_id_from_stat(&o->id, &st);
+	if (sp_nd_dyn_read(fd, false, &o->id, &o->dyn, &e) == -1) {
 		sp_error_set(err, "%s: %s", exe, e.msg);
 		goto fail;
 	}
@@ -440,7 +440,6 @@ load_program(struct ctx *c, struct sp_error *err)
 		    "dynamically linked" : "linked at a fixed address");
 		goto fail;
 	}
-	sp_file_id_from_stat(&o->id, &st);
 	o->flags = SP_NEEDED_PROGRAM;
 	/* The kernel's path for $ORIGIN is the real one; ld.so --list's not. */
 	add_origin(c, 0, abs);

@@ -127,6 +127,13 @@ void sp_nd_id_key(char *buf, size_t size, const struct sp_file_id *id);
 
 /* The real path of an open file (its /proc/self/fd link), else path's. */
 char *sp_nd_fd_path(int fd, const char *path);
+/* needed_memo.c: sp_dyn_read_fd of the file fd (an O_PATH one when
+ * path_fd) whose identity is *id, or what it gave before for the same
+ * identity. */
+struct sp_dyn;
+struct sp_file_id;
+int sp_nd_dyn_read(int fd, bool path_fd, const struct sp_file_id *id,
+    struct sp_dyn *out, struct sp_error *err);
 
 char *sp_nd_absolute(const struct sp_nd_search *s, const char *path);
 char *sp_nd_dirname(const char *path);
