@@ -49,6 +49,7 @@ struct run_args {
 	size_t ndlopen;
 	char **argv;		/* PROG ARG... or FILE... */
 	int argc;
+	pid_t attach;		/* -p PID: a running process, not PROG */
 	struct run_extra x;	/* -o, --log-fd, --deny, --allow */
 };
 
@@ -65,6 +66,7 @@ usage(FILE *f)
 	    "                  [--deny-action=errno[:NAME]|kill] [--no-reach]\n"
 	    "                  [--allow-socket NAME]... [--unsafe-install] "
 	    "PROG [ARG...]\n"
+	    "       syspin run [mode options] -p PID\n"
 	    "       syspin run --fill-cache [-c DIR] FILE...\n\n"
 	    "Runs PROG, and every program it runs, with its system calls "
 	    "pinned: a call\nfrom anywhere but the instruction where its "
@@ -125,6 +127,11 @@ usage(FILE *f)
 	    "refused, denied\n"
 	    "                      or kept in memory, nor a weaker mode (-o "
 	    "still records)\n"
+	    "  -p, --pid PID       pin the process PID, which runs already, "
+	    "and supervise it\n"
+	    "                      until it ends (each thread; what it loads "
+	    "later, its\n"
+	    "                      children and execs, as PROG's)\n"
 	    "  -h, --help          this text\n\n"
 	    "Exit status: PROG's, or 128+signal when it was killed (159: a "
 	    "call that was\nnot pinned); 127 PROG not found, 126 found but not "
@@ -171,6 +178,7 @@ parse(int argc, char **argv, struct run_args *a)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-reach", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "pid", required_argument, NULL, 'p' },
 		RUN_EXTRA_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -179,7 +187,7 @@ parse(int argc, char **argv, struct run_args *a)
 	memset(a, 0, sizeof(*a));
 	run_extra_init(&a->x);
 	/* "+": options stop at PROG; PROG's own options are its own. */
-	while ((c = getopt_long(argc, argv, "+vqho:c:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+vqho:c:p:", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': a->strict = true; break;
 		case 'j': a->allow_jit = true; break;
@@ -203,6 +211,10 @@ parse(int argc, char **argv, struct run_args *a)
 		case 'q': cli_quiet = true; break;
 		case 'R': a->no_reach = true; break;
 		case 'h': usage(stdout); exit(0);
+		case 'p':
+			if ((a->attach = run_parse_pid(optarg)) <= 0)
+				return -1;
+			break;
 		case 'o':
 		case 1000:
 		case 1001:
@@ -241,6 +253,13 @@ parse(int argc, char **argv, struct run_args *a)
 		a->exec = SP_EXEC_NONE;
 	a->argc = argc - optind;
 	a->argv = argv + optind;
+	if (a->attach != 0 && (a->argc != 0 || a->fill || a->ndlopen > 0)) {
+		cli_error("run: -p PID pins a process that runs: no PROG, "
+		    "--fill-cache or --dlopen with it");
+		return -1;
+	}
+	if (a->attach != 0)
+		return 0;
 	if (a->argc == 0) {
 		cli_error("run: no program to run");
 		cli_try("run");
@@ -537,6 +556,37 @@ term_restore(const struct term_state *q)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/* -p PID: the running process pinned and supervised (run_supervise.c). */
+static int
+attach(struct run_args *a)
+{
+	char dir[PATH_MAX], rt[PATH_MAX];
+	char reportdir[] = "/tmp/syspin-run.XXXXXX";
+	struct sp_cache c;
+	struct run_sup r = { NULL, NULL, NULL, reportdir, 0, a->exec,
+	    a->scope, a->audit, a->verbose, NULL, 0, &a->x, !a->no_reach };
+	int rc;
+
+	if (run_find_runtime(rt, sizeof(rt)) == -1 ||
+	    (!a->x.unsafe_install && run_check_install(rt) == -1) ||
+	    open_cache(a, &c, dir, sizeof(dir)) == -1)
+		return EXIT_TROUBLE;
+	sp_cache_close(&c);
+	if (a->strict)
+		r.bpf_flags |= SP_BPF_STRICT;
+	if (a->allow_jit)
+		r.bpf_flags |= SP_BPF_ALLOW_JIT;
+	r.cache_dir = dir;
+	if (mkdtemp(reportdir) == NULL) {
+		cli_error("run: mkdtemp: %s", strerror(errno));
+		return EXIT_TROUBLE;
+	}
+	rc = run_attach(&r, a->attach);
+	run_remove_dir(reportdir);
+	run_extra_free(&a->x);
+	return rc;
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -555,6 +605,8 @@ cmd_run(int argc, char **argv)
 		return EXIT_TROUBLE;
 	if (cli_not_in_pinned_tree("run") == -1)
 		return EXIT_TROUBLE;
+	if (a.attach != 0)
+		return attach(&a);
 	/* A program that cannot run makes no cache directory; not found is
 	 * 127, found but not runnable 126, as env(1) and timeout(1) say. */
 	if (!a.fill && (rc = run_find_prog(a.argv[0], path, sizeof(path))) < 0)

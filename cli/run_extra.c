@@ -38,6 +38,22 @@ run_parse_exec(const char *v, int *exec)
 	return 0;
 }
 
+pid_t
+run_parse_pid(const char *v)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno != 0 || end == v || *end != '\0' || n <= 0 ||
+	    n > 4194304) {
+		cli_error("run: -p %s: not a process id", v);
+		return -1;
+	}
+	return (pid_t)n;
+}
+
 int
 run_parse_scope(const char *v, unsigned *scope)
 {

@@ -94,6 +94,54 @@ runtime_may(const struct sp_cache *c, const struct sp_error *why)
 	return false;
 }
 
+/* The supervisor's options, as r says. */
+static void
+opts_of(const struct run_sup *r, struct sp_cache *c,
+    struct sp_supervise_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->pin.cache = c;
+	o->pin.flags = r->bpf_flags;
+	o->pin.exec = r->exec;
+	o->pin.dlopen = r->dlopen;
+	o->pin.ndlopen = r->ndlopen;
+	o->pin.reportdir = r->reportdir;
+	o->pin.verbose = r->verbose;
+	o->quiet = cli_quiet;
+	o->pin.reach = r->reach;
+	o->audit = r->audit;
+	o->scope = r->scope;
+	o->argv = r->argv;
+	o->path = r->path;
+	o->log_fd = r->x->log_fd;
+	o->allow_sockets = r->x->allow_sockets;
+	o->nallow_sockets = r->x->nallow_sockets;
+	o->pin.narrow = sp_narrow_bpf(&r->x->narrow);
+	o->pin.narrow_errno = r->x->narrow.errnum;
+	o->pin.narrow_kill = r->x->narrow.kill;
+}
+
+int
+run_attach(const struct run_sup *r, pid_t pid)
+{
+	struct sp_supervise_opts o;
+	struct sp_cache c;
+	struct sp_error err;
+	int rc;
+
+	if (open_sup_cache(r->cache_dir, &c) == -1)
+		return EXIT_TROUBLE;
+	(void)sp_cache_use_mac(&c, &err);
+	opts_of(r, &c, &o);
+	rc = sp_supervise_attach(&o, pid, &err);
+	sp_cache_close(&c);
+	if (rc == -1) {
+		cli_error("%s", err.msg);
+		return EXIT_TROUBLE;
+	}
+	return rc;
+}
+
 int
 run_supervised(const struct run_sup *r, bool *fallback)
 {
@@ -108,26 +156,7 @@ run_supervised(const struct run_sup *r, bool *fallback)
 	/* Tables the tree could have written are not believed (lib/pins);
 	 * without a kernel keyring, only this run's own. */
 	(void)sp_cache_use_mac(&c, &err);
-	memset(&o, 0, sizeof(o));
-	o.pin.cache = &c;
-	o.pin.flags = r->bpf_flags;
-	o.pin.exec = r->exec;
-	o.pin.dlopen = r->dlopen;
-	o.pin.ndlopen = r->ndlopen;
-	o.pin.reportdir = r->reportdir;
-	o.pin.verbose = r->verbose;
-	o.quiet = cli_quiet;
-	o.pin.reach = r->reach;
-	o.audit = r->audit;
-	o.scope = r->scope;
-	o.argv = r->argv;
-	o.path = r->path;
-	o.log_fd = r->x->log_fd;
-	o.allow_sockets = r->x->allow_sockets;
-	o.nallow_sockets = r->x->nallow_sockets;
-	o.pin.narrow = sp_narrow_bpf(&r->x->narrow);
-	o.pin.narrow_errno = r->x->narrow.errnum;
-	o.pin.narrow_kill = r->x->narrow.kill;
+	opts_of(r, &c, &o);
 	if (getenv("SYSPIN_PHASES") != NULL)	/* make bench */
 		sp_supervise_phases();
 	rc = sp_supervise(&o, &err);

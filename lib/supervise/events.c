@@ -201,8 +201,8 @@ sp_sup_on_exec(struct sup *s, pid_t pid)
 	return 0;
 }
 
-static char *
-exe_of(pid_t pid)
+char *
+sp_sup_exe_of(pid_t pid)
 {
 	char path[64], buf[4096];
 	ssize_t n;
@@ -319,7 +319,7 @@ pin(struct sup *s, struct proc *p, struct chain **chain, struct sp_error *err)
 		return NULL;
 	}
 	img->refs = 1;
-	img->exe = exe_of(p->pid);
+	img->exe = sp_sup_exe_of(p->pid);
 	/* Nothing else runs in the new address space, and the filters go
 	 * where nothing can change them (sealed.c): the tree runs on. */
 	if (sp_pin_process(p->pid, &s->o->pin, how, p->filters_known, pins,

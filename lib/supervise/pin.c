@@ -176,8 +176,8 @@ sp_pin_seal(struct job *j, uint64_t a, uint64_t len, struct sp_error *err)
  * otherwise grow out of it, where every filter lets calls through.  A
  * mapping grows into a gap only: never over another.
  */
-static int
-reserve_arena(struct job *j, struct sp_error *err)
+int
+sp_pin_reserve_arena(struct job *j, struct sp_error *err)
 {
 	uint64_t guard = SP_BAND_START - SP_BAND_GUARD;
 	long ret;
@@ -324,7 +324,7 @@ install(struct job *j, unsigned how, struct sp_pin_result *res,
 {
 	long ret;
 
-	if (reserve_arena(j, err) == -1 || guard_stack(j, err) == -1)
+	if (sp_pin_reserve_arena(j, err) == -1 || guard_stack(j, err) == -1)
 		return -1;
 	if (j->nslots > 0 && sp_startup_reserve(j, err) == -1)
 		return -1;
@@ -493,7 +493,7 @@ install_reused(struct job *j, const struct sp_pin_result *a,
 {
 	size_t i;
 
-	if (reserve_arena(j, err) == -1 ||
+	if (sp_pin_reserve_arena(j, err) == -1 ||
 	    (j->nslots > 0 && sp_startup_reserve(j, err) == -1))
 		return -1;
 	for (i = 0; i < a->lo.nranges; i++) {
@@ -509,8 +509,8 @@ install_reused(struct job *j, const struct sp_pin_result *a,
 }
 
 /* The result keeps the program, the layout and the slots. */
-static void
-hand_over(struct job *j, struct sp_pin_result *res)
+void
+sp_pin_hand_over(struct job *j, struct sp_pin_result *res)
 {
 	res->progs = j->progs;
 	res->nprogs = j->nprogs;
@@ -584,7 +584,7 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 	res->entry = sp_startup_entry(&j);
 	res->entry_hw = j.ldso_runs;
 	if (r == 0 && reused < 0)
-		hand_over(&j, res);
+		sp_pin_hand_over(&j, res);
 	sp_bpf_free(j.progs, j.nprogs);
 	sp_placement_free(&j.pl);
 	sp_layout_free(&j.lo);
@@ -606,34 +606,43 @@ drop_band(struct sp_layout *lo)
 	lo->nranges = o;
 }
 
+/* The program for the running process j->pid, as it is mapped now:
+ * layout, tables, placement (nothing in the band), trap, filter. */
+int
+sp_pin_build_running(struct job *j, struct sp_error *err)
+{
+	(void)sp_proc_state(j->pid, &j->st);
+	j->flags = image_flags(&j->st, j->o->flags);
+	j->filters = j->st.filters;
+	j->in.pid = j->pid;
+	if (sp_auxv_pid(j->pid, &j->aux, err) == -1 ||
+	    sp_layout_pid(j->pid, &j->lo, err) == -1)
+		return -1;
+	drop_band(&j->lo);
+	sp_startup_mark_loader(j);
+	if (sp_layout_add_stack(&j->lo, j->pid, err) == -1 ||
+	    add_later(j, err) == -1 || tables(j, err) == -1 ||
+	    sp_layout_place(&j->lo, &j->pl, err) == -1 ||
+	    find_trap(j, err) == -1)
+		return -1;
+	sp_placement_drop_loader_exec(&j->pl, &j->lo);
+	return generate(j, err);
+}
+
 int
 sp_pin_rebuild(pid_t pid, const struct sp_pin_opts *o,
     struct sp_pin_result *res, struct sp_error *err)
 {
 	struct job j;
-	int r = -1;
+	int r;
 
 	memset(&j, 0, sizeof(j));
 	memset(res, 0, sizeof(*res));
 	j.pid = pid;
 	j.o = o;
-	(void)sp_proc_state(pid, &j.st);
-	j.flags = image_flags(&j.st, o->flags);
-	j.in.pid = pid;
-	if (sp_auxv_pid(pid, &j.aux, err) == 0 &&
-	    sp_layout_pid(pid, &j.lo, err) == 0) {
-		drop_band(&j.lo);
-		sp_startup_mark_loader(&j);
-		if (sp_layout_add_stack(&j.lo, pid, err) == 0 &&
-		    add_later(&j, err) == 0 && tables(&j, err) == 0 &&
-		    sp_layout_place(&j.lo, &j.pl, err) == 0 &&
-		    find_trap(&j, err) == 0) {
-			sp_placement_drop_loader_exec(&j.pl, &j.lo);
-			r = generate(&j, err);
-		}
-	}
+	r = sp_pin_build_running(&j, err);
 	if (r == 0)
-		hand_over(&j, res);
+		sp_pin_hand_over(&j, res);
 	res->loader_exec = false;	/* dropped above */
 	res->flags = j.flags;
 	sp_bpf_free(j.progs, j.nprogs);

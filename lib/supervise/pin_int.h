@@ -77,6 +77,12 @@ int sp_pin_mmap(struct job *j, uint64_t addr, uint64_t len, uint64_t prot,
 int sp_pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
     size_t nprogs, long *kret, struct sp_error *err);
 int sp_pin_restore(struct job *j, struct sp_error *err);
+/* pin.c: the late-code band's arena reserved (its guard sealed); the
+ * program of a running process (j->pid, j->o set); what the result
+ * keeps, taken from j. */
+int sp_pin_reserve_arena(struct job *j, struct sp_error *err);
+int sp_pin_build_running(struct job *j, struct sp_error *err);
+void sp_pin_hand_over(struct job *j, struct sp_pin_result *res);
 /* The narrowing of the run into in (--deny, --allow). */
 void sp_pin_narrow(const struct job *j, struct sp_bpf_input *in);
 /* reuse.c: moves the image to the addresses a (the same program) has,

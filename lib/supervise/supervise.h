@@ -362,6 +362,19 @@ struct sp_supervise_opts {
 int sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err);
 
 /*
+ * syspin run -p: the running process pid pinned (every thread, TSYNC)
+ * and supervised until it ends (attach.c); its status, as sp_supervise's.
+ * -1 with err ("PID: why") when it cannot be, the process left as it was.
+ */
+int sp_supervise_attach(const struct sp_supervise_opts *o, pid_t pid,
+    struct sp_error *err);
+
+/* The program of the running thread tid's process, installed by tid
+ * (stopped) with TSYNC, the band reserved (pin_attach.c). */
+int sp_pin_attach(pid_t tid, const struct sp_pin_opts *o,
+    struct sp_pin_result *res, struct sp_error *err);
+
+/*
  * SYSPIN_PHASES: the supervisor counts where its time goes, by phase of
  * pinning an image and by kind of stop (lib/supervise/phases.c); printed
  * per image pinned.  Called before sp_supervise.

@@ -155,7 +155,19 @@ struct sup {
 	size_t nparked;		/* threads parked (tree.c) */
 };
 
+/* The tree's ptrace options: exec, fork, vfork, clone and seccomp
+ * events, its processes killed when we end (fail closed). */
+#define SP_SUP_TRACE_OPTS (PTRACE_O_TRACEEXEC | PTRACE_O_TRACEFORK | \
+	PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACESECCOMP | \
+	PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)
+
 struct proc *sp_sup_proc(struct sup *s, pid_t pid, bool create);
+/* tree.c: the reports handled until every traced process is gone (the
+ * first process's status, -1 unknown); what s holds, freed. */
+int sp_sup_loop(struct sup *s);
+void sp_sup_free(struct sup *s);
+/* events.c: /proc/PID/exe, "?" when unreadable; NULL out of memory. */
+char *sp_sup_exe_of(pid_t pid);
 /* What waitpid said of pid: handled and resumed as the loop does (a
  * stop other than the one the caller waited for, met meanwhile). */
 void sp_sup_event(struct sup *s, pid_t pid, int st);

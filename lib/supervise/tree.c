@@ -28,9 +28,6 @@
 #include "reports.h"
 #include "supervise_int.h"
 
-#define TRACE_OPTS (PTRACE_O_TRACEEXEC | PTRACE_O_TRACEFORK | \
-	PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACESECCOMP | \
-	PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)
 
 static volatile pid_t main_pid;
 static volatile int main_pidfd = -1;	/* where signals go on to */
@@ -160,7 +157,7 @@ start(const struct sp_supervise_opts *o, bool landlock, struct sp_error *err)
 		child(o, p[0], landlock);
 	}
 	close(p[0]);
-	if (ptrace(PTRACE_SEIZE, pid, 0, TRACE_OPTS) == -1) {
+	if (ptrace(PTRACE_SEIZE, pid, 0, SP_SUP_TRACE_OPTS) == -1) {
 		sp_error_sys(err, errno, "ptrace");
 		close(p[1]);
 		waitpid(pid, NULL, 0);
@@ -465,8 +462,8 @@ next_report(struct sup *s, int *st)
 	return pid;
 }
 
-static int
-loop(struct sup *s)
+int
+sp_sup_loop(struct sup *s)
 {
 	int st;
 	pid_t pid;
@@ -519,7 +516,6 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 	struct sp_supervise_opts opts = *o;
 	struct sup s;
 	sigset_t ttou;
-	size_t i;
 	int status;
 
 	memset(&s, 0, sizeof(s));
@@ -555,16 +551,23 @@ sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err)
 	s.main = main_pid;
 	if (sp_sup_proc(&s, s.main, true) != NULL)
 		sp_sup_proc(&s, s.main, false)->inherited = true;
-	status = loop(&s);
-	for (i = 0; i < s.nseen; i++)
-		free(s.seen[i].key);
-	for (i = 0; i < s.nprocs; i++) {
-		sp_image_drop(s.procs[i].img);
-		sp_space_drop(s.procs[i].sp);
-		sp_chain_drop(s.procs[i].chain);
-	}
-	free(s.seen);
-	free(s.procs);
-	free(s.listeners);
+	status = sp_sup_loop(&s);
+	sp_sup_free(&s);
 	return status < 0 ? 127 : status;
+}
+
+void
+sp_sup_free(struct sup *s)
+{
+	for (size_t i = 0; i < s->nseen; i++)
+		free(s->seen[i].key);
+	for (size_t i = 0; i < s->nprocs; i++) {
+		sp_image_drop(s->procs[i].img);
+		sp_space_drop(s->procs[i].sp);
+		sp_chain_drop(s->procs[i].chain);
+		free(s->procs[i].entry_keys);
+	}
+	free(s->seen);
+	free(s->procs);
+	free(s->listeners);
 }

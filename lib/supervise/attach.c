@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * syspin run -p PID: a process that already runs is pinned, then
+ * supervised as `syspin run` supervises its own tree (later code placed
+ * in the band, execs pinned, forks followed).  Every thread is seized
+ * (PTRACE_SEIZE, with the tree's options: EXITKILL among them, so that
+ * the process fails closed when the supervisor is killed) and stopped
+ * (PTRACE_INTERRUPT) while its program is made from its mappings and
+ * installed with TSYNC (pin_attach.c); threads made meanwhile are
+ * seized by the kernel (TRACECLONE) and stopped too.  A call a thread
+ * was blocked in restarts when it goes on.
+ *
+ * Refused, with the process left as it was: one we may not trace
+ * (another user's, Yama, already traced), one with seccomp filters of
+ * its own (they would judge before the pins and answer for them), a
+ * 32-bit or foreign one.  Without Landlock in the process (a domain
+ * would have to be entered by each thread), its filter denies ptrace,
+ * process_vm_* and pidfd_getfd instead (SP_BPF_NO_PTRACE).
+ */
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "layout/procfs.h"
+
+#include "supervise_int.h"
+
+#define MAX_TIDS 1024
+
+struct seized {
+	pid_t tid[MAX_TIDS];
+	size_t n;
+};
+
+static bool
+has(const struct seized *z, pid_t t)
+{
+	for (size_t i = 0; i < z->n; i++)
+		if (z->tid[i] == t)
+			return true;
+	return false;
+}
+
+/* t stopped by us: its interrupt's stop, other stops let go on (a signal
+ * delivered, an event) until it comes.  0, or -1 when t is gone. */
+static int
+stop_one(pid_t t)
+{
+	int st;
+
+	for (;;) {
+		if (waitpid(t, &st, __WALL) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (!WIFSTOPPED(st))
+			return -1;
+		if (st >> 16 == PTRACE_EVENT_STOP)
+			return 0;
+		/* a signal's stop: delivered; an event's: on */
+		ptrace(PTRACE_CONT, t, 0, st >> 16 == 0 ? WSTOPSIG(st) : 0);
+	}
+}
+
+/* Every thread of pid seized and stopped (and the ones they made
+ * meanwhile).  -1 with err. */
+static int
+seize_all(pid_t pid, struct seized *z, struct sp_error *err)
+{
+	char path[64];
+	bool more = true;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	while (more) {
+		struct dirent *e;
+		DIR *d = opendir(path);
+		if (d == NULL)
+			return sp_error_sys(err, errno, "%s", path);
+		more = false;
+		while ((e = readdir(d)) != NULL) {
+			pid_t t = (pid_t)atol(e->d_name);
+			if (t <= 0 || has(z, t))
+				continue;
+			if (z->n == MAX_TIDS) {
+				closedir(d);
+				return sp_error_set(err, "more than %d threads",
+				    MAX_TIDS);
+			}
+			/* seized already when made by a thread we hold */
+			if (ptrace(PTRACE_SEIZE, t, 0, SP_SUP_TRACE_OPTS) ==
+			    -1 && errno != EPERM) {
+				if (errno == ESRCH)
+					continue;	/* gone */
+				closedir(d);
+				return sp_error_sys(err, errno, "cannot trace "
+				    "thread %ld", (long)t);
+			}
+			if (ptrace(PTRACE_INTERRUPT, t, 0, 0) == -1) {
+				if (errno == ESRCH)
+					continue;
+				closedir(d);
+				return sp_error_sys(err, errno, "cannot trace "
+				    "thread %ld", (long)t);
+			}
+			if (stop_one(t) == -1)
+				continue;
+			z->tid[z->n++] = t;
+			more = true;
+		}
+		closedir(d);
+	}
+	return z->n > 0 ? 0 : sp_error_set(err, "no thread left to trace");
+}
+
+/* Whether pid is us or one of our ancestors. */
+static bool
+ancestor(pid_t pid)
+{
+	unsigned long long pp;
+	pid_t p = getpid();
+
+	for (int depth = 0; p > 1 && depth < 4096; depth++) {
+		if (p == pid)
+			return true;
+		if (sp_proc_status(p, "PPid", 10, &pp) == -1)
+			return false;
+		p = (pid_t)pp;
+	}
+	return p == pid;
+}
+
+/* Why pid cannot be pinned, before anything is done to it: NULL when it
+ * can be tried. */
+static const char *
+refusal(pid_t pid, char *buf, size_t size)
+{
+	unsigned long long tracer = 0, filters = 0;
+	unsigned char id[sizeof(Elf64_Ehdr)];
+	char path[64];
+	int fd;
+	ssize_t n;
+
+	if (ancestor(pid))
+		return "syspin itself, or one of its callers (it would wait for "
+		    "syspin, which waits for it)";
+	if (kill(pid, 0) == -1 && errno == ESRCH)
+		return "no such process";
+	if (sp_proc_status(pid, "TracerPid", 10, &tracer) == -1)
+		return "cannot read its status (another user's?)";
+	if (tracer != 0) {
+		snprintf(buf, size, "already traced (by process %llu)",
+		    tracer);
+		return buf;
+	}
+	if (sp_proc_status(pid, "Seccomp_filters", 10, &filters) == 0 &&
+	    filters > 0)
+		return "it has seccomp filters of its own, which would judge "
+		    "its calls before the pins (and could answer for them)";
+	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return errno == EACCES ? "its program is not readable (another "
+		    "user's, or execute-only)" : "cannot open its program";
+	n = read(fd, id, sizeof(id));
+	close(fd);
+	if (n < (ssize_t)sizeof(id) || memcmp(id, ELFMAG, SELFMAG) != 0 ||
+	    id[EI_CLASS] != ELFCLASS64 ||
+	    ((const Elf64_Ehdr *)id)->e_machine != EM_X86_64)
+		return "not an x86-64 process (32-bit or foreign)";
+	return NULL;
+}
+
+#define MAX_PROCS 512
+
+/* One process of the tree attached to: its threads, its image. */
+struct attached {
+	pid_t pid;
+	struct seized z;
+	struct image *img;
+};
+
+/* The children of the stopped processes v[from..n), appended (the
+ * stopped make no more); -1 past MAX_PROCS. */
+static int
+children(struct attached *v, size_t *n, size_t from)
+{
+	struct dirent *e;
+	size_t k, was = *n;
+	DIR *d;
+
+	if ((d = opendir("/proc")) == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		unsigned long long pp;
+		pid_t c = (pid_t)atol(e->d_name);
+		bool known = false;
+		if (c <= 0 || sp_proc_status(c, "PPid", 10, &pp) == -1)
+			continue;
+		for (k = 0; k < *n && !known; k++)
+			known = v[k].pid == c;
+		for (k = from; k < was && !known; k++)
+			if ((pid_t)pp == v[k].pid) {
+				if (*n == MAX_PROCS) {
+					closedir(d);
+					return -1;
+				}
+				memset(&v[*n], 0, sizeof(v[*n]));
+				v[(*n)++].pid = c;
+				break;
+			}
+	}
+	closedir(d);
+	return 0;
+}
+
+static void
+let_go(struct attached *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t t = 0; t < v[i].z.n; t++)
+			ptrace(PTRACE_DETACH, v[i].z.tid[t], 0, 0);
+		sp_image_drop(v[i].img);
+	}
+}
+
+/* pid and its descendants, each stopped whole: *n of them. */
+static int
+seize_tree(pid_t pid, struct attached *v, size_t *n, struct sp_error *err)
+{
+	char why[96];
+	const char *no;
+	size_t i;
+
+	v[0].pid = pid;
+	*n = 1;
+	for (i = 0; i < *n; i++) {
+		if (i > 0 && (no = refusal(v[i].pid, why, sizeof(why))) != NULL)
+			return sp_error_set(err, "its descendant %ld: %s",
+			    (long)v[i].pid, no);
+		if (seize_all(v[i].pid, &v[i].z, err) == -1)
+			return -1;
+		if (children(v, n, i) == -1)
+			return sp_error_set(err, "more than %d processes",
+			    MAX_PROCS);
+	}
+	return 0;
+}
+
+/* Each process's program installed (pin_attach.c); -1 with err, the
+ * first that failed in *failed. */
+static int
+pin_tree(struct attached *v, size_t n, const struct sp_pin_opts *o,
+    size_t *failed, struct sp_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct seized *z = &v[i].z;
+		*failed = i;
+		if ((v[i].img = calloc(1, sizeof(*v[i].img))) == NULL)
+			return sp_error_set(err, "out of memory");
+		v[i].img->refs = 1;
+		v[i].img->exe = sp_sup_exe_of(v[i].pid);
+		if (sp_pin_attach(has(z, v[i].pid) ? v[i].pid : z->tid[0], o,
+		    &v[i].img->pin, err) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* What the supervisor knows of a pinned process: its threads, image,
+ * space and chain.  -1 out of memory. */
+static int
+adopt(struct sup *s, struct attached *a)
+{
+	struct chain *chain;
+	struct space *sp;
+
+	if ((sp = sp_space_new(0)) == NULL)
+		return -1;
+	if ((chain = sp_chain_push(NULL, a->img)) == NULL) {
+		sp_space_drop(sp);
+		return -1;
+	}
+	for (size_t t = 0; t < a->z.n; t++) {
+		struct proc *p = sp_sup_proc(s, a->z.tid[t], true);
+		if (p == NULL)
+			return -1;
+		p->tgid = a->pid;
+		p->inherited = true;
+		p->filters_known = a->img->pin.filters;
+	}
+	sp_sup_pinned(s, a->pid, a->img, sp, chain, false);
+	a->img = NULL;		/* the supervisor's now */
+	return 0;
+}
+
+int
+sp_supervise_attach(const struct sp_supervise_opts *o, pid_t pid,
+    struct sp_error *err)
+{
+	struct sp_supervise_opts opts = *o;
+	struct attached *v;
+	struct timespec t0, t1;
+	struct sup s;
+	size_t n = 0, failed = 0, threads = 0;
+	char why[96];
+	const char *no;
+	int status;
+
+	if ((no = refusal(pid, why, sizeof(why))) != NULL)
+		return sp_error_set(err, "%ld: %s", (long)pid, no);
+	if ((v = calloc(MAX_PROCS, sizeof(*v))) == NULL)
+		return sp_error_set(err, "out of memory");
+	memset(&s, 0, sizeof(s));
+	s.o = &opts;
+	s.landlock = false;	/* its threads are in no domain of ours */
+	opts.pin.flags = sp_supervise_flags(&opts.pin, false);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (seize_tree(pid, v, &n, err) == -1 ||
+	    pin_tree(v, n, &opts.pin, &failed, err) == -1) {
+		struct sp_error e = *err;
+		if (failed > 0) {
+			/* pinned and unsupervised, they must not run so */
+			for (size_t i = 0; i < n; i++)
+				kill(v[i].pid, SIGKILL);
+			let_go(v, n);
+			free(v);
+			return sp_error_set(err, "%ld: %s (killed: %zu of its "
+			    "processes were pinned already)", (long)pid, e.msg,
+			    failed);
+		}
+		let_go(v, n);
+		free(v);
+		return sp_error_set(err, "%ld: %s (left as it was)", (long)pid,
+		    e.msg);
+	}
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	s.main = pid;
+	s.main_pinned = true;
+	for (size_t i = 0; i < n; i++)
+		if (adopt(&s, &v[i]) == -1) {
+			for (size_t k = 0; k < n; k++)
+				kill(v[k].pid, SIGKILL);
+			let_go(v, n);
+			free(v);
+			sp_sup_free(&s);
+			return sp_error_set(err, "%ld: out of memory (killed)",
+			    (long)pid);
+		}
+	for (size_t i = 0; i < n; i++)
+		for (size_t t = 0; t < v[i].z.n; t++, threads++)
+			ptrace(PTRACE_CONT, v[i].z.tid[t], 0, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (opts.pin.verbose)
+		fprintf(stderr, "syspin: %ld: pinned, %zu processes and %zu "
+		    "threads stopped for %.1f ms; supervised until they "
+		    "end\n", (long)pid, n, threads,
+		    (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	free(v);
+	status = sp_sup_loop(&s);
+	sp_sup_free(&s);
+	return status < 0 ? 127 : status;
+}

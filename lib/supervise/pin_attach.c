@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Pinning a process that already runs (syspin run -p): its program is
+ * made from its mappings as they are (pin.c, sp_pin_build_running: every
+ * object mapped so far with its table, the vDSO, anonymous code with
+ * none), then one stopped thread of it is made to reserve the late-code
+ * band and to install the filter with TSYNC, so that every thread has it
+ * at once (no_new_privs first where it lacks CAP_SYS_ADMIN: TSYNC gives
+ * it to the others).  Its registers are put back as the kernel would
+ * have left them: a call the stop interrupted is made again when it goes
+ * on (the restart the kernel does on the way out of a signal stop, which
+ * an injected call's stop skips).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+
+#include "pin_int.h"
+
+#define ERESTARTSYS_		512
+#define ERESTARTNOINTR_		513
+#define ERESTARTNOHAND_		514
+#define ERESTART_RESTARTBLOCK_	516
+
+/* r, stopped in a call the stop interrupted, set to make it again (no
+ * handler runs: each of these restarts). */
+static void
+restarted(struct user_regs_struct *r)
+{
+	if ((int64_t)r->orig_rax < 0)
+		return;
+	switch (-(int64_t)r->rax) {
+	case ERESTARTSYS_:
+	case ERESTARTNOINTR_:
+	case ERESTARTNOHAND_:
+		r->rax = r->orig_rax;
+		r->rip -= 2;
+		break;
+	case ERESTART_RESTARTBLOCK_:
+		r->rax = SYS_restart_syscall;
+		r->rip -= 2;
+		break;
+	default:
+		break;
+	}
+}
+
+static int
+install(struct job *j, struct sp_error *err)
+{
+	long ret;
+
+	if (j->st.no_new_privs != 1 && (j->st.cap_eff == ~0ull ||
+	    !((j->st.cap_eff >> CAP_SYS_ADMIN) & 1))) {
+		if (sp_pin_call(j, SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0,
+		    &ret, err) == -1)
+			return -1;
+		if (ret != 0)
+			return sp_error_sys(err, (int)-ret, "no_new_privs");
+		j->nnp = true;
+	}
+	if (sp_pin_reserve_arena(j, err) == -1)
+		return -1;
+	if (sp_pin_install_progs(j, j->progs, j->nprogs, &ret, err) == -1)
+		return -1;
+	if (ret > 0)
+		return sp_error_set(err, "its thread %ld has other seccomp "
+		    "filters than the rest (TSYNC refused)", ret);
+	if (ret != 0)
+		return sp_error_sys(err, (int)-ret, "seccomp in the process");
+	return 0;
+}
+
+int
+sp_pin_attach(pid_t tid, const struct sp_pin_opts *o,
+    struct sp_pin_result *res, struct sp_error *err)
+{
+	struct sp_error rerr;
+	struct job j;
+	int r;
+
+	memset(&j, 0, sizeof(j));
+	memset(res, 0, sizeof(*res));
+	j.pid = tid;
+	j.o = o;
+	j.in.pass_trace = true;
+	if (ptrace(PTRACE_GETREGS, tid, 0, &j.regs) == -1)
+		return sp_error_sys(err, errno, "ptrace getregs");
+	restarted(&j.regs);
+	r = sp_pin_build_running(&j, err);
+	if (r == 0)
+		r = install(&j, err);
+	res->filters = j.filters + (long)j.installed;
+	if (sp_pin_restore(&j, &rerr) == -1 && r == 0)
+		r = sp_error_set(err, "%s", rerr.msg);
+	if (r == 0)
+		sp_pin_hand_over(&j, res);
+	res->loader_exec = false;
+	res->flags = j.flags;
+	res->reused = -1;
+	sp_bpf_free(j.progs, j.nprogs);
+	sp_placement_free(&j.pl);
+	sp_layout_free(&j.lo);
+	sp_seals_free(&j.seals);
+	return r;
+}

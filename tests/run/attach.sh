@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# syspin run -p PID: a running process (tests/run/attachee.c, three
+# threads, two blocked) pinned in place.  Before: a chain's mkdir from
+# getppid's `syscall` works (the baseline).  After: every thread has the
+# filter, the process serves on, the same chain in it or in a child it
+# forks dies, and syspin run ends with its status.  Refused (status 2,
+# the process left as it was): no such process, an ancestor of syspin,
+# a process already traced, one with seccomp filters of its own.
+# usage: attach.sh SYSPIN ATTACHEE
+set -u
+SYS=$1 ATT=$2
+D=$(mktemp -d /tmp/syspin-attach.XXXXXX)
+P= S=
+cleanup() {
+	[ -n "$P" ] && kill -9 "$P" 2>/dev/null
+	[ -n "$S" ] && kill "$S" 2>/dev/null
+	rm -rf "$D"
+}
+trap cleanup EXIT
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+
+start() {	# [filter]: starts the attachee, P its pid
+	rm -f "$D/fifo" "$D/out"
+	mkfifo "$D/fifo"
+	"$ATT" "$D/fifo" "$D/made" "$@" >"$D/out" 2>&1 &
+	P=$!
+	exec 7<>"$D/fifo"
+	for i in $(seq 50); do
+		grep -q ready "$D/out" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+ask() {		# byte: a request, then the answer's time
+	printf %s "$1" >&7
+	sleep 0.5
+}
+pinned_all() {	# every thread of P has a filter
+	for i in $(seq 100); do
+		all=yes
+		for t in /proc/"$P"/task/*; do
+			grep -q 'Seccomp_filters:[[:space:]]*[1-9]' "$t/status" \
+			    2>/dev/null || all=no
+		done
+		[ $all = yes ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# refusals
+true & dead=$!
+wait $dead
+"$SYS" run -p "$dead" >/dev/null 2>"$D/err"
+[ $? = 2 ] && grep -q "no such process" "$D/err" &&
+    ok "refused: no such process" || bad "no such process: $(cat "$D/err")"
+"$SYS" run -p $$ >/dev/null 2>"$D/err"
+[ $? = 2 ] && ok "refused: an ancestor of syspin" ||
+    bad "an ancestor: $(cat "$D/err")"
+start filter || bad "the attachee did not start"
+"$SYS" run -p "$P" >/dev/null 2>"$D/err"
+[ $? = 2 ] && grep -q "seccomp filters of its own" "$D/err" &&
+    ok "refused: seccomp filters of its own" ||
+    bad "own filters: $(cat "$D/err")"
+ask p
+grep -q "ping 1" "$D/out" && ok "refused: left running" ||
+    bad "not running after the refusal"
+kill -9 "$P"; wait "$P" 2>/dev/null; P=
+
+# attached
+start || bad "the attachee did not start"
+ask a
+if [ -d "$D/made" ]; then
+	ok "unpinned: the chain's mkdir works"
+	rmdir "$D/made"
+else
+	bad "unpinned: the chain's mkdir failed: $(cat "$D/out")"
+fi
+"$SYS" run -p "$P" >"$D/sys" 2>&1 &
+S=$!
+pinned_all && ok "every thread has the filter" ||
+    bad "not every thread pinned: $(cat "$D/sys")"
+"$SYS" run -p "$P" >/dev/null 2>"$D/err"
+[ $? = 2 ] && grep -q "already traced" "$D/err" &&
+    ok "refused: already traced" || bad "traced twice: $(cat "$D/err")"
+ask p
+grep -q "ping 1" "$D/out" && ok "it serves on" ||
+    bad "it does not serve: $(cat "$D/out")"
+ask f
+grep -q "child signal 31" "$D/out" && [ ! -d "$D/made" ] &&
+    ok "a child it forks: the chain dies" ||
+    bad "the child's chain: $(cat "$D/out")"
+ask a
+wait "$S"
+rc=$?
+S=
+[ $rc = 159 ] && [ ! -d "$D/made" ] &&
+    ok "the chain dies (syspin run: 159)" ||
+    bad "the chain: status $rc, $(cat "$D/out" "$D/sys")"
+P=
+# a process that ends well: its status
+start || bad "the attachee did not start"
+"$SYS" run -p "$P" >"$D/sys" 2>&1 &
+S=$!
+pinned_all || bad "not pinned"
+ask q
+wait "$S"
+rc=$?
+S= P=
+[ $rc = 0 ] && ok "its status (0)" || bad "status $rc: $(cat "$D/sys")"
+exit $fail
