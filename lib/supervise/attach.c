@@ -13,9 +13,9 @@
  * Refused, with the process left as it was: one we may not trace
  * (another user's, Yama, already traced), one with seccomp filters of
  * its own (they would judge before the pins and answer for them), a
- * 32-bit or foreign one.  Without Landlock in the process (a domain
- * would have to be entered by each thread), its filter denies ptrace,
- * process_vm_* and pidfd_getfd instead (SP_BPF_NO_PTRACE).
+ * 32-bit or foreign one.  Each thread enters the tree's Landlock domain
+ * (where the kernel has Landlock; else its filter denies ptrace,
+ * process_vm_* and pidfd_getfd: SP_BPF_NO_PTRACE).
  */
 #include <dirent.h>
 #include <elf.h>
@@ -260,7 +260,7 @@ seize_tree(pid_t pid, struct attached *v, size_t *n, struct sp_error *err)
  * first that failed in *failed. */
 static int
 pin_tree(struct attached *v, size_t n, const struct sp_pin_opts *o,
-    size_t *failed, struct sp_error *err)
+    unsigned scope, size_t *failed, struct sp_error *err)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct seized *z = &v[i].z;
@@ -269,8 +269,8 @@ pin_tree(struct attached *v, size_t n, const struct sp_pin_opts *o,
 			return sp_error_set(err, "out of memory");
 		v[i].img->refs = 1;
 		v[i].img->exe = sp_sup_exe_of(v[i].pid);
-		if (sp_pin_attach(has(z, v[i].pid) ? v[i].pid : z->tid[0], o,
-		    &v[i].img->pin, err) == -1)
+		if (sp_pin_attach(has(z, v[i].pid) ? v[i].pid : z->tid[0],
+		    z->tid, z->n, scope, o, &v[i].img->pin, err) == -1)
 			return -1;
 	}
 	return 0;
@@ -322,11 +322,12 @@ sp_supervise_attach(const struct sp_supervise_opts *o, pid_t pid,
 		return sp_error_set(err, "out of memory");
 	memset(&s, 0, sizeof(s));
 	s.o = &opts;
-	s.landlock = false;	/* its threads are in no domain of ours */
-	opts.pin.flags = sp_supervise_flags(&opts.pin, false);
+	s.landlock = sp_confine_available();	/* each thread enters it */
+	opts.pin.flags = sp_supervise_flags(&opts.pin, s.landlock);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (seize_tree(pid, v, &n, err) == -1 ||
-	    pin_tree(v, n, &opts.pin, &failed, err) == -1) {
+	    pin_tree(v, n, &opts.pin, opts.scope | SP_SCOPE_SOCKETS_IF,
+	    &failed, err) == -1) {
 		struct sp_error e = *err;
 		if (failed > 0) {
 			/* pinned and unsupervised, they must not run so */

@@ -32,6 +32,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "layout/procfs.h"
 #include "pins/cache.h"
 #include "supervise/supervise.h"
 
@@ -53,22 +54,23 @@ struct ll_path_beneath {
 	int32_t parent_fd;
 } __attribute__((packed));
 
-int
-sp_confine(unsigned scope, struct sp_error *err)
+/* The tree's ruleset for this kernel: *size bytes of attr, the rule on
+ * "/" in *root.  The ABI (0: no Landlock), or -1 with err. */
+static long
+ruleset(unsigned scope, struct ll_attr *attr, size_t *size,
+    struct ll_path_beneath *root, struct sp_error *err)
 {
-	struct ll_attr attr = { LL_MAKE_BLOCK, 0, 0 };
-	struct ll_path_beneath root = { LL_MAKE_BLOCK, -1 };
-	size_t size = 8;
-	long abi;
-	int fd, r;
-
-	abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
 	    LANDLOCK_CREATE_RULESET_VERSION);
+
+	*attr = (struct ll_attr){ LL_MAKE_BLOCK, 0, 0 };
+	*root = (struct ll_path_beneath){ LL_MAKE_BLOCK, -1 };
+	*size = 8;
 	if (abi <= 0)
 		return 0;
 	if (abi >= 2) {
-		attr.handled_access_fs |= LL_REFER;
-		root.allowed_access |= LL_REFER;
+		attr->handled_access_fs |= LL_REFER;
+		root->allowed_access |= LL_REFER;
 	}
 	if (scope & SP_SCOPE_SOCKETS_IF) {
 		scope &= ~SP_SCOPE_SOCKETS_IF;
@@ -79,10 +81,24 @@ sp_confine(unsigned scope, struct sp_error *err)
 		if (abi < 6)
 			return sp_error_set(err, "--scope needs Landlock ABI 6 "
 			    "(this kernel has %ld)", abi);
-		attr.scoped = (scope & SP_SCOPE_SIGNALS ? LL_SCOPE_SIGNALS :
+		attr->scoped = (scope & SP_SCOPE_SIGNALS ? LL_SCOPE_SIGNALS :
 		    0) | (scope & SP_SCOPE_SOCKETS ? LL_SCOPE_SOCKETS : 0);
-		size = sizeof(attr);
+		*size = sizeof(*attr);
 	}
+	return abi;
+}
+
+int
+sp_confine(unsigned scope, struct sp_error *err)
+{
+	struct ll_attr attr;
+	struct ll_path_beneath root;
+	size_t size;
+	long abi;
+	int fd, r;
+
+	if ((abi = ruleset(scope, &attr, &size, &root, err)) <= 0)
+		return (int)abi;
 	if ((fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size,
 	    0)) == -1)
 		return sp_error_sys(err, errno, "landlock");
@@ -96,6 +112,72 @@ sp_confine(unsigned scope, struct sp_error *err)
 		close(root.parent_fd);
 	close(fd);
 	return r;
+}
+
+/*
+ * The same domain entered by each thread of a running process (syspin
+ * run -p), by calls injected in them (stopped, in[i] set up for each):
+ * the ruleset made by the first (its memory below `below` ours to
+ * write), restricted to by every one, closed.  A domain is a thread's:
+ * each must enter it.  0, 1 with no Landlock here, -1 with err.
+ */
+int
+sp_confine_threads(struct sp_inject *in, size_t n, uint64_t below,
+    unsigned scope, struct sp_error *err)
+{
+	struct ll_attr attr;
+	struct ll_path_beneath root;
+	uint64_t at = (below - 256) & ~(uint64_t)15, a[6] = { 0 };
+	size_t size;
+	long abi, fd, rfd, r;
+
+	if ((abi = ruleset(scope, &attr, &size, &root, err)) <= 0)
+		return abi == 0 ? 1 : -1;
+	/* "/", the attributes, the rule: at, at + 16, at + 48 */
+	if (sp_mem_write(in[0].pid, at, "/", 2, err) == -1 ||
+	    sp_mem_write(in[0].pid, at + 16, &attr, size, err) == -1)
+		return -1;
+	a[0] = at, a[1] = O_PATH | O_CLOEXEC;
+	if (sp_inject_syscall(&in[0], SYS_open, a, 6, &rfd, err) == -1)
+		return -1;
+	if (rfd < 0)
+		return sp_error_sys(err, (int)-rfd, "landlock: open /");
+	root.parent_fd = (int32_t)rfd;
+	a[0] = at + 16, a[1] = size, a[2] = 0;
+	if (sp_mem_write(in[0].pid, at + 48, &root, sizeof(root), err) == -1 ||
+	    sp_inject_syscall(&in[0], SYS_landlock_create_ruleset, a, 6, &fd,
+	    err) == -1)
+		return -1;
+	if (fd < 0)
+		return sp_error_sys(err, (int)-fd, "landlock ruleset");
+	a[0] = (uint64_t)fd, a[1] = LL_RULE_PATH_BENEATH, a[2] = at + 48;
+	if (sp_inject_syscall(&in[0], SYS_landlock_add_rule, a, 6, &r,
+	    err) == -1)
+		return -1;
+	if (r < 0)
+		return sp_error_sys(err, (int)-r, "landlock rule");
+	for (size_t i = 0; i < n; i++) {
+		unsigned long long cap = ~0ull;
+		/* a domain needs it where CAP_SYS_ADMIN lacks (with it,
+		 * setuid programs keep working, as in syspin run's tree) */
+		(void)sp_proc_status(in[i].pid, "CapEff", 16, &cap);
+		a[0] = PR_SET_NO_NEW_PRIVS, a[1] = 1, a[2] = 0;
+		if (!((cap >> 21) & 1) && sp_inject_syscall(&in[i], SYS_prctl,
+		    a, 6, &r, err) == -1)
+			return -1;
+		a[0] = (uint64_t)fd, a[1] = 0;
+		if (sp_inject_syscall(&in[i], SYS_landlock_restrict_self, a,
+		    6, &r, err) == -1)
+			return -1;
+		if (r < 0)
+			return sp_error_sys(err, (int)-r, "landlock in thread "
+			    "%ld", (long)in[i].pid);
+	}
+	a[0] = (uint64_t)fd;
+	(void)sp_inject_syscall(&in[0], SYS_close, a, 6, &r, err);
+	a[0] = (uint64_t)rfd;
+	(void)sp_inject_syscall(&in[0], SYS_close, a, 6, &r, err);
+	return 0;
 }
 
 /*

@@ -6,12 +6,16 @@
  * none), then one stopped thread of it is made to reserve the late-code
  * band and to install the filter with TSYNC, so that every thread has it
  * at once (no_new_privs first where it lacks CAP_SYS_ADMIN: TSYNC gives
- * it to the others).  Its registers are put back as the kernel would
+ * it to the others).  Before, each thread enters the tree's Landlock
+ * domain (confine.c): a domain is a thread's own, and without it a root
+ * process keeps CAP_SYS_PTRACE's way into /proc/PID/mem of the
+ * supervisor.  Its registers are put back as the kernel would
  * have left them: a call the stop interrupted is made again when it goes
  * on (the restart the kernel does on the way out of a signal stop, which
  * an injected call's stop skips).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -74,9 +78,52 @@ install(struct job *j, struct sp_error *err)
 	return 0;
 }
 
+/* Every thread of the process (tids) into the tree's Landlock domain,
+ * made in each by calls injected at j's trap; their registers put back
+ * (j->pid's later, by sp_pin_restore). */
+static int
+confine(struct job *j, const pid_t *tids, size_t n, unsigned scope,
+    struct sp_error *err)
+{
+	struct user_regs_struct *saved;
+	struct sp_inject *in;
+	size_t i;
+	int r = -1;
+
+	if ((in = calloc(n, sizeof(*in))) == NULL ||
+	    (saved = calloc(n, sizeof(*saved))) == NULL) {
+		free(in);
+		return sp_error_set(err, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		in[i] = (struct sp_inject){ .pid = tids[i], .trap = j->in.trap,
+		    .pass_trace = true };
+		if (tids[i] == j->pid)
+			saved[i] = j->regs;
+		else if (ptrace(PTRACE_GETREGS, tids[i], 0, &saved[i]) == -1) {
+			sp_error_sys(err, errno, "ptrace getregs");
+			n = i;
+			goto out;
+		}
+		restarted(&saved[i]);
+	}
+	r = sp_confine_threads(in, n, j->regs.rsp - 1024, scope, err) == -1 ?
+	    -1 : 0;
+out:
+	for (i = 0; i < n; i++)
+		if (tids[i] != j->pid &&
+		    ptrace(PTRACE_SETREGS, tids[i], 0, &saved[i]) == -1 &&
+		    r == 0)
+			r = sp_error_sys(err, errno, "ptrace setregs");
+	free(in);
+	free(saved);
+	return r;
+}
+
 int
-sp_pin_attach(pid_t tid, const struct sp_pin_opts *o,
-    struct sp_pin_result *res, struct sp_error *err)
+sp_pin_attach(pid_t tid, const pid_t *tids, size_t ntids, unsigned scope,
+    const struct sp_pin_opts *o, struct sp_pin_result *res,
+    struct sp_error *err)
 {
 	struct sp_error rerr;
 	struct job j;
@@ -91,6 +138,8 @@ sp_pin_attach(pid_t tid, const struct sp_pin_opts *o,
 		return sp_error_sys(err, errno, "ptrace getregs");
 	restarted(&j.regs);
 	r = sp_pin_build_running(&j, err);
+	if (r == 0)
+		r = confine(&j, tids, ntids, scope, err);
 	if (r == 0)
 		r = install(&j, err);
 	res->filters = j.filters + (long)j.installed;

@@ -370,9 +370,12 @@ int sp_supervise_attach(const struct sp_supervise_opts *o, pid_t pid,
     struct sp_error *err);
 
 /* The program of the running thread tid's process, installed by tid
- * (stopped) with TSYNC, the band reserved (pin_attach.c). */
-int sp_pin_attach(pid_t tid, const struct sp_pin_opts *o,
-    struct sp_pin_result *res, struct sp_error *err);
+ * (stopped) with TSYNC, the band reserved; first its threads tids[],
+ * stopped, into the tree's Landlock domain (scope: SP_SCOPE_*) where the
+ * kernel has one (pin_attach.c). */
+int sp_pin_attach(pid_t tid, const pid_t *tids, size_t ntids, unsigned scope,
+    const struct sp_pin_opts *o, struct sp_pin_result *res,
+    struct sp_error *err);
 
 /*
  * SYSPIN_PHASES: the supervisor counts where its time goes, by phase of
@@ -401,6 +404,12 @@ int sp_fill_files(const struct sp_cache *c, char *const *paths, size_t n,
 int sp_confine(unsigned scope, struct sp_error *err);
 /* The kernel has Landlock. */
 bool sp_confine_available(void);
+/* confine.c: the same domain entered by n stopped threads of a running
+ * process, by calls injected in them (in[i]); its memory below `below`
+ * ours to write.  0, 1 when there is no Landlock, -1 with err. */
+struct sp_inject;
+int sp_confine_threads(struct sp_inject *in, size_t n, uint64_t below,
+    unsigned scope, struct sp_error *err);
 /* The tree's first process before its exec: a session keyring of its
  * own, and (as root) no CAP_SYS_PTRACE, CAP_PERFMON, CAP_BPF for any
  * program of the tree (confine.c).  0, or -1 with err. */

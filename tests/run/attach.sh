@@ -3,8 +3,9 @@
 # syspin run -p PID: a running process (tests/run/attachee.c, three
 # threads, two blocked) pinned in place.  Before: a chain's mkdir from
 # getppid's `syscall` works (the baseline).  After: every thread has the
-# filter, the process serves on, the same chain in it or in a child it
-# forks dies, and syspin run ends with its status.  Refused (status 2,
+# filter, the process serves on, cannot open the supervisor's memory
+# (each thread is in the tree's Landlock domain), the same chain in it or
+# in a child it forks dies, and syspin run ends with its status.  Refused (status 2,
 # the process left as it was): no such process, an ancestor of syspin,
 # a process already traced, one with seccomp filters of its own.
 # usage: attach.sh SYSPIN ATTACHEE
@@ -89,6 +90,12 @@ pinned_all && ok "every thread has the filter" ||
 ask p
 grep -q "ping 1" "$D/out" && ok "it serves on" ||
     bad "it does not serve: $(cat "$D/out")"
+# in the tree's Landlock domain: not into the supervisor's memory (root's
+# CAP_SYS_PTRACE would open it)
+ask m
+grep -q "tracer mem refused" "$D/out" &&
+    ok "the supervisor's memory: out of reach" ||
+    bad "the supervisor's memory: $(grep tracer "$D/out")"
 ask f
 grep -q "child signal 31" "$D/out" && [ ! -d "$D/made" ] &&
     ok "a child it forks: the chain dies" ||

@@ -7,6 +7,7 @@
  *   a  a chain's way to a call: mkdir made from getppid's own `syscall`
  *      instruction in libc (pinned for getppid only), on argv[2]
  *   f  the same in a child it forks, and says how the child ended
+ *   m  opens its tracer's /proc/PID/mem (the supervisor's) and says so
  *   q  ends, status 0
  * usage: attachee FIFO DIR [filter] ("filter": an allow-all seccomp
  * filter of its own first)
@@ -103,6 +104,20 @@ main(int argc, char **argv)
 			printf("child %s %d\n", WIFSIGNALED(st) ? "signal" :
 			    "status", WIFSIGNALED(st) ? WTERMSIG(st) :
 			    WEXITSTATUS(st));
+		} else if (b == 'm') {
+			char path[64], line[128];
+			long tracer = 0;
+			FILE *f = fopen("/proc/self/status", "r");
+			while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+				if (sscanf(line, "TracerPid: %ld", &tracer) == 1)
+					break;
+			if (f != NULL)
+				fclose(f);
+			snprintf(path, sizeof(path), "/proc/%ld/mem", tracer);
+			int mfd = open(path, O_RDWR);
+			printf("tracer mem %s\n", mfd >= 0 ? "opened" : "refused");
+			if (mfd >= 0)
+				close(mfd);
 		} else if (b == 'q')
 			return 0;
 	}
