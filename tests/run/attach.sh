@@ -55,14 +55,14 @@ pinned_all() {	# every thread of P has a filter
 # refusals
 true & dead=$!
 wait $dead
-"$SYS" run -p "$dead" >/dev/null 2>"$D/err"
+"$SYS" run --cache-dir "$D/c" -p "$dead" >/dev/null 2>"$D/err"
 [ $? = 2 ] && grep -q "no such process" "$D/err" &&
     ok "refused: no such process" || bad "no such process: $(cat "$D/err")"
-"$SYS" run -p $$ >/dev/null 2>"$D/err"
+"$SYS" run --cache-dir "$D/c" -p $$ >/dev/null 2>"$D/err"
 [ $? = 2 ] && ok "refused: an ancestor of syspin" ||
     bad "an ancestor: $(cat "$D/err")"
 start filter || bad "the attachee did not start"
-"$SYS" run -p "$P" >/dev/null 2>"$D/err"
+"$SYS" run --cache-dir "$D/c" -p "$P" >/dev/null 2>"$D/err"
 [ $? = 2 ] && grep -q "seccomp filters of its own" "$D/err" &&
     ok "refused: seccomp filters of its own" ||
     bad "own filters: $(cat "$D/err")"
@@ -80,11 +80,11 @@ if [ -d "$D/made" ]; then
 else
 	bad "unpinned: the chain's mkdir failed: $(cat "$D/out")"
 fi
-"$SYS" run -p "$P" >"$D/sys" 2>&1 &
+"$SYS" run --cache-dir "$D/c" -p "$P" >"$D/sys" 2>&1 &
 S=$!
 pinned_all && ok "every thread has the filter" ||
     bad "not every thread pinned: $(cat "$D/sys")"
-"$SYS" run -p "$P" >/dev/null 2>"$D/err"
+"$SYS" run --cache-dir "$D/c" -p "$P" >/dev/null 2>"$D/err"
 [ $? = 2 ] && grep -q "already traced" "$D/err" &&
     ok "refused: already traced" || bad "traced twice: $(cat "$D/err")"
 ask p
@@ -110,7 +110,7 @@ S=
 P=
 # a process that ends well: its status
 start || bad "the attachee did not start"
-"$SYS" run -p "$P" >"$D/sys" 2>&1 &
+"$SYS" run --cache-dir "$D/c" -p "$P" >"$D/sys" 2>&1 &
 S=$!
 pinned_all || bad "not pinned"
 ask q
