@@ -79,6 +79,10 @@ struct sp_pin_export {
 	uint64_t addr;
 };
 
+/* The cache's key: a "user" key of this description in the user's
+ * persistent keyring (cache_mac.c). */
+#define SP_CACHE_KEY_NAME "syspin:cache-mac:v1"
+
 /* The identity of a file as stat(2) sees it.  ctime too: its owner can
  * set mtime back after rewriting the file in place (same inode and size),
  * never ctime, which any write, chmod or link moves: a table is believed

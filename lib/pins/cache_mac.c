@@ -41,7 +41,7 @@
 
 #include "cache_format.h"
 
-#define KEY_NAME "syspin:cache-mac:v1"
+#define KEY_NAME SP_CACHE_KEY_NAME
 #define KEY_LEN 32
 #define KEY_ID_LABEL "syspin cache key id"
 #define SECRET_LIVE 0x73797370696e6b79ull

@@ -21,7 +21,9 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
+#include <linux/keyctl.h>
 
+#include "pins/cache.h"
 #include "pin_int.h"
 
 #define ERESTARTSYS_		512
@@ -120,6 +122,37 @@ out:
 	return r;
 }
 
+/*
+ * Whether a keyring the process holds reaches the cache's key (its
+ * session keyring linking the persistent keyring, as a Kerberos
+ * KEYRING:persistent login does): a tree `syspin run` starts gets a
+ * session keyring of its own, an attached process keeps its own.  Asked
+ * by the process itself (KEYCTL_SEARCH of its thread, process, session,
+ * user and user session keyrings, injected).  -1 with err, 1 yes, 0 no.
+ */
+static int
+key_reachable(struct job *j, struct sp_error *err)
+{
+	static const long rings[] = { KEY_SPEC_THREAD_KEYRING,
+		KEY_SPEC_PROCESS_KEYRING, KEY_SPEC_SESSION_KEYRING,
+		KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING };
+	uint64_t at = (j->regs.rsp - 2048) & ~(uint64_t)15;
+	long r;
+
+	if (sp_mem_write(j->pid, at, "user", 5, err) == -1 ||
+	    sp_mem_write(j->pid, at + 16, SP_CACHE_KEY_NAME,
+	    sizeof(SP_CACHE_KEY_NAME), err) == -1)
+		return -1;
+	for (size_t i = 0; i < sizeof(rings) / sizeof(*rings); i++) {
+		if (sp_pin_call(j, SYS_keyctl, KEYCTL_SEARCH, (uint64_t)rings[i],
+		    at, at + 16, &r, err) == -1)
+			return -1;
+		if (r >= 0)
+			return 1;
+	}
+	return 0;
+}
+
 int
 sp_pin_attach(pid_t tid, const pid_t *tids, size_t ntids, unsigned scope,
     const struct sp_pin_opts *o, struct sp_pin_result *res,
@@ -138,6 +171,10 @@ sp_pin_attach(pid_t tid, const pid_t *tids, size_t ntids, unsigned scope,
 		return sp_error_sys(err, errno, "ptrace getregs");
 	restarted(&j.regs);
 	r = sp_pin_build_running(&j, err);
+	if (r == 0 && (r = key_reachable(&j, err)) == 1)
+		r = sp_error_set(err, "a keyring it holds reaches the key the "
+		    "cache is signed with (a persistent keyring linked into "
+		    "its session?): it could forge its own pins");
 	if (r == 0)
 		r = confine(&j, tids, ntids, scope, err);
 	if (r == 0)

@@ -118,4 +118,27 @@ wait "$S"
 rc=$?
 S= P=
 [ $rc = 0 ] && ok "its status (0)" || bad "status $rc: $(cat "$D/sys")"
+# a process whose session keyring links the persistent keyring, where the
+# cache's key is (a session of its own, not the user's): refused
+if command -v python3 >/dev/null; then
+	python3 -c '
+import ctypes, sys, time
+k = ctypes.CDLL(None).syscall
+k.restype = ctypes.c_long
+if k(250, 1, None) < 0 or k(250, 22, -1, -3) < 0:	# join; persistent
+    sys.exit(1)
+print("linked", flush=True)
+time.sleep(20)' >"$D/key" 2>&1 &
+	K=$!
+	sleep 1
+	if grep -q linked "$D/key"; then
+		"$SYS" run --cache-dir "$D/c" -p "$K" >/dev/null 2>"$D/err"
+		[ $? = 2 ] && grep -q "reaches the key" "$D/err" &&
+		    ok "refused: its keyrings reach the cache's key" ||
+		    bad "a keyring with the key: $(cat "$D/err")"
+	else
+		echo "skip keyrings: no persistent keyring here"
+	fi
+	kill "$K" 2>/dev/null
+fi
 exit $fail
