@@ -121,6 +121,22 @@ opts_of(const struct run_sup *r, struct sp_cache *c,
 	o->pin.narrow_kill = r->x->narrow.kill;
 }
 
+/* The cache, its MAC (tables the tree could have written are not
+ * believed, lib/pins; without a kernel keyring, only this run's own),
+ * and the supervisor's options.  -1 said. */
+static int
+open_opts(const struct run_sup *r, struct sp_cache *c,
+    struct sp_supervise_opts *o)
+{
+	struct sp_error err;
+
+	if (open_sup_cache(r->cache_dir, c) == -1)
+		return -1;
+	(void)sp_cache_use_mac(c, &err);
+	opts_of(r, c, o);
+	return 0;
+}
+
 int
 run_attach(const struct run_sup *r, pid_t pid)
 {
@@ -129,10 +145,8 @@ run_attach(const struct run_sup *r, pid_t pid)
 	struct sp_error err;
 	int rc;
 
-	if (open_sup_cache(r->cache_dir, &c) == -1)
+	if (open_opts(r, &c, &o) == -1)
 		return EXIT_TROUBLE;
-	(void)sp_cache_use_mac(&c, &err);
-	opts_of(r, &c, &o);
 	rc = sp_supervise_attach(&o, pid, &err);
 	sp_cache_close(&c);
 	if (rc == -1) {
@@ -151,12 +165,8 @@ run_supervised(const struct run_sup *r, bool *fallback)
 	int rc;
 
 	*fallback = false;
-	if (open_sup_cache(r->cache_dir, &c) == -1)
+	if (open_opts(r, &c, &o) == -1)
 		return EXIT_TROUBLE;
-	/* Tables the tree could have written are not believed (lib/pins);
-	 * without a kernel keyring, only this run's own. */
-	(void)sp_cache_use_mac(&c, &err);
-	opts_of(r, &c, &o);
 	if (getenv("SYSPIN_PHASES") != NULL)	/* make bench */
 		sp_supervise_phases();
 	rc = sp_supervise(&o, &err);

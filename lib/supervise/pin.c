@@ -318,6 +318,29 @@ out:
 	return r;
 }
 
+/* no_new_privs, unless it has CAP_SYS_ADMIN (setuid programs then keep
+ * working): unknown capabilities (all bits) are no reason to skip it;
+ * set, it stays (an exec keeps it, nothing clears it). */
+int
+sp_pin_nnp(struct job *j, struct sp_error *err)
+{
+	long ret;
+
+	if (j->st.no_new_privs == 1) {
+		j->nnp = true;
+		return 0;
+	}
+	if (j->st.cap_eff != ~0ull && ((j->st.cap_eff >> CAP_SYS_ADMIN) & 1))
+		return 0;
+	if (sp_pin_call(j, SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, &ret,
+	    err) == -1)
+		return -1;
+	if (ret != 0)
+		return sp_error_sys(err, (int)-ret, "no_new_privs");
+	j->nnp = true;
+	return 0;
+}
+
 static int
 install(struct job *j, unsigned how, struct sp_pin_result *res,
     struct sp_error *err)
@@ -328,20 +351,7 @@ install(struct job *j, unsigned how, struct sp_pin_result *res,
 		return -1;
 	if (j->nslots > 0 && sp_startup_reserve(j, err) == -1)
 		return -1;
-	/* unknown capabilities (all bits) are no reason to skip it; set, it
-	 * stays (an exec keeps it, nothing clears it) */
-	if (j->st.no_new_privs == 1)
-		j->nnp = true;
-	else if (j->st.cap_eff == ~0ull ||
-	    !((j->st.cap_eff >> CAP_SYS_ADMIN) & 1)) {
-		if (sp_pin_call(j, SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0,
-		    &ret, err) == -1)
-			return -1;
-		if (ret != 0)
-			return sp_error_sys(err, (int)-ret, "no_new_privs");
-		j->nnp = true;
-	}
-	if (seal_mapped(j, err) == -1)
+	if (sp_pin_nnp(j, err) == -1 || seal_mapped(j, err) == -1)
 		return -1;
 	if (how & SP_PIN_STOPS_ALL) {	/* every call stops already */
 		res->stops_all = true;

@@ -59,16 +59,7 @@ install(struct job *j, struct sp_error *err)
 {
 	long ret;
 
-	if (j->st.no_new_privs != 1 && (j->st.cap_eff == ~0ull ||
-	    !((j->st.cap_eff >> CAP_SYS_ADMIN) & 1))) {
-		if (sp_pin_call(j, SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0,
-		    &ret, err) == -1)
-			return -1;
-		if (ret != 0)
-			return sp_error_sys(err, (int)-ret, "no_new_privs");
-		j->nnp = true;
-	}
-	if (sp_pin_reserve_arena(j, err) == -1)
+	if (sp_pin_nnp(j, err) == -1 || sp_pin_reserve_arena(j, err) == -1)
 		return -1;
 	if (sp_pin_install_progs(j, j->progs, j->nprogs, &ret, err) == -1)
 		return -1;
