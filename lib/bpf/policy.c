@@ -31,6 +31,8 @@
 #define TIOCSLCKTRMIOS_	0x5457u
 #define TIOCCONS_	0x541du
 #define TIOCEXCL_	0x540cu
+#define TIOCVHANGUP_	0x5437u
+#define TIOCSCTTY_	0x540eu
 #define USERFAULTFD_IOC_NEW_ 0xaa00u	/* /dev/userfaultfd's userfaultfd(2) */
 /*
  * A terminal's ioctls (type 'T'): every one that changes a terminal, its
@@ -689,11 +691,19 @@ emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
 		 * terminal back (root's: a locked termios, a console
 		 * redirected, an exclusive terminal: blind round 21). */
 		if (g->in->check == g->in->deny) {
+			uint32_t sctty = sp_asm_label(&g->a);
 			ld(g, f, 1);
 			jeq(g, f, TIOCSLCKTRMIOS_, deny, NEXT);
 			jeq(g, f, TIOCCONS_, deny, NEXT);
 			jeq(g, f, TIOCEXCL_, deny, NEXT);
-			ja(g, f, allow);
+			/* and what takes the user's terminal from the shell:
+			 * a hangup, or making it ours by force (blind round
+			 * 22) */
+			jeq(g, f, TIOCVHANGUP_, deny, NEXT);
+			jeq(g, f, TIOCSCTTY_, sctty, allow);
+			sp_asm_bind(&g->a, sctty, f);
+			ld(g, f, 2);
+			jeq(g, f, 0, allow, deny);
 		}
 		else {
 			ld(g, f, 1);

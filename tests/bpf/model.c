@@ -57,8 +57,8 @@ kind_of(int abi, uint32_t nr)
 	case 158: return ARCH_PRCTL;
 	case 250: return KEYCTL;
 	case 310: case 311: return NOPTRACE;
-	/* pidfd_getfd, vhangup, userfaultfd */
-	case 438: case 153: case 323: return DENIED;
+	/* pidfd_getfd, vhangup, userfaultfd, process_madvise */
+	case 438: case 153: case 323: case 440: return DENIED;
 	/* mount, umount2, pivot_root, the new mount API: no mount at all */
 	case 165: case 166: case 155: case 428: case 429: case 430:
 	case 431: case 432: case 433: case 442: case 467: return DENIED;
@@ -216,15 +216,23 @@ global_rule(enum kind k, const struct seccomp_data *d, unsigned flags,
 		if ((a1 & 0xffffff00) == 0x4b00 || (a1 & 0xffffff00) == 0x5600)
 			return console_query(a1) ? SECCOMP_RET_ALLOW :
 			    ans->deny;
+		/* no one to judge: what outlives the run or takes the
+		 * terminal (TIOCSLCKTRMIOS, TIOCCONS, TIOCEXCL, TIOCVHANGUP,
+		 * TIOCSCTTY by force) */
+		if (!ans->judge)
+			return a1 == 0x5457 || a1 == 0x541d || a1 == 0x540c ||
+			    a1 == 0x5437 || (a1 == 0x540e &&
+			    (uint32_t)d->args[2] != 0) ? ans->deny :
+			    SECCOMP_RET_ALLOW;
 		/* a terminal's ioctl that changes it: the supervisor's */
-		return ans->judge && (a1 & 0xff00) == 0x5400 &&
-		    !tty_free(a1) ? ans->check : SECCOMP_RET_ALLOW;
+		return (a1 & 0xff00) == 0x5400 && !tty_free(a1) ? ans->check :
+		    SECCOMP_RET_ALLOW;
 	case SETPGID:			/* pgid 0: a group of its own */
 		return ans->judge && a1 != 0 ? ans->check : SECCOMP_RET_ALLOW;
 	case SECCOMP:
 		return a0 == 1 && (a1 & 8) ? ans->deny : SECCOMP_RET_ALLOW;
-	case KEYCTL:
-		return a0 == 22 ? ans->deny : SECCOMP_RET_ALLOW;
+	case KEYCTL:	/* GET_PERSISTENT, SESSION_TO_PARENT */
+		return a0 == 22 || a0 == 18 ? ans->deny : SECCOMP_RET_ALLOW;
 	case ARCH_PRCTL:
 		return a0 >= 0x2001 && a0 <= 0x2003 ? ans->deny :
 		    SECCOMP_RET_ALLOW;
