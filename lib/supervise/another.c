@@ -111,9 +111,9 @@ sp_sup_signal_call(long nr)
 	    nr == 424;
 }
 
-/* Whether tid is in our namespace of kind ns ("pid", "user"). */
-static bool
-same_ns(pid_t tid, const char *ns)
+/* Whether tid is in our namespace of kind ns ("pid", "net"). */
+bool
+sp_sup_same_ns(pid_t tid, const char *ns)
 {
 	char path[64], theirs[64], ours[64];
 	ssize_t a, b;
@@ -284,7 +284,7 @@ sp_sup_signal_for(struct sup *s, pid_t tid, const struct seccomp_data *d)
 	if (who <= 0 || (tgid > 0 && sp_sup_tgid(who) != tgid))
 		e = ESRCH;
 	else if (!sp_sup_same_creds(tid) || !sp_sup_in_tree(s, who) ||
-	    !same_ns(tid, "pid"))	/* numbers as ours: the probe's too */
+	    !sp_sup_same_ns(tid, "pid"))	/* numbers as ours: the probe's too */
 		e = EPERM;
 	if (e != 0) {
 		close(pf);

@@ -42,6 +42,15 @@ struct seized {
 	size_t n;
 };
 
+#define MAX_PROCS 512
+
+/* One process of the tree attached to: its threads, its image. */
+struct attached {
+	pid_t pid;
+	struct seized z;
+	struct image *img;
+};
+
 static bool
 has(const struct seized *z, pid_t t)
 {
@@ -123,6 +132,153 @@ seize_all(pid_t pid, struct seized *z, struct sp_error *err)
 	return z->n > 0 ? 0 : sp_error_set(err, "no thread left to trace");
 }
 
+/* Whether t is a thread of the processes seized. */
+static bool
+member(const struct attached *v, size_t n, pid_t t)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].pid == t || has(&v[i].z, t))
+			return true;
+	return false;
+}
+
+/* A file "/proc/N/mem" or "/proc/N/task/T/mem": N, else 0. */
+static pid_t
+mem_of(const char *path)
+{
+	long n;
+	int used = 0;
+
+	if (sscanf(path, "/proc/%ld/%n", &n, &used) != 1 || used == 0)
+		return 0;
+	path += used;
+	if (strncmp(path, "task/", 5) == 0 && (path = strchr(path + 5,
+	    '/')) != NULL)
+		path++;
+	return path != NULL && strcmp(path, "mem") == 0 ? (pid_t)n : 0;
+}
+
+/*
+ * A way out the process made before the attach, which neither its pins
+ * nor the Landlock domain it enters take back (blind round 22): a
+ * process outside that one of its threads traces, a /proc/PID/mem of one
+ * open (as a descriptor, or a file registered in an io_uring).  Seen with
+ * every thread stopped, so no more are made.  NULL, or why (in buf).
+ */
+static const char *
+holds_outside(const struct attached *v, size_t n, char *buf, size_t size)
+{
+	struct dirent *e, *f;
+	DIR *d, *fd;
+
+	if ((d = opendir("/proc")) == NULL)
+		return "cannot read /proc";
+	while ((e = readdir(d)) != NULL) {	/* tracees of ours */
+		char path[96];
+		pid_t p = (pid_t)atol(e->d_name);
+		if (p <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/task", (long)p);
+		if ((fd = opendir(path)) == NULL)
+			continue;
+		while ((f = readdir(fd)) != NULL) {
+			unsigned long long tr = 0;
+			pid_t t = (pid_t)atol(f->d_name);
+			if (t > 0 && sp_proc_status(t, "TracerPid", 10,
+			    &tr) == 0 && tr != 0 && member(v, n, (pid_t)tr) &&
+			    !member(v, n, t)) {
+				closedir(fd);
+				closedir(d);
+				snprintf(buf, size, "its thread %llu traces "
+				    "process %ld, outside", tr, (long)p);
+				return buf;
+			}
+		}
+		closedir(fd);
+	}
+	closedir(d);
+	for (size_t i = 0; i < n; i++) {	/* memory of others, open */
+		char dir[64];
+		snprintf(dir, sizeof(dir), "/proc/%ld/fd", (long)v[i].pid);
+		if ((d = opendir(dir)) == NULL)
+			return "cannot read its descriptors";
+		while ((e = readdir(d)) != NULL) {
+			char path[384], link[200], line[512];
+			ssize_t len;
+			pid_t q;
+			FILE *info;
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			if ((len = readlink(path, link, sizeof(link) - 1)) <= 0)
+				continue;
+			link[len] = '\0';
+			if ((q = mem_of(link)) != 0 && !member(v, n, q))
+				goto mem;
+			if (strcmp(link, "anon_inode:[io_uring]") != 0)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%s",
+			    (long)v[i].pid, e->d_name);
+			if ((info = fopen(path, "re")) == NULL)
+				continue;
+			while (fgets(line, sizeof(line), info) != NULL) {
+				char *p = strstr(line, "/proc/");
+				line[strcspn(line, "\n")] = '\0';
+				if (p != NULL && (q = mem_of(p)) != 0 &&
+				    !member(v, n, q)) {
+					fclose(info);
+					snprintf(link, sizeof(link), "%.190s", p);
+					goto mem;
+				}
+			}
+			fclose(info);
+			continue;
+mem:
+			closedir(d);
+			snprintf(buf, size, "process %ld holds %.190s open (the "
+			    "memory of a process outside)", (long)v[i].pid,
+			    link);
+			return buf;
+		}
+		closedir(d);
+	}
+	return NULL;
+}
+
+/* What the stopped threads have that a pin cannot change: filters of
+ * their own (a thread's own, not only the leader's: TSYNC would fail
+ * once the rest is done), the band's room taken.  NULL, or why. */
+static const char *
+unpinnable(const struct attached *a, char *buf, size_t size)
+{
+	struct sp_map *m;
+	struct sp_error e;
+	char path[64];
+	size_t nm;
+
+	for (size_t t = 0; t < a->z.n; t++) {
+		unsigned long long f = 0;
+		if (sp_proc_status(a->z.tid[t], "Seccomp_filters", 10, &f) ==
+		    0 && f > 0) {
+			snprintf(buf, size, "its thread %ld has seccomp "
+			    "filters of its own", (long)a->z.tid[t]);
+			return buf;
+		}
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)a->pid);
+	if (sp_maps_read(path, &m, &nm, &e) == -1)
+		return "cannot read its mappings";
+	for (size_t i = 0; i < nm; i++)
+		if (m[i].end > SP_BAND_START - SP_BAND_GUARD &&
+		    m[i].start < SP_BAND_START + SP_BAND_ARENA) {
+			sp_maps_free(m, nm);
+			snprintf(buf, size, "memory of its own where the "
+			    "late-code band goes (0x%llx)",
+			    (unsigned long long)m[i].start);
+			return buf;
+		}
+	sp_maps_free(m, nm);
+	return NULL;
+}
+
 /* Whether pid is us or one of our ancestors. */
 static bool
 ancestor(pid_t pid)
@@ -180,14 +336,6 @@ refusal(pid_t pid, char *buf, size_t size)
 	return NULL;
 }
 
-#define MAX_PROCS 512
-
-/* One process of the tree attached to: its threads, its image. */
-struct attached {
-	pid_t pid;
-	struct seized z;
-	struct image *img;
-};
 
 /* The children of the stopped processes v[from..n), appended (the
  * stopped make no more); -1 past MAX_PROCS. */
@@ -237,7 +385,7 @@ let_go(struct attached *v, size_t n)
 static int
 seize_tree(pid_t pid, struct attached *v, size_t *n, struct sp_error *err)
 {
-	char why[96];
+	char why[320];
 	const char *no;
 	size_t i;
 
@@ -253,6 +401,11 @@ seize_tree(pid_t pid, struct attached *v, size_t *n, struct sp_error *err)
 			return sp_error_set(err, "more than %d processes",
 			    MAX_PROCS);
 	}
+	for (i = 0; i < *n; i++)
+		if ((no = unpinnable(&v[i], why, sizeof(why))) != NULL)
+			return sp_error_set(err, "%s", no);
+	if ((no = holds_outside(v, *n, why, sizeof(why))) != NULL)
+		return sp_error_set(err, "%s", no);
 	return 0;
 }
 
@@ -339,10 +492,14 @@ sp_supervise_attach(const struct sp_supervise_opts *o, pid_t pid,
 			    "processes were pinned already)", (long)pid, e.msg,
 			    failed);
 		}
+		bool changed = n > 0 && v[0].img != NULL &&
+		    v[0].img->pin.changed;
 		let_go(v, n);
 		free(v);
-		return sp_error_set(err, "%ld: %s (left as it was)", (long)pid,
-		    e.msg);
+		return sp_error_set(err, "%ld: %s (%s)", (long)pid, e.msg,
+		    changed ? "left in the tree's Landlock domain, perhaps with "
+		    "the band reserved, but not pinned nor supervised" :
+		    "left as it was");
 	}
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	s.main = pid;

@@ -418,7 +418,10 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 					    sizeof(v));
 			}
 		}
-		r = outside_allowed(s, addr, len) ?
+		/* in our network namespace only: an abstract name is its
+		 * namespace's, and one the caller left (an empty one of its
+		 * own) must not be reached for it (blind round 22) */
+		r = outside_allowed(s, addr, len) && sp_sup_same_ns(tid, "net") ?
 		    connect_outside(&in, tid, tgid, &fresh, &mine, type, sock,
 		    addr, len, at) :
 		    call(&in, SYS_connect, (uint64_t)fresh, at, len);

@@ -150,6 +150,7 @@ sp_pin_attach(pid_t tid, const pid_t *tids, size_t ntids, unsigned scope,
     struct sp_error *err)
 {
 	struct sp_error rerr;
+	bool changed = false;
 	struct job j;
 	int r;
 
@@ -166,8 +167,10 @@ sp_pin_attach(pid_t tid, const pid_t *tids, size_t ntids, unsigned scope,
 		r = sp_error_set(err, "a keyring it holds reaches the key the "
 		    "cache is signed with (a persistent keyring linked into "
 		    "its session?): it could forge its own pins");
-	if (r == 0)
+	if (r == 0) {
+		changed = true;
 		r = confine(&j, tids, ntids, scope, err);
+	}
 	if (r == 0)
 		r = install(&j, err);
 	res->filters = j.filters + (long)j.installed;
@@ -175,6 +178,7 @@ sp_pin_attach(pid_t tid, const pid_t *tids, size_t ntids, unsigned scope,
 		r = sp_error_set(err, "%s", rerr.msg);
 	if (r == 0)
 		sp_pin_hand_over(&j, res);
+	res->changed = changed;
 	res->loader_exec = false;
 	res->flags = j.flags;
 	res->reused = -1;

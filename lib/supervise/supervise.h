@@ -191,6 +191,8 @@ struct sp_pin_result {
 				   is set but sig, entry and filters */
 	long filters;		/* the process's seccomp filters after */
 	bool own_filters;	/* it had more than known_filters */
+	bool changed;		/* sp_pin_attach: the process was changed
+				   (its domain, its band), pinned or not */
 };
 
 void sp_pin_result_free(struct sp_pin_result *res);

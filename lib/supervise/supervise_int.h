@@ -275,6 +275,8 @@ const char *sp_sup_refusal_why(unsigned flags, const char *name,
     const struct seccomp_data *d, uint32_t data);
 /* another.c: a core-dumping signal to another process, sent by us */
 bool sp_sup_signal_call(long nr);
+/* Whether tid is in our namespace of kind ns ("pid", "net"). */
+bool sp_sup_same_ns(pid_t tid, const char *ns);
 /* Our copy of descriptor fd of process tgid (pidfd_getfd), or -1. */
 int sp_sup_their_fd(pid_t tgid, int fd);
 /* The process a pidfd of tid's (fd) names now (its fdinfo's Pid), or -1. */

@@ -5,7 +5,9 @@ other: not "NAME", a NUL and more (blind round 18: names were compared
 up to their first NUL, so "\\0NAME\\0evil", a listener outside the tree,
 was reached), and no abstract datagram socket outside (blind round 20:
 an allowed @NAME lifted Landlock's abstract-socket scope for the whole
-tree).  The supervisor connects an allowed name as the caller: the
+tree), nor from a network namespace of the caller's own (an abstract
+name is its namespace's: blind round 22).  The supervisor connects an
+allowed name as the caller: the
 listener reads the caller's uid (SO_PEERCRED), also where a process of
 the tree changed it (as root: setpriv to nobody).  Each listener runs
 outside the tree; a pinned python3 connects and sends a line.
@@ -103,6 +105,16 @@ def main():
             fail = 1
         else:
             print("ok   abstract datagram outside: not reached")
+        unshare = shutil.which("unshare")
+        if os.getuid() == 0 and unshare is not None:
+            got = attempt(NAME.encode(), d + "/c", [unshare, "-n"])
+            if got is not None and got[0] == b"hello":
+                print("FAIL @%s reached from an empty network namespace "
+                      "of the caller's" % NAME)
+                fail = 1
+            else:
+                print("ok   @%s from an empty network namespace: not "
+                      "reached" % NAME)
         setpriv = shutil.which("setpriv")
         if os.getuid() == 0 and setpriv is not None:
             got = attempt(NAME.encode(), d + "/c", [

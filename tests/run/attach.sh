@@ -118,6 +118,37 @@ wait "$S"
 rc=$?
 S= P=
 [ $rc = 0 ] && ok "its status (0)" || bad "status $rc: $(cat "$D/sys")"
+# what it made before that no pin takes back (blind round 22): it traces
+# a process outside, it holds one's /proc/PID/mem open: refused
+if command -v python3 >/dev/null; then
+	sleep 30 &
+	Q=$!
+	for how in trace mem; do
+		python3 -c '
+import ctypes, os, sys, time
+q = int(sys.argv[2])
+if sys.argv[1] == "trace":
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.ptrace(0x4206, q, None, None) != 0:	# PTRACE_SEIZE
+        sys.exit(1)
+else:
+    fd = os.open("/proc/%d/mem" % q, os.O_RDWR)
+print("holding", flush=True)
+time.sleep(20)' "$how" "$Q" >"$D/hold" 2>&1 &
+		H=$!
+		sleep 1
+		if grep -q holding "$D/hold"; then
+			"$SYS" run --cache-dir "$D/c" -p "$H" >/dev/null 2>"$D/err"
+			[ $? = 2 ] && grep -q "traces process\|mem open" "$D/err" &&
+			    ok "refused: it holds a process outside ($how)" ||
+			    bad "$how of a process outside: $(cat "$D/err")"
+		else
+			echo "skip $how: $(cat "$D/hold")"
+		fi
+		kill "$H" 2>/dev/null
+	done
+	kill "$Q" 2>/dev/null
+fi
 # a process whose session keyring links the persistent keyring, where the
 # cache's key is (a session of its own, not the user's): refused
 if command -v python3 >/dev/null; then
