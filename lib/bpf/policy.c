@@ -32,6 +32,7 @@
 #define TIOCCONS_	0x541du
 #define TIOCEXCL_	0x540cu
 #define TIOCVHANGUP_	0x5437u
+#define TIOCSETD_	0x5423u
 #define TIOCSCTTY_	0x540eu
 #define USERFAULTFD_IOC_NEW_ 0xaa00u	/* /dev/userfaultfd's userfaultfd(2) */
 /*
@@ -700,6 +701,7 @@ emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
 			 * a hangup, or making it ours by force (blind round
 			 * 22) */
 			jeq(g, f, TIOCVHANGUP_, deny, NEXT);
+			jeq(g, f, TIOCSETD_, deny, NEXT);	/* N_NULL */
 			jeq(g, f, TIOCSCTTY_, sctty, allow);
 			sp_asm_bind(&g->a, sctty, f);
 			ld(g, f, 2);

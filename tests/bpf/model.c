@@ -218,10 +218,10 @@ global_rule(enum kind k, const struct seccomp_data *d, unsigned flags,
 			    ans->deny;
 		/* no one to judge: what outlives the run or takes the
 		 * terminal (TIOCSLCKTRMIOS, TIOCCONS, TIOCEXCL, TIOCVHANGUP,
-		 * TIOCSCTTY by force) */
+		 * TIOCSETD, TIOCSCTTY by force) */
 		if (!ans->judge)
 			return a1 == 0x5457 || a1 == 0x541d || a1 == 0x540c ||
-			    a1 == 0x5437 || (a1 == 0x540e &&
+			    a1 == 0x5437 || a1 == 0x5423 || (a1 == 0x540e &&
 			    (uint32_t)d->args[2] != 0) ? ans->deny :
 			    SECCOMP_RET_ALLOW;
 		/* a terminal's ioctl that changes it: the supervisor's */
