@@ -30,7 +30,9 @@ sp_sup_refusal_what(const char *name, const struct seccomp_data *d,
 		return strcmp(name, "setpgid") == 0 ? " into a process group "
 		    "outside the tree" : strstr(name, "seccomp") ?
 		    " with a listener (SECCOMP_RET_USER_NOTIF)" :
-		    strstr(name, "keyctl") ? " KEYCTL_GET_PERSISTENT" :
+		    strstr(name, "keyctl") ? ((uint32_t)d->args[0] == 18 ?
+		    " KEYCTL_SESSION_TO_PARENT (a keyring given to a process "
+		    "outside the tree)" : " KEYCTL_GET_PERSISTENT") :
 		    strstr(name, "arch_prctl") ? " ARCH_MAP_VDSO" :
 		    strstr(name, "bpf") ? " BPF_PROG_LOAD" :
 		    strcmp(name, "clone") == 0 ? " with CLONE_UNTRACED (a "
