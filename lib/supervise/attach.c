@@ -61,17 +61,28 @@ has(const struct seized *z, pid_t t)
 }
 
 /* t stopped by us: its interrupt's stop, other stops let go on (a signal
- * delivered, an event) until it comes.  0, or -1 when t is gone. */
+ * delivered, an event) until it comes.  0; -1 when t is gone; -2 when it
+ * does not stop within STOP_WAIT_MS (a kernel thread of the process). */
+#define STOP_WAIT_MS 2000
+
 static int
 stop_one(pid_t t)
 {
-	int st;
+	struct timespec ms = { 0, 1000000 };
+	int st, waited = 0;
+	pid_t r;
 
 	for (;;) {
-		if (waitpid(t, &st, __WALL) == -1) {
+		if ((r = waitpid(t, &st, __WALL | WNOHANG)) == -1) {
 			if (errno == EINTR)
 				continue;
 			return -1;
+		}
+		if (r == 0) {
+			if (waited++ >= STOP_WAIT_MS)
+				return -2;
+			nanosleep(&ms, NULL);
+			continue;
 		}
 		if (!WIFSTOPPED(st))
 			return -1;
@@ -80,6 +91,16 @@ stop_one(pid_t t)
 		/* a signal's stop: delivered; an event's: on */
 		ptrace(PTRACE_CONT, t, 0, st >> 16 == 0 ? WSTOPSIG(st) : 0);
 	}
+}
+
+/* io_uring's threads of the process (PF_IO_WORKER: iou-sqp, iou-wrk)
+ * make no system call of their own and stop for no tracer: left be. */
+static bool
+io_worker(pid_t t)
+{
+	struct sp_proc_stat st;
+
+	return sp_proc_stat(t, &st) == 0 && (st.flags & 0x10u) != 0;
 }
 
 /* Every thread of pid seized and stopped (and the ones they made
@@ -99,7 +120,7 @@ seize_all(pid_t pid, struct seized *z, struct sp_error *err)
 		more = false;
 		while ((e = readdir(d)) != NULL) {
 			pid_t t = (pid_t)atol(e->d_name);
-			if (t <= 0 || has(z, t))
+			if (t <= 0 || has(z, t) || io_worker(t))
 				continue;
 			if (z->n == MAX_TIDS) {
 				closedir(d);
@@ -122,8 +143,16 @@ seize_all(pid_t pid, struct seized *z, struct sp_error *err)
 				return sp_error_sys(err, errno, "cannot trace "
 				    "thread %ld", (long)t);
 			}
-			if (stop_one(t) == -1)
-				continue;
+			switch (stop_one(t)) {
+			case -1:
+				continue;	/* gone */
+			case -2:
+				closedir(d);
+				return sp_error_set(err, "its thread %ld does "
+				    "not stop", (long)t);
+			default:
+				break;
+			}
 			z->tid[z->n++] = t;
 			more = true;
 		}
@@ -162,8 +191,9 @@ mem_of(const char *path)
  * A way out the process made before the attach, which neither its pins
  * nor the Landlock domain it enters take back (blind round 22): a
  * process outside that one of its threads traces, a /proc/PID/mem of one
- * open (as a descriptor, or a file registered in an io_uring).  Seen with
- * every thread stopped, so no more are made.  NULL, or why (in buf).
+ * open, an io_uring (its requests run with the credentials the ring was
+ * made with, outside the Landlock domain).  Seen with every thread
+ * stopped, so no more are made.  NULL, or why (in buf).
  */
 static const char *
 holds_outside(const struct attached *v, size_t n, char *buf, size_t size)
@@ -203,33 +233,25 @@ holds_outside(const struct attached *v, size_t n, char *buf, size_t size)
 		if ((d = opendir(dir)) == NULL)
 			return "cannot read its descriptors";
 		while ((e = readdir(d)) != NULL) {
-			char path[384], link[200], line[512];
+			char path[384], link[200];
 			ssize_t len;
 			pid_t q;
-			FILE *info;
 			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 			if ((len = readlink(path, link, sizeof(link) - 1)) <= 0)
 				continue;
 			link[len] = '\0';
 			if ((q = mem_of(link)) != 0 && !member(v, n, q))
 				goto mem;
-			if (strcmp(link, "anon_inode:[io_uring]") != 0)
-				continue;
-			snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%s",
-			    (long)v[i].pid, e->d_name);
-			if ((info = fopen(path, "re")) == NULL)
-				continue;
-			while (fgets(line, sizeof(line), info) != NULL) {
-				char *p = strstr(line, "/proc/");
-				line[strcspn(line, "\n")] = '\0';
-				if (p != NULL && (q = mem_of(p)) != 0 &&
-				    !member(v, n, q)) {
-					fclose(info);
-					snprintf(link, sizeof(link), "%.190s", p);
-					goto mem;
-				}
+			/* its requests run with the credentials the ring was
+			 * made with: no Landlock domain (blind round 22) */
+			if (strcmp(link, "anon_inode:[io_uring]") == 0) {
+				closedir(d);
+				snprintf(buf, size, "process %ld has an io_uring "
+				    "(its requests would run with what the "
+				    "process had before, outside the domain)",
+				    (long)v[i].pid);
+				return buf;
 			}
-			fclose(info);
 			continue;
 mem:
 			closedir(d);
@@ -253,7 +275,21 @@ unpinnable(const struct attached *a, char *buf, size_t size)
 	struct sp_error e;
 	char path[64];
 	size_t nm;
+	DIR *d;
 
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)a->pid);
+	if ((d = opendir(path)) != NULL) {
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL)
+			if (atol(e->d_name) > 0 &&
+			    io_worker((pid_t)atol(e->d_name))) {
+				closedir(d);
+				return "it has io_uring threads (their requests "
+				    "run with what the process had before, "
+				    "outside the domain)";
+			}
+		closedir(d);
+	}
 	for (size_t t = 0; t < a->z.n; t++) {
 		unsigned long long f = 0;
 		if (sp_proc_status(a->z.tid[t], "Seccomp_filters", 10, &f) ==
@@ -381,6 +417,16 @@ let_go(struct attached *v, size_t n)
 	}
 }
 
+/* Whether p has ended or is ending (PF_EXITING, a zombie). */
+static bool
+gone(pid_t p)
+{
+	struct sp_proc_stat st;
+
+	return sp_proc_stat(p, &st) == -1 || st.state == 'Z' ||
+	    st.state == 'X' || (st.flags & 0x4u) != 0;
+}
+
 /* pid and its descendants, each stopped whole: *n of them. */
 static int
 seize_tree(pid_t pid, struct attached *v, size_t *n, struct sp_error *err)
@@ -392,11 +438,27 @@ seize_tree(pid_t pid, struct attached *v, size_t *n, struct sp_error *err)
 	v[0].pid = pid;
 	*n = 1;
 	for (i = 0; i < *n; i++) {
-		if (i > 0 && (no = refusal(v[i].pid, why, sizeof(why))) != NULL)
+		/* a descendant gone meanwhile, or ending, is no reason to
+		 * refuse (one that forks short-lived children: round 22) */
+		if (i > 0 && gone(v[i].pid)) {
+			v[i--] = v[--*n];
+			continue;
+		}
+		if (i > 0 && (no = refusal(v[i].pid, why, sizeof(why))) != NULL) {
+			if (gone(v[i].pid)) {	/* it ended as we looked */
+				v[i--] = v[--*n];
+				continue;
+			}
 			return sp_error_set(err, "its descendant %ld: %s",
 			    (long)v[i].pid, no);
-		if (seize_all(v[i].pid, &v[i].z, err) == -1)
+		}
+		if (seize_all(v[i].pid, &v[i].z, err) == -1) {
+			if (i > 0 && v[i].z.n == 0 && gone(v[i].pid)) {
+				v[i--] = v[--*n];
+				continue;
+			}
 			return -1;
+		}
 		if (children(v, n, i) == -1)
 			return sp_error_set(err, "more than %d processes",
 			    MAX_PROCS);

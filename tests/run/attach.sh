@@ -70,6 +70,16 @@ ask p
 grep -q "ping 1" "$D/out" && ok "refused: left running" ||
     bad "not running after the refusal"
 kill -9 "$P"; wait "$P" 2>/dev/null; P=
+# an io_uring made before: its requests would run outside the domain
+if start uring; then
+	"$SYS" run --cache-dir "$D/c" -p "$P" >/dev/null 2>"$D/err"
+	[ $? = 2 ] && grep -q "io_uring" "$D/err" &&
+	    ok "refused: an io_uring of its own" ||
+	    bad "an io_uring: $(cat "$D/err")"
+else
+	echo "skip io_uring: none here"
+fi
+kill -9 "$P" 2>/dev/null; wait "$P" 2>/dev/null; P=
 
 # attached
 start || bad "the attachee did not start"

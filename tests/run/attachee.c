@@ -9,8 +9,8 @@
  *   f  the same in a child it forks, and says how the child ended
  *   m  opens its tracer's /proc/PID/mem (the supervisor's) and says so
  *   q  ends, status 0
- * usage: attachee FIFO DIR [filter] ("filter": an allow-all seccomp
- * filter of its own first)
+ * usage: attachee FIFO DIR [filter|uring] ("filter": an allow-all seccomp
+ * filter of its own first; "uring": an io_uring of its own, kept)
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -86,6 +86,11 @@ main(int argc, char **argv)
 	if (argc < 3 || (argc > 3 && strcmp(argv[3], "filter") == 0 &&
 	    allow_all() == -1))
 		return 2;
+	if (argc > 3 && strcmp(argv[3], "uring") == 0) {
+		char params[120] = { 0 };	/* struct io_uring_params */
+		if (syscall(SYS_io_uring_setup, 4, params) < 0)
+			return 77;
+	}
 	pthread_create(&t1, NULL, sleeper, NULL);
 	pthread_create(&t2, NULL, waiter, NULL);
 	if ((fd = open(argv[1], O_RDWR)) == -1)
