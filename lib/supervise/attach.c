@@ -39,6 +39,7 @@
 
 struct seized {
 	pid_t tid[MAX_TIDS];
+	bool stopped[MAX_TIDS];	/* in a group-stop (SIGSTOP, ^Z) */
 	size_t n;
 };
 
@@ -61,7 +62,8 @@ has(const struct seized *z, pid_t t)
 }
 
 /* t stopped by us: its interrupt's stop, other stops let go on (a signal
- * delivered, an event) until it comes.  0; -1 when t is gone; -2 when it
+ * delivered, an event) until it comes.  0; 1 when it is a group-stop
+ * (the process was stopped: it stays so); -1 when t is gone; -2 when it
  * does not stop within STOP_WAIT_MS (a kernel thread of the process). */
 #define STOP_WAIT_MS 2000
 
@@ -87,7 +89,7 @@ stop_one(pid_t t)
 		if (!WIFSTOPPED(st))
 			return -1;
 		if (st >> 16 == PTRACE_EVENT_STOP)
-			return 0;
+			return WSTOPSIG(st) == SIGTRAP ? 0 : 1;
 		/* a signal's stop: delivered; an event's: on */
 		ptrace(PTRACE_CONT, t, 0, st >> 16 == 0 ? WSTOPSIG(st) : 0);
 	}
@@ -110,6 +112,7 @@ seize_all(pid_t pid, struct seized *z, struct sp_error *err)
 {
 	char path[64];
 	bool more = true;
+	int r;
 
 	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
 	while (more) {
@@ -143,7 +146,7 @@ seize_all(pid_t pid, struct seized *z, struct sp_error *err)
 				return sp_error_sys(err, errno, "cannot trace "
 				    "thread %ld", (long)t);
 			}
-			switch (stop_one(t)) {
+			switch ((r = stop_one(t))) {
 			case -1:
 				continue;	/* gone */
 			case -2:
@@ -153,6 +156,7 @@ seize_all(pid_t pid, struct seized *z, struct sp_error *err)
 			default:
 				break;
 			}
+			z->stopped[z->n] = r == 1;
 			z->tid[z->n++] = t;
 			more = true;
 		}
@@ -576,9 +580,18 @@ sp_supervise_attach(const struct sp_supervise_opts *o, pid_t pid,
 			return sp_error_set(err, "%ld: out of memory (killed)",
 			    (long)pid);
 		}
-	for (size_t i = 0; i < n; i++)
-		for (size_t t = 0; t < v[i].z.n; t++, threads++)
+	/* On; a process that was stopped (^Z) stopped again, now as a
+	 * process of the tree is (blind round 22: it ran again once
+	 * attached). */
+	for (size_t i = 0; i < n; i++) {
+		bool stopped = false;
+		for (size_t t = 0; t < v[i].z.n; t++, threads++) {
+			stopped |= v[i].z.stopped[t];
 			ptrace(PTRACE_CONT, v[i].z.tid[t], 0, 0);
+		}
+		if (stopped)
+			kill(v[i].pid, SIGSTOP);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (opts.pin.verbose)
 		fprintf(stderr, "syspin: %ld: pinned, %zu processes and %zu "
