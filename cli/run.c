@@ -49,7 +49,8 @@ struct run_args {
 	size_t ndlopen;
 	char **argv;		/* PROG ARG... or FILE... */
 	int argc;
-	pid_t attach;		/* -p PID: a running process, not PROG */
+	pid_t attach[64];	/* -p PID[,PID...]: running processes */
+	size_t nattach;
 	struct run_extra x;	/* -o, --log-fd, --deny, --allow */
 };
 
@@ -66,7 +67,7 @@ usage(FILE *f)
 	    "                  [--deny-action=errno[:NAME]|kill] [--no-reach]\n"
 	    "                  [--allow-socket NAME]... [--unsafe-install] "
 	    "PROG [ARG...]\n"
-	    "       syspin run [mode options] -p PID\n"
+	    "       syspin run [mode options] -p PID[,PID...]\n"
 	    "       syspin run --fill-cache [-c DIR] FILE...\n\n"
 	    "Runs PROG, and every program it runs, with its system calls "
 	    "pinned: a call\nfrom anywhere but the instruction where its "
@@ -127,8 +128,8 @@ usage(FILE *f)
 	    "refused, denied\n"
 	    "                      or kept in memory, nor a weaker mode (-o "
 	    "still records)\n"
-	    "  -p, --pid PID       pin the process PID, which runs already, "
-	    "and supervise it\n"
+	    "  -p, --pid PID[,PID...]  pin the processes, which run already, "
+	    "and supervise them\n"
 	    "                      until it ends (each thread; what it loads "
 	    "later, its\n"
 	    "                      children and execs, as PROG's)\n"
@@ -212,7 +213,8 @@ parse(int argc, char **argv, struct run_args *a)
 		case 'R': a->no_reach = true; break;
 		case 'h': usage(stdout); exit(0);
 		case 'p':
-			if ((a->attach = run_parse_pid(optarg)) <= 0)
+			if (run_parse_pids(optarg, a->attach, &a->nattach,
+			    sizeof(a->attach) / sizeof(*a->attach)) == -1)
 				return -1;
 			break;
 		case 'o':
@@ -253,12 +255,12 @@ parse(int argc, char **argv, struct run_args *a)
 		a->exec = SP_EXEC_NONE;
 	a->argc = argc - optind;
 	a->argv = argv + optind;
-	if (a->attach != 0 && (a->argc != 0 || a->fill || a->ndlopen > 0)) {
+	if (a->nattach != 0 && (a->argc != 0 || a->fill || a->ndlopen > 0)) {
 		cli_error("run: -p PID pins a process that runs: no PROG, "
 		    "--fill-cache or --dlopen with it");
 		return -1;
 	}
-	if (a->attach != 0)
+	if (a->nattach != 0)
 		return 0;
 	if (a->argc == 0) {
 		cli_error("run: no program to run");
@@ -581,7 +583,7 @@ attach(struct run_args *a)
 		cli_error("run: mkdtemp: %s", strerror(errno));
 		return EXIT_TROUBLE;
 	}
-	rc = run_attach(&r, a->attach);
+	rc = run_attach(&r, a->attach, a->nattach);
 	run_remove_dir(reportdir);
 	run_extra_free(&a->x);
 	return rc;
@@ -605,7 +607,7 @@ cmd_run(int argc, char **argv)
 		return EXIT_TROUBLE;
 	if (cli_not_in_pinned_tree("run") == -1)
 		return EXIT_TROUBLE;
-	if (a.attach != 0)
+	if (a.nattach != 0)
 		return attach(&a);
 	/* A program that cannot run makes no cache directory; not found is
 	 * 127, found but not runnable 126, as env(1) and timeout(1) say. */

@@ -98,8 +98,8 @@ int run_check_install(const char *rt);
  * -1 after printing why. */
 int run_parse_exec(const char *v, int *exec);
 int run_parse_scope(const char *v, unsigned *scope);
-/* -p's PID: > 0, or -1 said. */
-pid_t run_parse_pid(const char *v);
+/* -p's PID[,PID...] added to pids (max of them): 0, or -1 said. */
+int run_parse_pids(const char *v, pid_t *pids, size_t *n, size_t max);
 
 void run_extra_init(struct run_extra *x);
 /* One of RUN_EXTRA_OPTIONS: 0, or -1 after printing why. */
@@ -158,7 +158,7 @@ int run_supervised(const struct run_sup *r, bool *fallback);
 
 /* -p PID: that running process pinned and supervised as PROG would be
  * (lib/supervise/attach.c); its status, or 2 when it cannot be. */
-int run_attach(const struct run_sup *r, pid_t pid);
+int run_attach(const struct run_sup *r, const pid_t *pids, size_t n);
 
 /* ---- run_alone.c: the runtime alone (SYSPIN_SUPERVISE=0) ---- */
 

@@ -38,20 +38,30 @@ run_parse_exec(const char *v, int *exec)
 	return 0;
 }
 
-pid_t
-run_parse_pid(const char *v)
+int
+run_parse_pids(const char *v, pid_t *pids, size_t *n, size_t max)
 {
+	const char *p = v;
 	char *end;
-	long n;
+	long id;
 
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno != 0 || end == v || *end != '\0' || n <= 0 ||
-	    n > 4194304) {
-		cli_error("run: -p %s: not a process id", v);
-		return -1;
-	}
-	return (pid_t)n;
+	do {
+		errno = 0;
+		id = strtol(p, &end, 10);
+		if (errno != 0 || end == p || (*end != '\0' && *end != ',') ||
+		    id <= 0 || id > 4194304) {
+			cli_error("run: -p %s: not a process id, or a list of "
+			    "them (PID,PID...)", v);
+			return -1;
+		}
+		if (*n == max) {
+			cli_error("run: -p: at most %zu processes", max);
+			return -1;
+		}
+		pids[(*n)++] = (pid_t)id;
+		p = end + 1;
+	} while (*end == ',');
+	return 0;
 }
 
 int

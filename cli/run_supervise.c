@@ -138,7 +138,7 @@ open_opts(const struct run_sup *r, struct sp_cache *c,
 }
 
 int
-run_attach(const struct run_sup *r, pid_t pid)
+run_attach(const struct run_sup *r, const pid_t *pids, size_t n)
 {
 	struct sp_supervise_opts o;
 	struct sp_cache c;
@@ -147,7 +147,7 @@ run_attach(const struct run_sup *r, pid_t pid)
 
 	if (open_opts(r, &c, &o) == -1)
 		return EXIT_TROUBLE;
-	rc = sp_supervise_attach(&o, pid, &err);
+	rc = sp_supervise_attach(&o, pids, n, &err);
 	sp_cache_close(&c);
 	if (rc == -1) {
 		cli_error("%s", err.msg);

@@ -433,22 +433,24 @@ gone(pid_t p)
 
 /* pid and its descendants, each stopped whole: *n of them. */
 static int
-seize_tree(pid_t pid, struct attached *v, size_t *n, struct sp_error *err)
+seize_tree(const pid_t *pids, size_t npids, struct attached *v, size_t *n,
+    struct sp_error *err)
 {
 	char why[320];
 	const char *no;
 	size_t i;
 
-	v[0].pid = pid;
-	*n = 1;
+	for (*n = 0; *n < npids; (*n)++)
+		v[*n].pid = pids[*n];
 	for (i = 0; i < *n; i++) {
 		/* a descendant gone meanwhile, or ending, is no reason to
 		 * refuse (one that forks short-lived children: round 22) */
-		if (i > 0 && gone(v[i].pid)) {
+		if (i >= npids && gone(v[i].pid)) {
 			v[i--] = v[--*n];
 			continue;
 		}
-		if (i > 0 && (no = refusal(v[i].pid, why, sizeof(why))) != NULL) {
+		if (i >= npids && (no = refusal(v[i].pid, why,
+		    sizeof(why))) != NULL) {
 			if (gone(v[i].pid)) {	/* it ended as we looked */
 				v[i--] = v[--*n];
 				continue;
@@ -457,7 +459,7 @@ seize_tree(pid_t pid, struct attached *v, size_t *n, struct sp_error *err)
 			    (long)v[i].pid, no);
 		}
 		if (seize_all(v[i].pid, &v[i].z, err) == -1) {
-			if (i > 0 && v[i].z.n == 0 && gone(v[i].pid)) {
+			if (i >= npids && v[i].z.n == 0 && gone(v[i].pid)) {
 				v[i--] = v[--*n];
 				continue;
 			}
@@ -523,9 +525,10 @@ adopt(struct sup *s, struct attached *a)
 }
 
 int
-sp_supervise_attach(const struct sp_supervise_opts *o, pid_t pid,
-    struct sp_error *err)
+sp_supervise_attach(const struct sp_supervise_opts *o, const pid_t *pids,
+    size_t npids, struct sp_error *err)
 {
+	pid_t pid = pids[0];
 	struct sp_supervise_opts opts = *o;
 	struct attached *v;
 	struct timespec t0, t1;
@@ -535,8 +538,12 @@ sp_supervise_attach(const struct sp_supervise_opts *o, pid_t pid,
 	const char *no;
 	int status;
 
-	if ((no = refusal(pid, why, sizeof(why))) != NULL)
-		return sp_error_set(err, "%ld: %s", (long)pid, no);
+	if (npids == 0 || npids > MAX_PROCS)
+		return sp_error_set(err, "-p: from 1 to %d processes",
+		    MAX_PROCS);
+	for (size_t i = 0; i < npids; i++)
+		if ((no = refusal(pids[i], why, sizeof(why))) != NULL)
+			return sp_error_set(err, "%ld: %s", (long)pids[i], no);
 	if ((v = calloc(MAX_PROCS, sizeof(*v))) == NULL)
 		return sp_error_set(err, "out of memory");
 	memset(&s, 0, sizeof(s));
@@ -544,7 +551,7 @@ sp_supervise_attach(const struct sp_supervise_opts *o, pid_t pid,
 	s.landlock = sp_confine_available();	/* each thread enters it */
 	opts.pin.flags = sp_supervise_flags(&opts.pin, s.landlock);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (seize_tree(pid, v, &n, err) == -1 ||
+	if (seize_tree(pids, npids, v, &n, err) == -1 ||
 	    pin_tree(v, n, &opts.pin, opts.scope | SP_SCOPE_SOCKETS_IF,
 	    &failed, err) == -1) {
 		struct sp_error e = *err;

@@ -364,12 +364,13 @@ struct sp_supervise_opts {
 int sp_supervise(const struct sp_supervise_opts *o, struct sp_error *err);
 
 /*
- * syspin run -p: the running process pid pinned (every thread, TSYNC)
- * and supervised until it ends (attach.c); its status, as sp_supervise's.
- * -1 with err ("PID: why") when it cannot be, the process left as it was.
+ * syspin run -p: the running processes pids[] and their descendants
+ * pinned (every thread, TSYNC) and supervised until they end (attach.c);
+ * the first's status, as sp_supervise's.  -1 with err ("PID: why") when
+ * they cannot be, the processes left as they were.
  */
-int sp_supervise_attach(const struct sp_supervise_opts *o, pid_t pid,
-    struct sp_error *err);
+int sp_supervise_attach(const struct sp_supervise_opts *o, const pid_t *pids,
+    size_t npids, struct sp_error *err);
 
 /* The program of the running thread tid's process, installed by tid
  * (stopped) with TSYNC, the band reserved; first its threads tids[],

@@ -118,12 +118,18 @@ S=
     ok "the chain dies (syspin run: 159)" ||
     bad "the chain: status $rc, $(cat "$D/out" "$D/sys")"
 P=
-# a process that ends well: its status
+# a process that ends well, with another beside it (-p PID,PID): the
+# first's status, once both are done
 start || bad "the attachee did not start"
-"$SYS" run --cache-dir "$D/c" -p "$P" >"$D/sys" 2>&1 &
+sleep 30 &
+Z=$!
+"$SYS" run --cache-dir "$D/c" -p "$P,$Z" >"$D/sys" 2>&1 &
 S=$!
 pinned_all || bad "not pinned"
+grep -q 'Seccomp_filters:[[:space:]]*[1-9]' /proc/"$Z"/status &&
+    ok "-p PID,PID: the second pinned too" || bad "-p PID,PID: $Z not pinned"
 ask q
+kill "$Z"
 wait "$S"
 rc=$?
 S= P=
