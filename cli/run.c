@@ -461,102 +461,6 @@ exec_child(struct run_args *a, const char *path, const char *dir,
 	return run_alone(&r);
 }
 
-/*
- * The run's terminal as the tree found it: its settings, line discipline,
- * output flow and, for every descriptor the tree inherits (a terminal's,
- * a pipe's, a socket's), its status flags (O_NONBLOCK, O_ASYNC), owner
- * and signal are put back
- * when the tree is done, as a shell puts a
- * job's terminal back.  Left changed (echo off, output stopped, another
- * line discipline), the user's terminal would stay so for whatever runs
- * next outside the tree.  (The supervisor keeps its special characters
- * and its line discipline while the tree runs, tty.c, so that a tree that
- * kills syspin leaves no key that signals or feeds a process outside.)
- */
-#define TERM_FDS 64
-
-/* A descriptor the tree inherits (a terminal, a pipe, a socket): its
- * open file description is the shell's too.  O_NONBLOCK left set, the
- * shell's next read fails; O_ASYNC with an owner (blind round 18: on fd
- * 3, `3<>/dev/tty`, or a socket as stdin), every line the user types
- * after the run signals the process the tree chose. */
-struct term_fd {
-	int fd, fl, sig;
-	struct f_owner_ex own;
-};
-
-struct term_state {
-	int fd;
-	struct termios t;
-	int ldisc;
-	pid_t fg;		/* its foreground process group, or -1 */
-	struct term_fd fds[TERM_FDS];
-	size_t nfds;
-};
-
-static void
-term_save(struct term_state *q)
-{
-	q->nfds = 0;
-	for (int i = 0; i < TERM_FDS; i++) {
-		struct term_fd *f = &q->fds[q->nfds];
-		if ((f->fl = fcntl(i, F_GETFL)) == -1 ||
-		    fcntl(i, F_GETOWN_EX, &f->own) == -1 ||
-		    (f->sig = fcntl(i, F_GETSIG)) == -1)
-			continue;
-		f->fd = i;
-		q->nfds++;
-	}
-	for (q->fd = 0; q->fd < 3; q->fd++)
-		if (isatty(q->fd) && tcgetattr(q->fd, &q->t) == 0) {
-			if (ioctl(q->fd, TIOCGETD, &q->ldisc) == -1)
-				q->ldisc = -1;
-			q->fg = tcgetpgrp(q->fd);	/* -1: not ours */
-			return;
-		}
-	q->fd = -1;
-}
-
-static void
-term_restore(const struct term_state *q)
-{
-	struct termios t;
-	sigset_t ttou, old;
-	pid_t fg;
-	int ld;
-
-	for (size_t i = 0; i < q->nfds; i++) {
-		const struct term_fd *f = &q->fds[i];
-		struct f_owner_ex own;
-		if (fcntl(f->fd, F_GETFL) != f->fl)
-			(void)fcntl(f->fd, F_SETFL, f->fl);
-		if (fcntl(f->fd, F_GETSIG) != f->sig)
-			(void)fcntl(f->fd, F_SETSIG, f->sig);
-		if (fcntl(f->fd, F_GETOWN_EX, &own) == 0 &&
-		    (own.type != f->own.type || own.pid != f->own.pid))
-			(void)fcntl(f->fd, F_SETOWN_EX, &f->own);
-	}
-	if (q->fd < 0 || tcgetattr(q->fd, &t) == -1)
-		return;
-	/* from a background job too: not stopped by SIGTTOU for it */
-	sigemptyset(&ttou);
-	sigaddset(&ttou, SIGTTOU);
-	sigprocmask(SIG_BLOCK, &ttou, &old);
-	if (q->ldisc >= 0 && ioctl(q->fd, TIOCGETD, &ld) == 0 &&
-	    ld != q->ldisc)
-		(void)ioctl(q->fd, TIOCSETD, &q->ldisc);
-	if (memcmp(&t, &q->t, sizeof(t)) != 0)
-		(void)tcsetattr(q->fd, TCSANOW, &q->t);
-	(void)tcflow(q->fd, TCOON);
-	/* The foreground, when the tree's group holds it and is gone
-	 * (blind round 21: a script run on a terminal was left in the
-	 * background of its own terminal); never taken from a group that
-	 * lives (the user's shell, having put us in the background). */
-	if (q->fg > 0 && (fg = tcgetpgrp(q->fd)) > 0 && fg != q->fg &&
-	    kill(-fg, 0) == -1 && errno == ESRCH)
-		(void)tcsetpgrp(q->fd, q->fg);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-}
 
 /* -p PID: the running process pinned and supervised (run_supervise.c). */
 static int
@@ -683,9 +587,9 @@ cmd_run(int argc, char **argv)
 		cli_error("run: mkdtemp: %s", strerror(errno));
 		return EXIT_TROUBLE;
 	}
-	term_save(&term);
+	run_term_save(&term);
 	rc = exec_child(&a, path, dir, rt, reportdir);
-	term_restore(&term);
+	run_term_restore(&term);
 	if (tables >= 0)
 		close(tables);
 	run_remove_dir(reportdir);

@@ -160,6 +160,35 @@ int run_supervised(const struct run_sup *r, bool *fallback);
  * (lib/supervise/attach.c); its status, or 2 when it cannot be. */
 int run_attach(const struct run_sup *r, const pid_t *pids, size_t n);
 
+/* ---- run_term.c: the run's terminal and descriptors given back ---- */
+
+#include <fcntl.h>
+#include <termios.h>
+
+#define TERM_FDS 64
+
+/* A descriptor the tree inherits (a terminal, a pipe, a socket): its
+ * open file description is the shell's too.  O_NONBLOCK left set, the
+ * shell's next read fails; O_ASYNC with an owner (blind round 18: on fd
+ * 3, `3<>/dev/tty`, or a socket as stdin), every line the user types
+ * after the run signals the process the tree chose. */
+struct term_fd {
+	int fd, fl, sig;
+	struct f_owner_ex own;
+};
+
+struct term_state {
+	int fd;
+	struct termios t;
+	int ldisc;
+	pid_t fg;		/* its foreground process group, or -1 */
+	struct term_fd fds[TERM_FDS];
+	size_t nfds;
+};
+
+void run_term_save(struct term_state *q);
+void run_term_restore(const struct term_state *q);
+
 /* ---- run_alone.c: the runtime alone (SYSPIN_SUPERVISE=0) ---- */
 
 struct run_alone {
