@@ -153,44 +153,51 @@ allowed_name(const struct sup *s, const char *name)
 	return false;
 }
 
-/* The peer's bound name, "@name" when abstract, "" when unnamed. */
+/*
+ * A unix address of len bytes as --allow-socket names it: "path", "@name"
+ * when abstract, "" when unnamed.  An abstract name is all its bytes: a
+ * NUL in it is written "\\0", so that "@name" (allowed) is not
+ * "@name\\0more" (blind round 18: --allow-socket @foo let "\\0foo\\0evil"
+ * through).  The peer's name and the asked one are written alike.
+ */
+static void
+sun_name(const struct sockaddr_un *a, size_t len, char *out, size_t size)
+{
+	size_t n, o = 0;
+
+	out[0] = '\0';
+	if (len <= offsetof(struct sockaddr_un, sun_path) || size < 4)
+		return;
+	n = len - offsetof(struct sockaddr_un, sun_path);
+	if (n > sizeof(a->sun_path))
+		n = sizeof(a->sun_path);
+	if (a->sun_path[0] != '\0') {
+		snprintf(out, size, "%.*s", (int)strnlen(a->sun_path, n),
+		    a->sun_path);
+		return;
+	}
+	out[o++] = '@';
+	for (size_t i = 1; i < n && o + 3 < size; i++) {
+		if (a->sun_path[i] == '\0') {
+			out[o++] = '\\';
+			out[o++] = '0';
+		} else
+			out[o++] = a->sun_path[i];
+	}
+	out[o] = '\0';
+}
+
+/* The peer's bound name (sun_name). */
 static void
 peer_name(int fd, char *out, size_t size)
 {
 	struct sockaddr_un a;
 	socklen_t len = sizeof(a);
-	size_t n;
 
 	out[0] = '\0';
 	memset(&a, 0, sizeof(a));
-	if (getpeername(fd, (struct sockaddr *)&a, &len) == -1 ||
-	    len <= offsetof(struct sockaddr_un, sun_path))
-		return;
-	n = len - offsetof(struct sockaddr_un, sun_path);
-	if (n > sizeof(a.sun_path))
-		n = sizeof(a.sun_path);
-	if (a.sun_path[0] == '\0' &&
-	    memchr(a.sun_path + 1, '\0', n - 1) != NULL) {
-		/* An abstract name is all its bytes: one holding a NUL is
-		 * written with it as "\\0", so that "@name" (allowed) is not
-		 * "@name\\0more" (blind round 18: --allow-socket @foo let
-		 * "\\0foo\\0evil" through). */
-		size_t o = 0;
-		for (size_t i = 0; i < n && o + 3 < size; i++) {
-			if (i == 0)
-				out[o++] = '@';
-			else if (a.sun_path[i] == '\0') {
-				out[o++] = '\\';
-				out[o++] = '0';
-			} else
-				out[o++] = a.sun_path[i];
-		}
-		out[o] = '\0';
-	} else if (a.sun_path[0] == '\0')
-		snprintf(out, size, "@%.*s", (int)(n - 1), a.sun_path + 1);
-	else
-		snprintf(out, size, "%.*s", (int)strnlen(a.sun_path, n),
-		    a.sun_path);
+	if (getpeername(fd, (struct sockaddr *)&a, &len) == 0)
+		sun_name(&a, len, out, size);
 }
 
 /* Whether a process of the tree holds the socket ino (the server's end
@@ -235,7 +242,7 @@ reached_ok(struct sup *s, int fd, char *why, size_t size)
 {
 	struct ucred c;
 	socklen_t len = sizeof(c);
-	char name[sizeof(((struct sockaddr_un *)0)->sun_path) + 2];
+	char name[sizeof(((struct sockaddr_un *)0)->sun_path) * 2 + 2];
 	struct stat st;
 
 	peer_name(fd, name, sizeof(name));
@@ -277,16 +284,9 @@ said(struct sup *s, pid_t tid, const struct seccomp_data *d,
 static void
 asked_name(const uint8_t *addr, size_t len, char *out, size_t size)
 {
-	const struct sockaddr_un *a = (const struct sockaddr_un *)addr;
-	size_t n = len - offsetof(struct sockaddr_un, sun_path);
-
-	if (len <= offsetof(struct sockaddr_un, sun_path))
+	sun_name((const struct sockaddr_un *)addr, len, out, size);
+	if (out[0] == '\0')
 		snprintf(out, size, "unnamed");
-	else if (a->sun_path[0] == '\0')
-		snprintf(out, size, "@%.*s", (int)(n - 1), a->sun_path + 1);
-	else
-		snprintf(out, size, "%.*s", (int)strnlen(a->sun_path, n),
-		    a->sun_path);
 }
 
 /* The caller's fd made blocking again (the fresh socket was made
@@ -309,23 +309,12 @@ outside_allowed(const struct sup *s, const uint8_t *addr, size_t len)
 {
 	char name[sizeof(((struct sockaddr_un *)0)->sun_path) * 2 + 2];
 	const struct sockaddr_un *a = (const struct sockaddr_un *)addr;
-	size_t n, o = 0;
 
 	if (len > sizeof(struct sockaddr_un) ||
 	    len <= offsetof(struct sockaddr_un, sun_path) + 1 ||
 	    a->sun_family != AF_UNIX || a->sun_path[0] != '\0')
 		return false;
-	/* as peer_name() writes it: "@name", a NUL in it as "\\0" */
-	n = len - offsetof(struct sockaddr_un, sun_path);
-	name[o++] = '@';
-	for (size_t i = 1; i < n; i++) {
-		if (a->sun_path[i] == '\0') {
-			name[o++] = '\\';
-			name[o++] = '0';
-		} else
-			name[o++] = a->sun_path[i];
-	}
-	name[o] = '\0';
+	sun_name(a, len, name, sizeof(name));
 	for (size_t i = 0; i < s->o->nallow_sockets; i++)
 		if (strcmp(name, s->o->allow_sockets[i]) == 0)
 			return true;

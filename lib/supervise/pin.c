@@ -543,6 +543,17 @@ sp_pin_hand_over(struct job *j, struct sp_pin_result *res)
 }
 
 
+/* What a job still holds (hand_over took what the result keeps). */
+void
+sp_pin_job_free(struct job *j)
+{
+	sp_bpf_free(j->progs, j->nprogs);
+	sp_placement_free(&j->pl);
+	sp_layout_free(&j->lo);
+	sp_startup_free(j->slots, j->nslots);
+	sp_seals_free(&j->seals);
+}
+
 int
 sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
     long known_filters, const struct sp_pin_result *const *prior,
@@ -595,11 +606,7 @@ sp_pin_process(pid_t pid, const struct sp_pin_opts *o, unsigned how,
 	res->entry_hw = j.ldso_runs;
 	if (r == 0 && reused < 0)
 		sp_pin_hand_over(&j, res);
-	sp_bpf_free(j.progs, j.nprogs);
-	sp_placement_free(&j.pl);
-	sp_layout_free(&j.lo);
-	sp_startup_free(j.slots, j.nslots);
-	sp_seals_free(&j.seals);
+	sp_pin_job_free(&j);
 	return r;
 }
 
@@ -655,9 +662,7 @@ sp_pin_rebuild(pid_t pid, const struct sp_pin_opts *o,
 		sp_pin_hand_over(&j, res);
 	res->loader_exec = false;	/* dropped above */
 	res->flags = j.flags;
-	sp_bpf_free(j.progs, j.nprogs);
-	sp_placement_free(&j.pl);
-	sp_layout_free(&j.lo);
+	sp_pin_job_free(&j);
 	return r;
 }
 

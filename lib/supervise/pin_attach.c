@@ -182,9 +182,6 @@ sp_pin_attach(pid_t tid, const pid_t *tids, size_t ntids, unsigned scope,
 	res->loader_exec = false;
 	res->flags = j.flags;
 	res->reused = -1;
-	sp_bpf_free(j.progs, j.nprogs);
-	sp_placement_free(&j.pl);
-	sp_layout_free(&j.lo);
-	sp_seals_free(&j.seals);
+	sp_pin_job_free(&j);
 	return r;
 }

@@ -84,6 +84,7 @@ int sp_pin_reserve_arena(struct job *j, struct sp_error *err);
 int sp_pin_nnp(struct job *j, struct sp_error *err);
 int sp_pin_build_running(struct job *j, struct sp_error *err);
 void sp_pin_hand_over(struct job *j, struct sp_pin_result *res);
+void sp_pin_job_free(struct job *j);
 /* The narrowing of the run into in (--deny, --allow). */
 void sp_pin_narrow(const struct job *j, struct sp_bpf_input *in);
 /* reuse.c: moves the image to the addresses a (the same program) has,
