@@ -373,7 +373,7 @@ open_cache(const struct run_args *a, struct sp_cache *c, char *dir,
  */
 int
 run_fill_bounded(const struct sp_cache *c, char **files, size_t n,
-    bool verbose)
+    bool reach, bool verbose)
 {
 	struct sp_error err;
 	char *vdso = "[vdso]";
@@ -381,7 +381,7 @@ run_fill_bounded(const struct sp_cache *c, char **files, size_t n,
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(files[i], "[vdso]") == 0)
 			(void)sp_cache_fill(c, vdso, false, &err);
-	if (sp_fill_files(c, files, n, verbose, &err) == -1) {
+	if (sp_fill_files(c, files, n, reach, verbose, &err) == -1) {
 		cli_error("%s", err.msg);
 		return EXIT_FAILURE;
 	}
@@ -552,7 +552,7 @@ cmd_run(int argc, char **argv)
 			sp_cache_close(&c);
 			return EXIT_TROUBLE;
 		}
-		rc = run_fill_bounded(&c, objs, nobjs, a.verbose);
+		rc = run_fill_bounded(&c, objs, nobjs, false, a.verbose);
 		if (rc == 0)
 			run_remember(&c, elf, rt, objs, nobjs);
 		run_free_objects(objs, nobjs);

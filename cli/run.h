@@ -125,10 +125,10 @@ void run_extra_free(struct run_extra *x);
 /* PT_INTERP-less ELF: no LD_PRELOAD, pinned from outside. */
 bool run_is_static(const char *path);
 
-/* Analyses files into the cache, bounded (run.c); a static program and
- * the vDSO. */
+/* Analyses files into the cache, bounded (run.c), with their facts for
+ * reach pruning if reach; a static program and the vDSO. */
 int run_fill_bounded(const struct sp_cache *c, char **files, size_t n,
-    bool verbose);
+    bool reach, bool verbose);
 int run_fill_static(const struct sp_cache *c, const char *elf, bool verbose);
 
 /* Supervision is on unless SYSPIN_SUPERVISE=0. */

@@ -6,6 +6,7 @@
  * recorded once and let through).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ run_fill_static(const struct sp_cache *c, const char *elf, bool verbose)
 {
 	char *objs[] = { (char *)elf, "[vdso]" };
 
-	return run_fill_bounded(c, objs, 2, verbose);
+	return run_fill_bounded(c, objs, 2, false, verbose);
 }
 
 /* SYSPIN_SUPERVISE=0 turns supervision off (the runtime alone). */
@@ -137,6 +138,61 @@ open_opts(const struct run_sup *r, struct sp_cache *c,
 	return 0;
 }
 
+#define WARM_MAX 512
+
+/* Adds each executable file PID maps now to files[] (once). */
+static void
+mapped_files(pid_t pid, char **files, size_t *n)
+{
+	char path[64], line[PATH_MAX + 128], perms[8];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	while (*n < WARM_MAX && fgets(line, sizeof(line), f) != NULL) {
+		char *name = NULL, *nl = strchr(line, '\n');
+		int at = 0;
+		if (nl == NULL)		/* longer than any path: not ours */
+			break;
+		*nl = '\0';
+		if (sscanf(line, "%*s %7s %*s %*s %*s%n", perms, &at) != 1 ||
+		    strchr(perms, 'x') == NULL)
+			continue;
+		name = line + at + strspn(line + at, " ");
+		if (strcmp(name, "[vdso]") != 0 && (name[0] != '/' ||
+		    strstr(name, " (deleted)") != NULL))
+			continue;
+		size_t k = 0;
+		while (k < *n && strcmp(files[k], name) != 0)
+			k++;
+		if (k == *n && (files[*n] = strdup(name)) != NULL)
+			(*n)++;
+	}
+	fclose(f);
+}
+
+/*
+ * What the processes map now, analysed before any of them is stopped: a
+ * cold cache was otherwise filled while the server waited (PostgreSQL's
+ * 43 objects: 1.3 s stopped).  A hint only, by the names in maps: the
+ * attach then finds each object by what is mapped, as always.
+ */
+static void
+attach_warm(const struct sp_cache *c, const pid_t *pids, size_t n,
+    bool reach, bool verbose)
+{
+	char *files[WARM_MAX];
+	size_t nf = 0;
+
+	for (size_t i = 0; i < n; i++)
+		mapped_files(pids[i], files, &nf);
+	if (nf > 0)
+		(void)run_fill_bounded(c, files, nf, reach, verbose);
+	for (size_t i = 0; i < nf; i++)
+		free(files[i]);
+}
+
 int
 run_attach(const struct run_sup *r, const pid_t *pids, size_t n)
 {
@@ -147,6 +203,7 @@ run_attach(const struct run_sup *r, const pid_t *pids, size_t n)
 
 	if (open_opts(r, &c, &o) == -1)
 		return EXIT_TROUBLE;
+	attach_warm(&c, pids, n, r->reach, r->verbose);
 	rc = sp_supervise_attach(&o, pids, n, &err);
 	sp_cache_close(&c);
 	if (rc == -1) {

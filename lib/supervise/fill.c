@@ -528,14 +528,14 @@ listed(size_t i, const size_t *v, size_t n)
 	return false;
 }
 
-/* The cache has the facts of o (believed and whole). */
+/* The cache has the facts of the object of this key (believed, whole). */
 static bool
-has_facts(const struct sp_cache *c, const struct sp_object *o)
+has_facts(const struct sp_cache *c, const char *key)
 {
 	struct sp_reach_facts f;
 	struct sp_error why;
 
-	if (sp_reach_load(c, o->key, &f, &why) != 1)
+	if (sp_reach_load(c, key, &f, &why) != 1)
 		return false;
 	sp_reach_facts_free(&f);
 	return true;
@@ -563,7 +563,7 @@ sp_sup_fill_image(const struct sp_cache *c, const struct sp_layout *lo,
 		const struct sp_object *o = &lo->objs[i];
 		bool file = o->kind == SP_OBJ_FILE && o->key[0] != '\0';
 		unsigned what = listed(i, missing, nmissing) ? SP_FILL_TABLE : 0;
-		if (file && reach && (what != 0 || (facts && !has_facts(c, o))))
+		if (file && reach && (what != 0 || (facts && !has_facts(c, o->key))))
 			what |= SP_FILL_REACH;
 		if (what != 0)
 			f[n++] = (struct sp_fill){ file ? o->name : "[vdso]",
@@ -584,7 +584,7 @@ sp_sup_fill_image(const struct sp_cache *c, const struct sp_layout *lo,
  */
 int
 sp_fill_files(const struct sp_cache *c, char *const *paths, size_t n,
-    bool verbose, struct sp_error *err)
+    bool reach, bool verbose, struct sp_error *err)
 {
 	struct sp_fill *f = calloc(n + 1, sizeof(*f));
 	char (*keys)[SP_CACHE_KEY_MAX] = calloc(n + 1, sizeof(*keys));
@@ -605,14 +605,18 @@ sp_fill_files(const struct sp_cache *c, char *const *paths, size_t n,
 			continue;	/* no file: nothing to analyse */
 		sp_file_id_from_stat(&id, &st);
 		sp_cache_key_file(&id, keys[k], sizeof(keys[k]));
+		unsigned what = SP_FILL_TABLE | (reach ? SP_FILL_REACH : 0);
 		if (sp_cache_load(c, keys[k], &tab, &why) == 1) {
 			sp_pintab_free(&tab);
-			if (verbose)
-				fprintf(stderr, "syspin: %s: cached\n",
-				    paths[i]);
-			continue;
+			if (!reach || has_facts(c, keys[k])) {
+				if (verbose)
+					fprintf(stderr, "syspin: %s: cached\n",
+					    paths[i]);
+				continue;
+			}
+			what = SP_FILL_REACH;
 		}
-		f[k] = (struct sp_fill){ paths[i], keys[k], SP_FILL_TABLE };
+		f[k] = (struct sp_fill){ paths[i], keys[k], what };
 		k++;
 	}
 	r = sp_sup_fill(c, f, k, verbose, err);

@@ -223,8 +223,8 @@ stack_exec(pid_t pid)
  * page at the bottom of its growth region (lib/layout/self.c) keeps it
  * there, whatever RLIMIT_STACK the program sets.
  */
-static int
-guard_stack(struct job *j, struct sp_error *err)
+int
+sp_pin_guard_stack(struct job *j, struct sp_error *err)
 {
 	uint64_t bottom = 0;
 	long ret;
@@ -347,7 +347,8 @@ install(struct job *j, unsigned how, struct sp_pin_result *res,
 {
 	long ret;
 
-	if (sp_pin_reserve_arena(j, err) == -1 || guard_stack(j, err) == -1)
+	if (sp_pin_reserve_arena(j, err) == -1 ||
+	    sp_pin_guard_stack(j, err) == -1)
 		return -1;
 	if (j->nslots > 0 && sp_startup_reserve(j, err) == -1)
 		return -1;

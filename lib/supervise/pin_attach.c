@@ -59,7 +59,11 @@ install(struct job *j, struct sp_error *err)
 {
 	long ret;
 
-	if (sp_pin_nnp(j, err) == -1 || sp_pin_reserve_arena(j, err) == -1)
+	/* the executable stack's guard, as at an exec: below its region
+	 * it would grow where the filter allows every call (blind battery,
+	 * attach mode: execstack-far) */
+	if (sp_pin_nnp(j, err) == -1 || sp_pin_reserve_arena(j, err) == -1 ||
+	    sp_pin_guard_stack(j, err) == -1)
 		return -1;
 	if (sp_pin_install_progs(j, j->progs, j->nprogs, &ret, err) == -1)
 		return -1;

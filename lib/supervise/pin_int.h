@@ -81,6 +81,10 @@ int sp_pin_restore(struct job *j, struct sp_error *err);
  * program of a running process (j->pid, j->o set); what the result
  * keeps, taken from j. */
 int sp_pin_reserve_arena(struct job *j, struct sp_error *err);
+/* A sealed PROT_NONE page at the bottom of an executable main stack's
+ * growth region (the layout's "[stack]"): it grows no further, whatever
+ * RLIMIT_STACK is set later.  Nothing where the stack is not executable. */
+int sp_pin_guard_stack(struct job *j, struct sp_error *err);
 int sp_pin_nnp(struct job *j, struct sp_error *err);
 int sp_pin_build_running(struct job *j, struct sp_error *err);
 void sp_pin_hand_over(struct job *j, struct sp_pin_result *res);

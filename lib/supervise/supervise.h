@@ -395,7 +395,7 @@ void sp_supervise_phases_print(FILE *f);
  * otherwise just get no table (said with verbose).
  */
 int sp_fill_files(const struct sp_cache *c, char *const *paths, size_t n,
-    bool verbose, struct sp_error *err);
+    bool reach, bool verbose, struct sp_error *err);
 
 /*
  * Puts the calling process (and its descendants) into a Landlock domain:

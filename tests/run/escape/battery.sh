@@ -7,10 +7,13 @@
 #   SYSPIN   the syspin binary (its runtime is found next to it, as
 #            `syspin run` finds it, or from $SYSPIN_RT)
 #   PROGDIR  where meson built escape, escape_* and libescape_*.so
-#   MODE     default strict jit runtime runexec nobody trusted noexec (all when
-#            none is given): `syspin run`, --strict, --allow-jit,
-#            SYSPIN_SUPERVISE=0 (exec refused by default), the same with
-#            --exec=any, as user nobody, --exec=trusted, --exec=none
+#   MODE     default strict jit runtime runexec nobody trusted noexec attach
+#            attachnobody (all when none is given): `syspin run`,
+#            --strict, --allow-jit, SYSPIN_SUPERVISE=0 (exec refused by
+#            default), the same with --exec=any, as user nobody,
+#            --exec=trusted, --exec=none, and `syspin run -p` pinning the
+#            attack once it runs (held before main by libescape_hold.so),
+#            as root and as nobody
 #
 # Every attack gets a fresh MARK path and every `syspin run` a fresh
 # --cache-dir.  An attack first runs unpinned: if its effect does not
@@ -28,7 +31,7 @@ set -u
 SYSPIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 P=$(cd "$2" && pwd)
 shift 2
-MODES=${*:-default strict jit runtime runexec nobody trusted noexec}
+MODES=${*:-default strict jit runtime runexec nobody trusted noexec attach attachnobody}
 RT=${SYSPIN_RT:-$(dirname "$SYSPIN")/../runtime/libsyspin-rt.so}
 [ -r "$RT" ] && RT=$(cd "$(dirname "$RT")" && pwd)/$(basename "$RT") || RT=
 unset SYSPIN_CACHE_DIR SYSPIN_FLAGS SYSPIN_FILLING SYSPIN_DLOPEN \
@@ -50,6 +53,8 @@ done
 KNOWN="exec-memfd:default exec-memfd:jit exec-memfd:runtime exec-memfd:nobody
 exec-tmp:default exec-tmp:jit exec-tmp:runtime exec-tmp:nobody
 exec-memfd:runexec exec-tmp:runexec
+exec-memfd:attach exec-tmp:attach exec-memfd:attachnobody exec-tmp:attachnobody
+later-written:attach later-written:attachnobody
 chroot-interp:default chroot-interp:jit chroot-interp:nobody
 chroot-interp:runexec
 later-written:default later-written:jit later-written:nobody
@@ -244,10 +249,10 @@ run_as() {
 		setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
 		    env -i PATH=/usr/bin:/bin HOME="$W/home" LC_ALL=C \
 		    ESC_TMP="$W/m" $XENV timeout -k 5 "$TMO" "$@" \
-		    >"$W/out" 2>&1 </dev/null
+		    >"${OUT:-$W/out}" 2>&1 </dev/null
 	else
 		env ESC_TMP="$W/m" $XENV timeout -k 5 "$TMO" "$@" \
-		    >"$W/out" 2>&1 </dev/null
+		    >"${OUT:-$W/out}" 2>&1 </dev/null
 	fi
 	rc=$?
 }
@@ -259,11 +264,36 @@ bare() {
 
 # Under `syspin run` in $MODE, with the cache $CACHE ("" = the default).
 pinned() {
-	if [ -n "$CACHE" ]; then
+	if [ -n "$ATTACH" ]; then
+		attached "$@"
+	elif [ -n "$CACHE" ]; then
 		run_as env $MENV "$SYS" run $MOPT --cache-dir "$CACHE" "$@"
 	else
 		run_as env $MENV "$SYS" run $MOPT "$@"
 	fi
+}
+
+# Attach modes: "$@" starts unpinned and waits before main (the hold
+# library's constructor) until `syspin run -p` (as $WHO, $CACHE) has
+# pinned it; then the attack runs in the attached process, as code a
+# server runs on request would.  rc: syspin run's status.
+attached() {
+	fresh held
+	h=$F
+	# the attack alone held (its parent, timeout, stays outside)
+	(OUT=$W/out.held run_as env LD_PRELOAD="$E/libescape_hold.so" \
+	    ESC_HOLD="$h" "$@") &
+	hp=$!
+	i=0
+	while [ ! -s "$h" ] && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 1)); done
+	if [ -s "$h" ]; then
+		XENV= run_as env $MENV "$SYS" run $MOPT --cache-dir "$CACHE" \
+		    -p "$(cat "$h")"
+	else
+		rc="not held" && : >"$W/out"
+	fi
+	wait $hp
+	cat "$W/out.held" >>"$W/out"
 }
 
 # The command line of `syspin run` in $MODE, for a shell on the pty.
@@ -726,6 +756,15 @@ attack_one() {	# name
 	case $name:$MODE in clock-set:trusted|clock-set:noexec|clock-set:strict) ;;
 	clock-set:*) result "$name" "$MODE" -; return ;;
 	esac
+	# attached, what acts before main or on syspin run's own command
+	# line, environment and terminal has no meaning
+	[ -n "$ATTACH" ] && case $name in
+	env-*|forged-*|preload-*|audit-*|ldso-preload|ldso-audit|dt-audit|\
+	ldso-skip-entry|ldso-vmclone|tiocsti|tty-quit-own|tty-fg|tty-join|\
+	tty-own|tty-intr-own|tty-fg-pid|tty-noctty|tty-devtty|chroot-interp|\
+	slot-reexec)
+		result "$name" "$MODE" -; return ;;
+	esac
 	baseline "$name"
 	w=$(getv "works_${WHO}_$name")
 	case $name in
@@ -801,6 +840,9 @@ control_one() {	# name
 	name=$1 mark=$F want_mark=yes XENV= TMO=60
 	new_cache
 	CACHE=$NC
+	[ -n "$ATTACH" ] && case $name in pty-jobs|key-decoy)
+		result "$name" "$MODE" -; return ;;
+	esac
 	case $name in
 	sh-pipe|pty-jobs)
 		# they exec: refused with --strict, --exec=none, and by default
@@ -900,7 +942,7 @@ os.mkdir(sys.argv[1])' "$mark" $PYMODS ;;
 
 # Per mode: MOPT (options), MENV (environment), WHO.
 mode_setup() {	# mode
-	MOPT= MENV= WHO=root
+	MOPT= MENV= WHO=root ATTACH=
 	case $1 in
 	default) ;;
 	strict) MOPT=--strict ;;
@@ -910,6 +952,8 @@ mode_setup() {	# mode
 	nobody) WHO=nobody ;;
 	trusted) MOPT=--exec=trusted ;;
 	noexec) MOPT=--exec=none ;;
+	attach) ATTACH=yes ;;
+	attachnobody) ATTACH=yes WHO=nobody ;;
 	*) echo "unknown mode $1"; return 1 ;;
 	esac
 	paths_for
