@@ -7,7 +7,8 @@
 # (each thread is in the tree's Landlock domain), the same chain in it or
 # in a child it forks dies, and syspin run ends with its status.  Refused (status 2,
 # the process left as it was): no such process, an ancestor of syspin,
-# a process already traced, one with seccomp filters of its own.
+# a process already traced, one with seccomp filters of its own, another
+# user's.
 # usage: attach.sh SYSPIN ATTACHEE
 set -u
 SYS=$1 ATT=$2
@@ -61,6 +62,22 @@ wait $dead
 "$SYS" run --cache-dir "$D/c" -p $$ >/dev/null 2>"$D/err"
 [ $? = 2 ] && ok "refused: an ancestor of syspin" ||
     bad "an ancestor: $(cat "$D/err")"
+# another user's process (root's, asked as nobody): left as it was
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	sleep 30 &
+	R=$!
+	chmod 755 "$D"
+	mkdir -m 700 "$D/nc" && chown nobody "$D/nc"
+	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+	    "$SYS" run --cache-dir "$D/nc" -p "$R" >/dev/null 2>"$D/err"
+	rc=$?
+	[ $rc = 2 ] && grep -q "another user" "$D/err" &&
+	    ! grep -q 'Seccomp_filters:[[:space:]]*[1-9]' /proc/"$R"/status &&
+	    grep -q 'TracerPid:[[:space:]]*0$' /proc/"$R"/status &&
+	    ok "refused: another user's process, left as it was" ||
+	    bad "another user's: status $rc, $(cat "$D/err")"
+	kill "$R"
+fi
 start filter || bad "the attachee did not start"
 "$SYS" run --cache-dir "$D/c" -p "$P" >/dev/null 2>"$D/err"
 [ $? = 2 ] && grep -q "seccomp filters of its own" "$D/err" &&
