@@ -185,3 +185,35 @@ poll() {
 http_get() { "$PY" "$HERE/net.py" get "$1" "$2"; }
 # serves PORT PATH BODY: a GET of PATH answers BODY (a line).
 serves() { [ "$(http_get "$1" "$2" 2>/dev/null)" = "$3" ]; }
+
+# ---- syspin run -p (attach.sh, attach_pg.sh) ----
+# attach NAME PID: `syspin run -v -p PID` in the background as NAME.sup
+# once PID's load has run a second; the stop it reports is printed.
+attach() {
+	sleep 1
+	start "$1.sup" $R -v -p "$2"
+	poll 10 grep -q "pinned, .* stopped for" "$T/$1.sup.err" &&
+	    ok "$1: $(sed -n 's/^syspin: [0-9]*: //p' "$T/$1.sup.err" |
+	    head -n 1)" ||
+	    { fail "$1: not attached"; show "$T/$1.sup.err"; }
+}
+
+# all_pinned WHAT PID: PID and every thread of it runs under a filter.
+all_pinned() {
+	bad=
+	for t in /proc/"$2"/task/*; do
+		grep -q 'Seccomp_filters:[[:space:]]*[1-9]' "$t/status" \
+		    2>/dev/null || bad="$bad ${t##*/}"
+	done
+	n=$(ls /proc/"$2"/task | wc -l)
+	[ -z "$bad" ] && ok "$1 [$2]: pinned, its $n thread(s)" ||
+	    fail "$1 [$2]: threads not pinned:$bad"
+}
+
+# quiet NAME: the supervisor said nothing but what -v says (objects
+# analysed, reach, the attach's own line).
+quiet() {
+	grep -Ev ': (analysed|cached)$|its code can reach|widened by|in the late-code band: no system call|pinned, .* stopped for' \
+	    "$T/$1.sup.err" >"$T/$1.said"
+	clean "$1 after the attach" "$T/$1.said"
+}

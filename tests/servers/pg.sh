@@ -6,6 +6,7 @@
 #   pg_start [RUN]   postgres in the foreground, under RUN (`$R --` to pin
 #                    it, `$R --allow-jit --`...), $PM its postmaster
 #   pg_stop [RUN]    pg_ctl stop -m fast under RUN; postgres exits 0
+#   bench_ok WHAT ARG...  pgbench ARG... ran transactions, none failed
 #   $PSQL            psql to it; $PGBIN its programs, $AS runuser
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [ -n "$PGBIN" ] ||
@@ -17,6 +18,7 @@ D=$T/pg/data
 mkdir "$T/pg"
 chown postgres: "$T/pg"
 AS="runuser -u postgres --"
+PGBENCH="$PGBIN/pgbench -h 127.0.0.1 -p $P -U postgres"
 PSQL="$PGBIN/psql -X -h 127.0.0.1 -p $P -U postgres -d postgres -Atq"
 # Every command runs from $T: postgres cannot enter the build tree.
 cd "$T" || exit 1
@@ -37,4 +39,20 @@ pg_stop() {
 	run_ok "pg_ctl stop -m fast${1:+ (pinned)}" "$@" $AS "$PGBIN/pg_ctl" \
 	    -D "$D" -m fast -w -t 20 stop
 	ended "postgres: the postmaster exits" pg 0
+}
+
+# bench_ok WHAT ARG...: pgbench ARG... ran transactions, none failed.
+bench_ok() {
+	what=$1
+	shift
+	$PGBENCH "$@" postgres >"$T/bench" 2>&1
+	rc=$?
+	n=$(awk '/actually processed:/ { print $NF }' "$T/bench")
+	if [ $rc = 0 ] && [ "${n:-0}" -gt 0 ] &&
+	    grep -q "failed transactions: 0 " "$T/bench"; then
+		ok "$what: $n transactions, none failed"
+	else
+		fail "$what (status $rc, ${n:-no} transactions)"
+		show "$T/bench"
+	fi
 }

@@ -10,7 +10,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$HERE/pg.sh"
 requires "$PGBIN/pgbench"
-PGBENCH="$PGBIN/pgbench -h 127.0.0.1 -p $P -U postgres"
 
 pg_init
 pg_start $R --
@@ -20,21 +19,6 @@ for c in $(children "$PM"); do
 	pinned "$(echo $what)" "$c" postgres
 done
 
-# bench_ok WHAT ARG...: pgbench ARG... ran transactions, none failed.
-bench_ok() {
-	what=$1
-	shift
-	$PGBENCH "$@" postgres >"$T/bench" 2>&1
-	rc=$?
-	n=$(awk '/actually processed:/ { print $NF }' "$T/bench")
-	if [ $rc = 0 ] && [ "${n:-0}" -gt 0 ] &&
-	    grep -q "failed transactions: 0 " "$T/bench"; then
-		ok "$what: $n transactions, none failed"
-	else
-		fail "$what (status $rc, ${n:-no} transactions)"
-		show "$T/bench"
-	fi
-}
 run_ok "pgbench -i" $PGBENCH -i -s 2 -q postgres
 bench_ok "pgbench" -c 4 -j 2 -T 4
 bench_ok "pgbench -C (a connection per transaction)" -C -c 2 -j 2 -T 2
