@@ -186,6 +186,12 @@ struct sp_bpf_range {
 #define SP_BPF_CHECK_EXEC 0x1000u	/* execve/execveat are `check`: the
 				   supervisor looks at the file first
 				   (--exec=trusted) */
+#define SP_BPF_NO_URING  0x2000u	/* io_uring_setup, _enter, _register
+				   answer ENOSYS: an attached process
+				   (syspin run -p) may hold a ring from
+				   before, registered and its descriptor
+				   closed, whose requests run with the
+				   credentials of before (blind round 23) */
 #define SP_BPF_PLACE_FILES 0x80u	/* a file's executable MAP_FIXED mapping
 				   in the band: `place` (the supervisor
 				   checks the file: --exec=trusted) */

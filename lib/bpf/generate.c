@@ -230,7 +230,8 @@ normalize(const struct sp_bpf_input *in, struct norm *n, struct sp_error *err)
 	if (in->flags & ~(SP_BPF_STRICT | SP_BPF_ALLOW_JIT | SP_BPF_AUDIT |
 	    SP_BPF_OUTSIDE | SP_BPF_GUARD | SP_BPF_NO_PTRACE | SP_BPF_NO_EXEC |
 	    SP_BPF_PLACE_FILES | SP_BPF_NO_CLOCK | SP_BPF_CONNECT |
-	    SP_BPF_NO_UNIX | SP_BPF_NO_PERF | SP_BPF_CHECK_EXEC))
+	    SP_BPF_NO_UNIX | SP_BPF_NO_PERF | SP_BPF_CHECK_EXEC |
+	    SP_BPF_NO_URING))
 		return sp_error_set(err, "bpf: unknown flags 0x%x", in->flags);
 	if (in->band.end < in->band.start || in->slots.end < in->slots.start)
 		return sp_error_set(err, "bpf: an area ends before it starts");

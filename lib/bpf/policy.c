@@ -132,6 +132,7 @@ static const struct numrule x86_64_rules[] = {
 	 * whatever Landlock says, the supervisor's memory included (blind
 	 * round 21) */
 	{ 440, R_DENIED },
+	{ 425, R_URING }, { 426, R_URING }, { 427, R_URING },
 	{ 50, R_CONNECT },
 	{ 41, R_UNIXSOCK },
 	{ 159, R_CLOCKSET }, { 164, R_CLOCKSET }, { 227, R_CLOCKID },
@@ -284,6 +285,10 @@ sp_policy_cont(const struct norm *in, int abi, uint32_t nr,
 		break;
 	case R_UNIXSOCK:
 		if (!(flags & SP_BPF_NO_UNIX))
+			r = R_NONE;
+		break;
+	case R_URING:
+		if (!(flags & SP_BPF_NO_URING))
 			r = R_NONE;
 		break;
 	case R_SIGNAL1:
@@ -852,6 +857,7 @@ sp_emit_cont(struct pgen *g, uint32_t frag, struct cont c, uint32_t allow)
 	case R_EXECCHECK:
 		return g->ret[RET_CHECK];
 	case R_CLONE3:
+	case R_URING:
 		return g->ret[RET_ENOSYS];
 	default:
 		break;

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,16 +96,6 @@ stop_one(pid_t t)
 	}
 }
 
-/* io_uring's threads of the process (PF_IO_WORKER: iou-sqp, iou-wrk)
- * make no system call of their own and stop for no tracer: left be. */
-static bool
-io_worker(pid_t t)
-{
-	struct sp_proc_stat st;
-
-	return sp_proc_stat(t, &st) == 0 && (st.flags & 0x10u) != 0;
-}
-
 /* Every thread of pid seized and stopped (and the ones they made
  * meanwhile).  -1 with err. */
 static int
@@ -123,15 +114,20 @@ seize_all(pid_t pid, struct seized *z, struct sp_error *err)
 		more = false;
 		while ((e = readdir(d)) != NULL) {
 			pid_t t = (pid_t)atol(e->d_name);
-			if (t <= 0 || has(z, t) || io_worker(t))
+			if (t <= 0 || has(z, t) || sp_io_worker(t))
 				continue;
 			if (z->n == MAX_TIDS) {
 				closedir(d);
 				return sp_error_set(err, "more than %d threads",
 				    MAX_TIDS);
 			}
-			/* seized already when made by a thread we hold */
-			if (ptrace(PTRACE_SEIZE, t, 0, SP_SUP_TRACE_OPTS) ==
+			/* seized already when made by a thread we hold;
+			 * EXITKILL only once all is stopped and judged
+			 * (arm): a refusal leaves the process as it was,
+			 * a thread that never stopped included (round 23,
+			 * a main thread in vfork died with syspin) */
+			if (ptrace(PTRACE_SEIZE, t, 0, SP_SUP_TRACE_OPTS &
+			    ~PTRACE_O_EXITKILL) ==
 			    -1 && errno != EPERM) {
 				if (errno == ESRCH)
 					continue;	/* gone */
@@ -175,22 +171,6 @@ member(const struct attached *v, size_t n, pid_t t)
 	return false;
 }
 
-/* A file "/proc/N/mem" or "/proc/N/task/T/mem": N, else 0. */
-static pid_t
-mem_of(const char *path)
-{
-	long n;
-	int used = 0;
-
-	if (sscanf(path, "/proc/%ld/%n", &n, &used) != 1 || used == 0)
-		return 0;
-	path += used;
-	if (strncmp(path, "task/", 5) == 0 && (path = strchr(path + 5,
-	    '/')) != NULL)
-		path++;
-	return path != NULL && strcmp(path, "mem") == 0 ? (pid_t)n : 0;
-}
-
 /*
  * A way out the process made before the attach, which neither its pins
  * nor the Landlock domain it enters take back (blind round 22): a
@@ -202,6 +182,7 @@ mem_of(const char *path)
 static const char *
 holds_outside(const struct attached *v, size_t n, char *buf, size_t size)
 {
+	struct statx procfs;
 	struct dirent *e, *f;
 	DIR *d, *fd;
 
@@ -231,6 +212,9 @@ holds_outside(const struct attached *v, size_t n, char *buf, size_t size)
 		closedir(fd);
 	}
 	closedir(d);
+	if (statx(AT_FDCWD, "/proc", 0, STATX_MNT_ID, &procfs) == -1 ||
+	    !(procfs.stx_mask & STATX_MNT_ID))
+		return "cannot tell which mount /proc is";
 	for (size_t i = 0; i < n; i++) {	/* memory of others, open */
 		char dir[64];
 		snprintf(dir, sizeof(dir), "/proc/%ld/fd", (long)v[i].pid);
@@ -244,7 +228,8 @@ holds_outside(const struct attached *v, size_t n, char *buf, size_t size)
 			if ((len = readlink(path, link, sizeof(link) - 1)) <= 0)
 				continue;
 			link[len] = '\0';
-			if ((q = mem_of(link)) != 0 && !member(v, n, q))
+			if ((q = sp_mem_held(path, link, procfs.stx_mnt_id)) ==
+			    -1 || (q > 0 && !member(v, n, q)))
 				goto mem;
 			/* its requests run with the credentials the ring was
 			 * made with: no Landlock domain (blind round 22) */
@@ -260,62 +245,12 @@ holds_outside(const struct attached *v, size_t n, char *buf, size_t size)
 mem:
 			closedir(d);
 			snprintf(buf, size, "process %ld holds %.190s open (the "
-			    "memory of a process outside)", (long)v[i].pid,
-			    link);
+			    "memory of a process outside, or of one it cannot "
+			    "be told from)", (long)v[i].pid, link);
 			return buf;
 		}
 		closedir(d);
 	}
-	return NULL;
-}
-
-/* What the stopped threads have that a pin cannot change: filters of
- * their own (a thread's own, not only the leader's: TSYNC would fail
- * once the rest is done), the band's room taken.  NULL, or why. */
-static const char *
-unpinnable(const struct attached *a, char *buf, size_t size)
-{
-	struct sp_map *m;
-	struct sp_error e;
-	char path[64];
-	size_t nm;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%ld/task", (long)a->pid);
-	if ((d = opendir(path)) != NULL) {
-		struct dirent *e;
-		while ((e = readdir(d)) != NULL)
-			if (atol(e->d_name) > 0 &&
-			    io_worker((pid_t)atol(e->d_name))) {
-				closedir(d);
-				return "it has io_uring threads (their requests "
-				    "run with what the process had before, "
-				    "outside the domain)";
-			}
-		closedir(d);
-	}
-	for (size_t t = 0; t < a->z.n; t++) {
-		unsigned long long f = 0;
-		if (sp_proc_status(a->z.tid[t], "Seccomp_filters", 10, &f) ==
-		    0 && f > 0) {
-			snprintf(buf, size, "its thread %ld has seccomp "
-			    "filters of its own", (long)a->z.tid[t]);
-			return buf;
-		}
-	}
-	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)a->pid);
-	if (sp_maps_read(path, &m, &nm, &e) == -1)
-		return "cannot read its mappings";
-	for (size_t i = 0; i < nm; i++)
-		if (m[i].end > SP_BAND_START - SP_BAND_GUARD &&
-		    m[i].start < SP_BAND_START + SP_BAND_ARENA) {
-			sp_maps_free(m, nm);
-			snprintf(buf, size, "memory of its own where the "
-			    "late-code band goes (0x%llx)",
-			    (unsigned long long)m[i].start);
-			return buf;
-		}
-	sp_maps_free(m, nm);
 	return NULL;
 }
 
@@ -411,6 +346,21 @@ children(struct attached *v, size_t *n, size_t from)
 	return 0;
 }
 
+/* The stopped threads made to die with us (PTRACE_O_EXITKILL) now
+ * that they are to be pinned: unsupervised, they must not run on. */
+static int
+arm(struct attached *v, size_t n, struct sp_error *err)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t t = 0; t < v[i].z.n; t++)
+			if (ptrace(PTRACE_SETOPTIONS, v[i].z.tid[t], 0,
+			    SP_SUP_TRACE_OPTS) == -1 && errno != ESRCH)
+				return sp_error_sys(err, errno, "ptrace "
+				    "options of thread %ld",
+				    (long)v[i].z.tid[t]);
+	return 0;
+}
+
 static void
 let_go(struct attached *v, size_t n)
 {
@@ -433,8 +383,8 @@ gone(pid_t p)
 
 /* pid and its descendants, each stopped whole: *n of them. */
 static int
-seize_tree(const pid_t *pids, size_t npids, struct attached *v, size_t *n,
-    struct sp_error *err)
+seize_tree(const pid_t *pids, size_t npids, const struct sp_pin_opts *pin,
+    struct attached *v, size_t *n, struct sp_error *err)
 {
 	char why[320];
 	const char *no;
@@ -470,7 +420,8 @@ seize_tree(const pid_t *pids, size_t npids, struct attached *v, size_t *n,
 			    MAX_PROCS);
 	}
 	for (i = 0; i < *n; i++)
-		if ((no = unpinnable(&v[i], why, sizeof(why))) != NULL)
+		if ((no = sp_attach_kept(pin, v[i].pid, v[i].z.tid,
+		    v[i].z.n, why, sizeof(why))) != NULL)
 			return sp_error_set(err, "%s", no);
 	if ((no = holds_outside(v, *n, why, sizeof(why))) != NULL)
 		return sp_error_set(err, "%s", no);
@@ -550,9 +501,13 @@ sp_supervise_attach(const struct sp_supervise_opts *o, const pid_t *pids,
 	s.o = &opts;
 	s.landlock = sp_confine_available();	/* each thread enters it */
 	opts.pin.flags = sp_supervise_flags(&opts.pin, s.landlock);
+	/* what --exec=trusted finds older than the processes is trusted
+	 * (round 23: the start was never set, and the attach's own would
+	 * trust what they wrote before it) */
+	sp_attach_trust_start(pids, npids, &opts.pin.start);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (seize_tree(pids, npids, v, &n, err) == -1 ||
-	    pin_tree(v, n, &opts.pin, opts.scope | SP_SCOPE_SOCKETS_IF,
+	if (seize_tree(pids, npids, &opts.pin, v, &n, err) == -1 ||
+	    arm(v, n, err) == -1 || pin_tree(v, n, &opts.pin, opts.scope | SP_SCOPE_SOCKETS_IF,
 	    &failed, err) == -1) {
 		struct sp_error e = *err;
 		if (failed > 0) {

@@ -630,7 +630,13 @@ int
 sp_pin_build_running(struct job *j, struct sp_error *err)
 {
 	(void)sp_proc_state(j->pid, &j->st);
-	j->flags = image_flags(&j->st, j->o->flags);
+	/* No io_uring for the image that ran before its pins: a ring it
+	 * made then, registered and its descriptor closed, shows nowhere
+	 * (no descriptor, no mapping with IORING_SETUP_NO_MMAP) and runs
+	 * requests with a personality of before, outside the domain
+	 * (blind round 23).  What it execs gets its own filter, and an
+	 * exec drops a task's registered rings. */
+	j->flags = image_flags(&j->st, j->o->flags) | SP_BPF_NO_URING;
 	j->filters = j->st.filters;
 	j->in.pid = j->pid;
 	if (sp_auxv_pid(j->pid, &j->aux, err) == -1 ||

@@ -347,6 +347,25 @@ bool sp_sup_hw_breaks(void);
 /* trust.c: a file the tree may run (SP_EXEC_TRUSTED): owned by root,
  * writable by nobody else, linked, changed before the run started. */
 bool sp_sup_trusted_fd(const struct sup *s, int fd, char *why, size_t size);
+/* The same against a start of the caller's (syspin run -p, before the
+ * supervisor is made). */
+bool sp_trusted_fd(const struct timespec *start, int fd, char *why,
+    size_t size);
+/* attach_kept.c: whether t is one of io_uring's threads (PF_IO_WORKER:
+ * iou-sqp, iou-wrk), which make no call of their own nor stop. */
+bool sp_io_worker(pid_t t);
+/* attach_kept.c: whose memory the descriptor fdpath (/proc/PID/fd/N,
+ * naming link) may be: 0 none, -1 unknown, else the pid; proc_mnt is
+ * our /proc's mount id. */
+pid_t sp_mem_held(const char *fdpath, const char *link, uint64_t proc_mnt);
+/* attach_kept.c: what process pid (its threads tids, stopped) made before
+ * the attach that its pins would not see: NULL, or why it is refused. */
+const char *sp_attach_kept(const struct sp_pin_opts *pin, pid_t pid,
+    const pid_t *tids, size_t ntids, char *buf, size_t size);
+/* The start --exec=trusted judges an attached tree's files by: when the
+ * oldest of pids started (less the margin), 0 when one is unknown. */
+void sp_attach_trust_start(const pid_t *pids, size_t n,
+    struct timespec *start);
 bool sp_sup_exec_untrusted(const struct sup *s, pid_t pid,
     const struct seccomp_data *d, char *why, size_t size);
 void sp_sup_exec_path(pid_t pid, const struct seccomp_data *d, char *path,

@@ -45,6 +45,12 @@ sp_sup_trust_start(struct timespec *start)
 bool
 sp_sup_trusted_fd(const struct sup *s, int fd, char *why, size_t size)
 {
+	return sp_trusted_fd(&s->o->pin.start, fd, why, size);
+}
+
+bool
+sp_trusted_fd(const struct timespec *start, int fd, char *why, size_t size)
+{
 	struct stat st;
 
 	if (fstat(fd, &st) == -1) {
@@ -58,9 +64,9 @@ sp_sup_trusted_fd(const struct sup *s, int fd, char *why, size_t size)
 		snprintf(why, size, "not owned by root");
 	else if (st.st_mode & (S_IWGRP | S_IWOTH))
 		snprintf(why, size, "writable by others than root");
-	else if (st.st_ctim.tv_sec > s->o->pin.start.tv_sec ||
-	    (st.st_ctim.tv_sec == s->o->pin.start.tv_sec &&
-	    st.st_ctim.tv_nsec >= s->o->pin.start.tv_nsec))
+	else if (st.st_ctim.tv_sec > start->tv_sec ||
+	    (st.st_ctim.tv_sec == start->tv_sec &&
+	    st.st_ctim.tv_nsec >= start->tv_nsec))
 		snprintf(why, size, "changed since the run started (or "
 		    "within %d s before)", TRUST_MARGIN);
 	else

@@ -12,7 +12,7 @@
 
 enum kind { NONE, MMAP, MPROTECT, MREMAP, SHMAT, PERSONALITY, EXEC,
 	OPAQUE, MMAP32, MPROTECT32, IOCTL, SECCOMP, KEYCTL, ARCH_PRCTL,
-	PTRACE, NOPTRACE, CLONE, CLONE3, BPF, PERF, CLOCKSET, CLOCKID,
+	PTRACE, NOPTRACE, CLONE, CLONE3, URING, BPF, PERF, CLOCKSET, CLOCKID,
 	REQKEY, CONNECT, UNIXSOCK, DENIED, PRLIMIT, FCNTL, SIGNAL1, SIGNAL2,
 	SETPGID };
 
@@ -66,6 +66,7 @@ kind_of(int abi, uint32_t nr)
 	case 41: return UNIXSOCK;
 	case 317: return SECCOMP;
 	case 435: return CLONE3;
+	case 425: case 426: case 427: return URING;
 	case 321: return BPF;
 	case 249: return REQKEY;
 	case 298: return PERF;
@@ -250,6 +251,9 @@ global_rule(enum kind k, const struct seccomp_data *d, unsigned flags,
 		    SECCOMP_RET_ALLOW;
 	case DENIED:
 		return ans->deny;
+	case URING:			/* io_uring_setup, _enter, _register */
+		return flags & SP_BPF_NO_URING ? SECCOMP_RET_ERRNO | ENOSYS :
+		    SECCOMP_RET_ALLOW;
 	case CONNECT:
 		return flags & SP_BPF_CONNECT ? ans->check : SECCOMP_RET_ALLOW;
 	case UNIXSOCK:			/* AF_UNIX, SOCK_STREAM/SEQPACKET */

@@ -201,7 +201,7 @@ table_random(struct table *t, uint64_t *r, size_t npins)
 		t->any[i] = npins > 0 && rng_below(r, 3) == 0 ?
 		    t->pins[rng_below(r, npins)].ip : random_ip(t, r);
 	finish(t);
-	t->in.flags = (unsigned)rng_below(r, 8192);
+	t->in.flags = (unsigned)rng_below(r, 16384);
 	t->in.action = actions[rng_below(r, 7)];
 	t->in.refuse = answers[rng_below(r, 3)];
 	t->in.deny = answers[rng_below(r, 4) == 0 ? 3 : 0];

@@ -481,7 +481,7 @@ test_bad_input(void **state)
 	in.action = SECCOMP_RET_ALLOW;
 	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
 	in.action = 0;
-	in.flags = 0x2000;	/* no such flag */
+	in.flags = 0x4000;	/* no such flag */
 	assert_int_equal(sp_bpf_generate(&in, &p, &n, &err), -1);
 	in.flags = 0;
 	pin.flags = 2;

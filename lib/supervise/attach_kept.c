@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * What a process made before `syspin run -p` attached to it that its
+ * pins would not see, judged with every thread stopped (blind round 23).
+ * The filter lets through a call from outside every range it knows (a
+ * later image's: bpf.h, 2.), so an attached process must have no way to
+ * make executable memory there, nor code whose table its writer chose:
+ *  - a thread whose personality has READ_IMPLIES_EXEC: every readable
+ *    mapping it makes later is executable (the filter sees PROT_READ);
+ *  - an executable mapping that grows down (MAP_GROWSDOWN) with room
+ *    below it: what it grows into is outside every range (the main
+ *    stack gets a sealed guard instead, as at an exec: pin.c);
+ *  - outside --exec=any, a file of code it maps that is not trusted
+ *    (trust.c), its program aside under --exec=none: its table would
+ *    be believed, where a late object's would not be (later.c).
+ * Besides: /proc/PID/mem of a process outside held open (sp_mem_held),
+ * io_uring's threads (their requests run with what the process
+ * had before, outside the domain), seccomp filters of its own in any
+ * thread (they judge its calls first: TSYNC would fail once the rest is
+ * done), its own memory where the late-code band goes.
+ * Refused rather than changed: the process goes on as it was.
+ *
+ * "Trusted" needs a start the files must be older than: for an attached
+ * tree it is when its oldest process started, not the attach (a file it
+ * wrote before the attach is not older than itself: round 23).
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
+
+#include "bpf/bpf.h"
+#include "layout/procfs.h"
+#include "supervise_int.h"
+
+static bool reads_exec(pid_t pid, pid_t tid);
+
+bool
+sp_io_worker(pid_t t)
+{
+	struct sp_proc_stat st;
+
+	return sp_proc_stat(t, &st) == 0 && (st.flags & 0x10u) != 0;
+}
+
+/* The threads: io_uring's, or one with filters of its own (NULL). */
+static const char *
+threads(pid_t pid, const pid_t *tids, size_t ntids, char *buf, size_t size)
+{
+	char path[64];
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	if ((d = opendir(path)) != NULL) {
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL)
+			if (atol(e->d_name) > 0 &&
+			    sp_io_worker((pid_t)atol(e->d_name))) {
+				closedir(d);
+				return "it has io_uring threads (their requests "
+				    "run with what the process had before, "
+				    "outside the domain)";
+			}
+		closedir(d);
+	}
+	for (size_t t = 0; t < ntids; t++) {
+		unsigned long long f = 0;
+		if (sp_proc_status(tids[t], "Seccomp_filters", 10, &f) == 0 &&
+		    f > 0) {
+			snprintf(buf, size, "its thread %ld has seccomp "
+			    "filters of its own", (long)tids[t]);
+			return buf;
+		}
+		if (reads_exec(pid, tids[t])) {
+			snprintf(buf, size, "its thread %ld has the personality "
+			    "READ_IMPLIES_EXEC (each readable mapping it made "
+			    "would be executable)", (long)tids[t]);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/* Whether a thread's personality makes reading imply executing. */
+static bool
+reads_exec(pid_t pid, pid_t tid)
+{
+	char path[64];
+	unsigned long p = 0;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/personality",
+	    (long)pid, (long)tid);
+	if ((f = fopen(path, "re")) == NULL)
+		return true;		/* unknown: the worst */
+	n = fscanf(f, "%lx", &p);
+	fclose(f);
+	return n != 1 || (p & READ_IMPLIES_EXEC) != 0;
+}
+
+/* Whether the mapping that starts at start has VmFlags "gd" (smaps).
+ * Unreadable: assumed to. */
+static bool
+grows_down(pid_t pid, uint64_t start)
+{
+	char path[64], line[512];
+	unsigned long long a, b;
+	bool here = false, gd = true;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/smaps", (long)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return true;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		/* a mapping's line: no field's name reads as "HEX-HEX" */
+		if (sscanf(line, "%llx-%llx ", &a, &b) == 2) {
+			here = a == start;
+			continue;
+		}
+		if (here && strncmp(line, "VmFlags:", 8) == 0) {
+			gd = strstr(line, " gd") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return gd;
+}
+
+/* An untrusted file of code among m[0..n), outside --exec=any: its path
+ * and why in buf. */
+static bool
+untrusted(const struct sp_pin_opts *pin, pid_t pid, const struct sp_map *m,
+    size_t n, char *buf, size_t size)
+{
+	char why[160], exe[64];
+	struct stat st, prog = { 0 };
+
+	/* --exec=none judges no program, only what it loads (later.c);
+	 * --exec=trusted the program too */
+	snprintf(exe, sizeof(exe), "/proc/%ld/exe", (long)pid);
+	if (pin->exec != SP_EXEC_NONE || stat(exe, &prog) == -1)
+		prog.st_ino = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m[i].kind != SP_MAP_FILE || !(m[i].prot & PROT_EXEC) ||
+		    (prog.st_ino != 0 && m[i].inode == prog.st_ino &&
+		    m[i].dev == (uint64_t)prog.st_dev))
+			continue;
+		int fd = sp_sup_open_mapped(pid, &m[i], &st);
+		bool ok = fd >= 0 && sp_trusted_fd(&pin->start, fd, why,
+		    sizeof(why));
+		if (fd < 0)
+			snprintf(why, sizeof(why), "cannot be opened");
+		if (fd >= 0)
+			close(fd);
+		if (!ok) {
+			snprintf(buf, size, "it maps %s, not a trusted file "
+			    "(%s): --exec=%s would believe its table", m[i].path,
+			    why, pin->exec == SP_EXEC_NONE ? "none" :
+			    "trusted");
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *
+sp_attach_kept(const struct sp_pin_opts *pin, pid_t pid, const pid_t *tids,
+    size_t ntids, char *buf, size_t size)
+{
+	const char *no = NULL;
+	struct sp_error err;
+	struct sp_map *m;
+	char path[64];
+	size_t n;
+
+	if ((no = threads(pid, tids, ntids, buf, size)) != NULL)
+		return no;
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
+	if (sp_maps_read(path, &m, &n, &err) == -1)
+		return "cannot read its mappings";
+	for (size_t i = 0; i < n && no == NULL; i++) {
+		if (m[i].end > SP_BAND_START - SP_BAND_GUARD &&
+		    m[i].start < SP_BAND_START + SP_BAND_ARENA) {
+			snprintf(buf, size, "memory of its own where the "
+			    "late-code band goes (0x%llx)",
+			    (unsigned long long)m[i].start);
+			no = buf;
+			break;
+		}
+		bool room = i == 0 ? m[i].start > 0 : m[i - 1].end < m[i].start;
+		if (!(m[i].prot & PROT_EXEC) || !room ||
+		    m[i].kind == SP_MAP_VDSO || m[i].kind == SP_MAP_VSYSCALL ||
+		    (m[i].kind == SP_MAP_SPECIAL &&
+		    strcmp(m[i].path, "[stack]") == 0))
+			continue;
+		if (grows_down(pid, m[i].start)) {
+			snprintf(buf, size, "an executable mapping of its own "
+			    "grows down (0x%llx): what it would grow into is "
+			    "in no pinned range",
+			    (unsigned long long)m[i].start);
+			no = buf;
+		}
+	}
+	if (no == NULL && pin->exec != SP_EXEC_ANY &&
+	    untrusted(pin, pid, m, n, buf, size))
+		no = buf;
+	sp_maps_free(m, n);
+	return no;
+}
+
+/* When pid started, on the realtime clock; -1 unknown. */
+static int
+started(pid_t pid, struct timespec *at)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ticks = 0;
+	struct timespec now, boot;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* after the name's ")": state is field 3, starttime field 22 */
+	if ((p = strrchr(buf, ')')) == NULL || hz <= 0 ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
+	    "%*u %*d %*d %*d %*d %*d %*d %llu", &ticks) != 1)
+		return -1;
+	clock_gettime(CLOCK_REALTIME, &now);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	/* now - (boot - start), in whole ticks down: never later */
+	double ago = (double)boot.tv_sec + (double)boot.tv_nsec / 1e9 -
+	    (double)ticks / (double)hz;
+	at->tv_sec = now.tv_sec - (time_t)ago - 1;
+	at->tv_nsec = now.tv_nsec;
+	return 0;
+}
+
+void
+sp_attach_trust_start(const pid_t *pids, size_t n, struct timespec *start)
+{
+	struct timespec at;
+
+	sp_sup_trust_start(start);	/* the attach, less the margin */
+	for (size_t i = 0; i < n; i++) {
+		if (started(pids[i], &at) == -1) {
+			start->tv_sec = 0;	/* unknown: nothing is older */
+			return;
+		}
+		if (at.tv_sec < start->tv_sec || (at.tv_sec == start->tv_sec &&
+		    at.tv_nsec < start->tv_nsec))
+			*start = at;
+	}
+	/* the margin trust.c leaves for coarse file times */
+	start->tv_sec -= start->tv_sec > 2 ? 2 : 0;
+}
+
+/* A file "/proc/N/mem" or "/proc/N/task/T/mem": N, else 0. */
+static pid_t
+mem_of(const char *path)
+{
+	long n;
+	int used = 0;
+
+	if (sscanf(path, "/proc/%ld/%n", &n, &used) != 1 || used == 0)
+		return 0;
+	path += used;
+	if (strncmp(path, "task/", 5) == 0 && (path = strchr(path + 5,
+	    '/')) != NULL)
+		path++;
+	return path != NULL && strcmp(path, "mem") == 0 ? (pid_t)n : 0;
+}
+
+/*
+ * Whose memory a descriptor of a process may be (fdpath its
+ * /proc/PID/fd/N, link what that names): 0 none, -1 unknown, else the
+ * pid.  Only a regular file of procfs can be; through our /proc its
+ * name says whose; through another mount of procfs (or one file of it
+ * bound elsewhere) names tell nothing: one that only its owner may read
+ * and write, as mem is, is taken for another's (blind round 23: a second
+ * procfs mount hid /proc/PID/mem of a process outside).
+ */
+pid_t
+sp_mem_held(const char *fdpath, const char *link, uint64_t proc_mnt)
+{
+	struct statfs fs;
+	struct statx sx;
+
+	if (statfs(fdpath, &fs) == -1 || fs.f_type != PROC_SUPER_MAGIC)
+		return 0;
+	if (statx(AT_FDCWD, fdpath, 0, STATX_TYPE | STATX_MODE |
+	    STATX_MNT_ID, &sx) == -1 || !(sx.stx_mask & STATX_MNT_ID))
+		return -1;
+	if (!S_ISREG(sx.stx_mode))
+		return 0;
+	if (sx.stx_mnt_id == proc_mnt)
+		return mem_of(link);
+	return (sx.stx_mode & 0777) == 0600 ? -1 : 0;
+}
