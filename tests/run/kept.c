@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * What a process makes before `syspin run -p` attaches to it that its
+ * pins would not see (blind round 23; tests/run/kept.sh).  Each MODE
+ * sets something up, says "ready", then acts on a byte read from FIFO:
+ *   growsdown  an executable MAP_GROWSDOWN page; 'g' grows it 64 KiB
+ *   rie        personality(READ_IMPLIES_EXEC); 'g' maps a readable
+ *              page and says whether it is executable
+ *   uring      an io_uring in memory of its own (IORING_SETUP_NO_MMAP),
+ *              its descriptor registered and closed; 'g' enters it
+ *              through the registration and says what that returned
+ *   procmem    PATH (ARG) held open, e.g. another procfs mount's mem
+ *   vfork      its main thread in vfork for 3 s (a child sleeping)
+ *   'p' answers "ping", 'q' ends with status 0.
+ * usage: kept MODE FIFO [ARG]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/io_uring.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef IORING_SETUP_NO_MMAP
+#define IORING_SETUP_NO_MMAP (1u << 14)
+#endif
+#define GROWS_AT ((void *)0x300000100000ul)
+
+static unsigned ring_index = ~0u;
+
+static int
+setup(const char *mode, const char *arg)
+{
+	if (strcmp(mode, "growsdown") == 0)
+		return mmap(GROWS_AT, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN |
+		    MAP_FIXED_NOREPLACE, -1, 0) == GROWS_AT ? 0 : -1;
+	if (strcmp(mode, "rie") == 0)
+		return personality(PER_LINUX | READ_IMPLIES_EXEC) == -1 ? -1 : 0;
+	if (strcmp(mode, "procmem") == 0)
+		return arg != NULL && open(arg, O_RDONLY) >= 0 ? 0 : -1;
+	if (strcmp(mode, "vfork") == 0)
+		return 0;
+	if (strcmp(mode, "uring") == 0) {
+		struct io_uring_params p;
+		struct io_uring_rsrc_update up = { .offset = ~0u };
+		void *rings = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		void *sqes = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		long fd;
+
+		memset(&p, 0, sizeof(p));
+		p.flags = IORING_SETUP_NO_MMAP;
+		/* user_addr, the last word of each (resv2 in older
+		 * headers) */
+		uint64_t sq = (uintptr_t)sqes, cq = (uintptr_t)rings;
+		memcpy((char *)&p.sq_off + sizeof(p.sq_off) - 8, &sq, 8);
+		memcpy((char *)&p.cq_off + sizeof(p.cq_off) - 8, &cq, 8);
+		if ((fd = syscall(SYS_io_uring_setup, 4, &p)) < 0)
+			return 77;
+		up.data = (uint64_t)fd;
+		if (syscall(SYS_io_uring_register, fd,
+		    IORING_REGISTER_RING_FDS, &up, 1) != 1)
+			return 77;
+		ring_index = up.offset;
+		close((int)fd);
+		return 0;
+	}
+	return -1;
+}
+
+static void
+act(const char *mode)
+{
+	if (strcmp(mode, "growsdown") == 0) {
+		volatile char *below = (char *)GROWS_AT - 65536;
+		*below = 1;
+		printf("grown\n");
+	} else if (strcmp(mode, "rie") == 0) {
+		void *a = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char line[256], perm[8] = "";
+		unsigned long lo, hi;
+		FILE *f = fopen("/proc/self/maps", "re");
+		while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+			if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) == 3 &&
+			    lo <= (uintptr_t)a && (uintptr_t)a < hi)
+				break;
+		if (f != NULL)
+			fclose(f);
+		printf("mapped %s\n", perm);
+	} else if (strcmp(mode, "uring") == 0) {
+		long r = syscall(SYS_io_uring_enter, ring_index, 0, 0,
+		    IORING_ENTER_REGISTERED_RING, NULL, 0);
+		printf("enter %ld %d\n", r, r < 0 ? errno : 0);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	int fd, r;
+	char b;
+
+	if (argc < 3)
+		return 2;
+	if ((r = setup(argv[1], argc > 3 ? argv[3] : NULL)) != 0)
+		return r == 77 ? 77 : 3;
+	if ((fd = open(argv[2], O_RDWR)) == -1)
+		return 2;
+	setvbuf(stdout, NULL, _IONBF, 0);
+	printf("ready %d\n", (int)getpid());
+	if (strcmp(argv[1], "vfork") == 0 && vfork() == 0) {
+		sleep(3);
+		_exit(0);
+	}
+	while (read(fd, &b, 1) == 1) {
+		if (b == 'g')
+			act(argv[1]);
+		else if (b == 'p')
+			printf("ping\n");
+		else if (b == 'q')
+			return 0;
+	}
+	return 4;
+}

@@ -1,0 +1,169 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# syspin run -p and what a process made before it (blind round 23,
+# tests/run/kept.c): each works unpinned; attached, it is refused with
+# status 2 and the process goes on as it was (an executable mapping
+# that grows down, READ_IMPLIES_EXEC, /proc/PID/mem of a process outside
+# held through another procfs mount, a main thread in vfork), or the
+# attach goes on and what it made is of no use (an io_uring registered
+# and its descriptor closed: ENOSYS); under --exec=trusted a library
+# written after the process started is refused, one older is not.
+# usage: kept.sh SYSPIN KEPT ATTACHEE
+set -u
+SYS=$1 KEPT=$2 ATT=$3
+D=$(mktemp -d /tmp/syspin-kept.XXXXXX)
+P= S= V= M=
+cleanup() {
+	[ -n "$P" ] && kill -9 "$P" 2>/dev/null
+	[ -n "$S" ] && kill "$S" 2>/dev/null
+	[ -n "$V" ] && kill "$V" 2>/dev/null
+	[ -n "$M" ] && umount "$M" 2>/dev/null
+	rm -rf "$D"
+}
+trap cleanup EXIT
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+
+start() {	# MODE [ARG]: P its pid, fd 7 its fifo
+	rm -f "$D/fifo" "$D/out"
+	mkfifo "$D/fifo"
+	"$KEPT" "$1" "$D/fifo" ${2:-} >"$D/out" 2>&1 &
+	P=$!
+	exec 7<>"$D/fifo"
+	for i in $(seq 50); do
+		grep -q ready "$D/out" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	wait "$P"
+	rc=$?
+	P=
+	return $rc
+}
+ask() { printf %s "$1" >&7; sleep 0.3; }
+stop() { ask q; wait "$P"; st=$?; P=; }
+
+# refused: MODE [ARG] WHAT: status 2 with WHAT said; it serves on.
+refused() {
+	timeout 20 "$SYS" run --cache-dir "$D/c" -p "$P" >/dev/null 2>"$D/err"
+	rc=$?
+	ask p
+	if [ $rc = 2 ] && grep -q "$2" "$D/err" && grep -q ping "$D/out" &&
+	    grep -q 'TracerPid:[[:space:]]*0$' /proc/"$P"/status; then
+		ok "$1: refused, left as it was"
+	else
+		bad "$1: status $rc, $(cat "$D/err" "$D/out")"
+	fi
+	stop
+}
+
+if start growsdown; then
+	ask g
+	grep -q grown "$D/out" && ok "growsdown: grows unpinned" ||
+	    bad "growsdown: baseline $(cat "$D/out")"
+	refused growsdown "grows down"
+else
+	bad "growsdown: did not start"
+fi
+if start rie; then
+	ask g
+	grep -q "mapped r.x" "$D/out" && ok "rie: reading implies exec unpinned" ||
+	    bad "rie: baseline $(cat "$D/out")"
+	refused rie READ_IMPLIES_EXEC
+else
+	bad "rie: did not start"
+fi
+# a main thread in vfork does not stop: refused after 2 s, and alive
+if start vfork; then
+	timeout 20 "$SYS" run --cache-dir "$D/c" -p "$P" >/dev/null 2>"$D/err"
+	rc=$?
+	sleep 0.5
+	if [ $rc = 2 ] && kill -0 "$P" 2>/dev/null; then
+		ok "vfork: refused ($(sed 's/^syspin: //' "$D/err")), alive"
+	else
+		bad "vfork: status $rc, alive: $(kill -0 "$P" 2>&1 && echo yes)"
+	fi
+	sleep 3
+	stop
+	[ "$st" = 0 ] && ok "vfork: ends as it would have (0)" ||
+	    bad "vfork: status $st"
+fi
+# another procfs mount's /proc/PID/mem of a process outside (root)
+if [ "$(id -u)" = 0 ] && mkdir "$D/proc" && mount -t proc proc "$D/proc" \
+    2>/dev/null; then
+	M=$D/proc
+	sleep 30 &
+	V=$!
+	if start procmem "$M/$V/mem"; then
+		refused procmem "memory of a process outside"
+	else
+		bad "procmem: did not start"
+	fi
+	umount "$M" && M=
+	kill "$V"
+	V=
+else
+	echo "skip procmem: cannot mount procfs"
+fi
+# a ring registered and its descriptor closed: entered before, not after
+start uring
+case $? in
+0)	ask g
+	grep -q "^enter 0 " "$D/out" && ok "uring: entered unpinned" ||
+	    bad "uring: baseline $(cat "$D/out")"
+	"$SYS" run --cache-dir "$D/c" -p "$P" >"$D/sys" 2>&1 &
+	S=$!
+	for i in $(seq 50); do
+		grep -q 'Seccomp:[[:space:]]*2' /proc/"$P"/status && break
+		sleep 0.1
+	done
+	ask g
+	grep -q "^enter -1 38" "$D/out" &&
+	    ok "uring: attached, entering it is ENOSYS" ||
+	    bad "uring: after the attach $(cat "$D/out" "$D/sys")"
+	stop
+	wait "$S"
+	rc=$?
+	S=
+	[ $rc = 0 ] && ok "uring: syspin run -p ends with it (0)" ||
+	    bad "uring: syspin run -p status $rc: $(cat "$D/sys")"
+	;;
+77)	echo "skip uring: no IORING_SETUP_NO_MMAP or registered rings here" ;;
+*)	bad "uring: did not start" ;;
+esac
+# --exec=trusted: code files judged against when the process started
+if [ "$(id -u)" = 0 ]; then
+	mkfifo "$D/fifo2"
+	# (a file changed within 3 s of the start counts as changed after)
+	age=$(( $(date +%s) - $(stat -c %Z "$ATT") ))
+	[ "$age" -lt 5 ] && sleep $((5 - age))
+	"$ATT" "$D/fifo2" "$D/made" >/dev/null 2>&1 &
+	A=$!
+	sleep 0.3
+	timeout 20 "$SYS" run --cache-dir "$D/c" --exec=trusted -p "$A" >/dev/null \
+	    2>"$D/err" &
+	S=$!
+	sleep 1
+	if kill -0 "$S" 2>/dev/null; then
+		ok "--exec=trusted: a program older than its process: attached"
+	else
+		bad "--exec=trusted, older: $(cat "$D/err")"
+	fi
+	kill -9 "$A"
+	wait "$S" 2>/dev/null
+	S=
+	cp "$ATT" "$D/young"
+	"$D/young" "$D/fifo2" "$D/made" >/dev/null 2>&1 &
+	A=$!
+	sleep 0.3
+	touch "$D/young"
+	timeout 20 "$SYS" run --cache-dir "$D/c" --exec=trusted -p "$A" >/dev/null \
+	    2>"$D/err"
+	rc=$?
+	[ $rc = 2 ] && grep -q "not a trusted file" "$D/err" &&
+	    kill -0 "$A" 2>/dev/null &&
+	    ok "--exec=trusted: a program changed since its process started: refused" ||
+	    bad "--exec=trusted, changed: status $rc, $(cat "$D/err")"
+	kill -9 "$A"
+fi
+exit $fail
