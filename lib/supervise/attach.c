@@ -49,6 +49,7 @@ struct seized {
 /* One process of the tree attached to: its threads, its image. */
 struct attached {
 	pid_t pid;
+	pid_t parent;		/* a descendant's, as listed; 0 named */
 	struct seized z;
 	struct image *img;
 };
@@ -94,6 +95,15 @@ stop_one(pid_t t)
 		/* a signal's stop: delivered; an event's: on */
 		ptrace(PTRACE_CONT, t, 0, st >> 16 == 0 ? WSTOPSIG(st) : 0);
 	}
+}
+
+/* Whether t, stopped, is a thread of process pid. */
+static bool
+thread_of(pid_t t, pid_t pid)
+{
+	unsigned long long tg = 0;
+
+	return sp_proc_status(t, "Tgid", 10, &tg) == 0 && (pid_t)tg == pid;
 }
 
 /* Every thread of pid seized and stopped (and the ones they made
@@ -152,6 +162,13 @@ seize_all(pid_t pid, struct seized *z, struct sp_error *err)
 			default:
 				break;
 			}
+			/* stopped, it is what it is: a thread listed that
+			 * ended and whose id another process took is let go
+			 * untouched (blind round 23) */
+			if (!thread_of(t, pid)) {
+				ptrace(PTRACE_DETACH, t, 0, 0);
+				continue;
+			}
 			z->stopped[z->n] = r == 1;
 			z->tid[z->n++] = t;
 			more = true;
@@ -176,7 +193,8 @@ member(const struct attached *v, size_t n, pid_t t)
  * nor the Landlock domain it enters take back (blind round 22): a
  * process outside that one of its threads traces, a /proc/PID/mem of one
  * open, an io_uring (its requests run with the credentials the ring was
- * made with, outside the Landlock domain).  Seen with every thread
+ * made with, outside the Landlock domain), a seccomp listener of another
+ * process's filter (round 23).  Seen with every thread
  * stopped, so no more are made.  NULL, or why (in buf).
  */
 static const char *
@@ -233,6 +251,15 @@ holds_outside(const struct attached *v, size_t n, char *buf, size_t size)
 				goto mem;
 			/* its requests run with the credentials the ring was
 			 * made with: no Landlock domain (blind round 22) */
+			/* it answers another's calls, puts descriptors in
+			 * it (no filter of its own: refused before) */
+			if (strcmp(link, "anon_inode:seccomp notify") == 0) {
+				closedir(d);
+				snprintf(buf, size, "process %ld holds a seccomp "
+				    "listener (it answers the calls of a process "
+				    "outside)", (long)v[i].pid);
+				return buf;
+			}
 			if (strcmp(link, "anon_inode:[io_uring]") == 0) {
 				closedir(d);
 				snprintf(buf, size, "process %ld has an io_uring "
@@ -338,6 +365,7 @@ children(struct attached *v, size_t *n, size_t from)
 					return -1;
 				}
 				memset(&v[*n], 0, sizeof(v[*n]));
+				v[*n].parent = (pid_t)pp;
 				v[(*n)++].pid = c;
 				break;
 			}
@@ -369,6 +397,15 @@ let_go(struct attached *v, size_t n)
 			ptrace(PTRACE_DETACH, v[i].z.tid[t], 0, 0);
 		sp_image_drop(v[i].img);
 	}
+}
+
+/* Whether p, stopped, is a child of parent. */
+static bool
+child_of(pid_t p, pid_t parent)
+{
+	unsigned long long pp = 0;
+
+	return sp_proc_status(p, "PPid", 10, &pp) == 0 && (pid_t)pp == parent;
 }
 
 /* Whether p has ended or is ending (PF_EXITING, a zombie). */
@@ -414,6 +451,16 @@ seize_tree(const pid_t *pids, size_t npids, const struct sp_pin_opts *pin,
 				continue;
 			}
 			return -1;
+		}
+		/* a descendant listed is still the child of its parent
+		 * (stopped: it forks nothing), not a process that took
+		 * the id of one the kernel reaped meanwhile (a parent
+		 * ignoring SIGCHLD): else let go untouched (round 23) */
+		if (i >= npids && !child_of(v[i].pid, v[i].parent)) {
+			for (size_t t = 0; t < v[i].z.n; t++)
+				ptrace(PTRACE_DETACH, v[i].z.tid[t], 0, 0);
+			v[i--] = v[--*n];
+			continue;
 		}
 		if (children(v, n, i) == -1)
 			return sp_error_set(err, "more than %d processes",

@@ -75,12 +75,51 @@ install(struct job *j, struct sp_error *err)
 	return 0;
 }
 
-/* Every thread of the process (tids) into the tree's Landlock domain,
- * made in each by calls injected at j's trap; their registers put back
- * (j->pid's later, by sp_pin_restore). */
+/*
+ * Whether a keyring a thread holds reaches the cache's key (a session
+ * keyring linking the persistent keyring, as a Kerberos
+ * KEYRING:persistent login does; a thread keyring that links it): a
+ * tree `syspin run` starts gets a session keyring of its own, an
+ * attached process keeps its own.  Asked by each thread itself
+ * (KEYCTL_SEARCH of its thread, process, session, user and user session
+ * keyrings: a thread's own, its session and its ids may differ from the
+ * others', blind round 23).  -1 with err, 1 yes, 0 no.
+ */
 static int
-confine(struct job *j, const pid_t *tids, size_t n, unsigned scope,
-    struct sp_error *err)
+keys_in(struct sp_inject *in, size_t n, uint64_t below, struct sp_error *err)
+{
+	static const long rings[] = { KEY_SPEC_THREAD_KEYRING,
+		KEY_SPEC_PROCESS_KEYRING, KEY_SPEC_SESSION_KEYRING,
+		KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING };
+	uint64_t at = (below - 2048) & ~(uint64_t)15, a[6] = { 0 };
+	long r;
+
+	if (sp_mem_write(in[0].pid, at, "user", 5, err) == -1 ||
+	    sp_mem_write(in[0].pid, at + 16, SP_CACHE_KEY_NAME,
+	    sizeof(SP_CACHE_KEY_NAME), err) == -1)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < sizeof(rings) / sizeof(*rings); k++) {
+			a[0] = KEYCTL_SEARCH, a[1] = (uint64_t)rings[k];
+			a[2] = at, a[3] = at + 16;
+			if (sp_inject_syscall(&in[i], SYS_keyctl, a, 6, &r,
+			    err) == -1)
+				return -1;
+			if (r >= 0)
+				return 1;
+		}
+	return 0;
+}
+
+enum in_threads { KEYS, CONFINE };
+
+/* In every thread of the process (tids), by calls injected at j's trap:
+ * KEYS, whether one reaches the cache's key (keys_in); CONFINE, each
+ * into the tree's Landlock domain.  Their registers put back (j->pid's
+ * later, by sp_pin_restore). */
+static int
+in_threads(struct job *j, const pid_t *tids, size_t n, enum in_threads what,
+    unsigned scope, struct sp_error *err)
 {
 	struct user_regs_struct *saved;
 	struct sp_inject *in;
@@ -104,8 +143,11 @@ confine(struct job *j, const pid_t *tids, size_t n, unsigned scope,
 		}
 		restarted(&saved[i]);
 	}
-	r = sp_confine_threads(in, n, j->regs.rsp - 1024, scope, err) == -1 ?
-	    -1 : 0;
+	if (what == KEYS)
+		r = keys_in(in, n, j->regs.rsp, err);
+	else
+		r = sp_confine_threads(in, n, j->regs.rsp - 1024, scope,
+		    err) == -1 ? -1 : 0;
 out:
 	for (i = 0; i < n; i++)
 		if (tids[i] != j->pid &&
@@ -115,37 +157,6 @@ out:
 	free(in);
 	free(saved);
 	return r;
-}
-
-/*
- * Whether a keyring the process holds reaches the cache's key (its
- * session keyring linking the persistent keyring, as a Kerberos
- * KEYRING:persistent login does): a tree `syspin run` starts gets a
- * session keyring of its own, an attached process keeps its own.  Asked
- * by the process itself (KEYCTL_SEARCH of its thread, process, session,
- * user and user session keyrings, injected).  -1 with err, 1 yes, 0 no.
- */
-static int
-key_reachable(struct job *j, struct sp_error *err)
-{
-	static const long rings[] = { KEY_SPEC_THREAD_KEYRING,
-		KEY_SPEC_PROCESS_KEYRING, KEY_SPEC_SESSION_KEYRING,
-		KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING };
-	uint64_t at = (j->regs.rsp - 2048) & ~(uint64_t)15;
-	long r;
-
-	if (sp_mem_write(j->pid, at, "user", 5, err) == -1 ||
-	    sp_mem_write(j->pid, at + 16, SP_CACHE_KEY_NAME,
-	    sizeof(SP_CACHE_KEY_NAME), err) == -1)
-		return -1;
-	for (size_t i = 0; i < sizeof(rings) / sizeof(*rings); i++) {
-		if (sp_pin_call(j, SYS_keyctl, KEYCTL_SEARCH, (uint64_t)rings[i],
-		    at, at + 16, &r, err) == -1)
-			return -1;
-		if (r >= 0)
-			return 1;
-	}
-	return 0;
 }
 
 int
@@ -167,13 +178,13 @@ sp_pin_attach(pid_t tid, const pid_t *tids, size_t ntids, unsigned scope,
 		return sp_error_sys(err, errno, "ptrace getregs");
 	restarted(&j.regs);
 	r = sp_pin_build_running(&j, err);
-	if (r == 0 && (r = key_reachable(&j, err)) == 1)
+	if (r == 0 && (r = in_threads(&j, tids, ntids, KEYS, 0, err)) == 1)
 		r = sp_error_set(err, "a keyring it holds reaches the key the "
 		    "cache is signed with (a persistent keyring linked into "
 		    "its session?): it could forge its own pins");
 	if (r == 0) {
 		changed = true;
-		r = confine(&j, tids, ntids, scope, err);
+		r = in_threads(&j, tids, ntids, CONFINE, scope, err);
 	}
 	if (r == 0)
 		r = install(&j, err);

@@ -11,18 +11,30 @@
  *              through the registration and says what that returned
  *   procmem    PATH (ARG) held open, e.g. another procfs mount's mem
  *   vfork      its main thread in vfork for 3 s (a child sleeping)
+ *   keythread  a second thread links the persistent keyring (where the
+ *              cache's key is) into its thread keyring
+ *   listener   holds the seccomp listener of a process outside (an
+ *              orphan it made, whose getppid the listener answers)
  *   'p' answers "ping", 'q' ends with status 0.
  * usage: kept MODE FIFO [ARG]
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/keyctl.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <linux/io_uring.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef IORING_SETUP_NO_MMAP
@@ -31,6 +43,65 @@
 #define GROWS_AT ((void *)0x300000100000ul)
 
 static unsigned ring_index = ~0u;
+static long key_linked;
+static pthread_t linker;
+
+static void *
+link_key(void *a)
+{
+	(void)a;
+	key_linked = syscall(SYS_keyctl, KEYCTL_GET_PERSISTENT, -1,
+	    KEY_SPEC_THREAD_KEYRING);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* An orphan (not a descendant) whose getppid its filter's listener
+ * answers; the listener sent back over a socket: our descriptor. */
+static int
+listener(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { 4, f };
+	char c[CMSG_SPACE(sizeof(int))] = { 0 }, b = 0;
+	struct iovec io = { &b, 1 };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1,
+		.msg_control = c, .msg_controllen = sizeof(c) };
+	int sv[2], fd;
+	pid_t p;
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == -1)
+		return -1;
+	if ((p = fork()) == 0) {
+		if (fork() != 0)
+			_exit(0);
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		    SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+		if (fd < 0)
+			_exit(1);
+		struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+		h->cmsg_level = SOL_SOCKET;
+		h->cmsg_type = SCM_RIGHTS;
+		h->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(h), &fd, sizeof(int));
+		sendmsg(sv[1], &m, 0);
+		sleep(30);
+		_exit(0);
+	}
+	waitpid(p, NULL, 0);
+	if (recvmsg(sv[0], &m, 0) != 1 || CMSG_FIRSTHDR(&m) == NULL)
+		return -1;
+	memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof(int));
+	return fd >= 0 ? 0 : -1;
+}
 
 static int
 setup(const char *mode, const char *arg)
@@ -45,6 +116,15 @@ setup(const char *mode, const char *arg)
 		return arg != NULL && open(arg, O_RDONLY) >= 0 ? 0 : -1;
 	if (strcmp(mode, "vfork") == 0)
 		return 0;
+	if (strcmp(mode, "listener") == 0)
+		return listener();
+	if (strcmp(mode, "keythread") == 0) {
+		if (pthread_create(&linker, NULL, link_key, NULL) != 0)
+			return -1;
+		while (key_linked == 0)
+			usleep(10000);
+		return key_linked > 0 ? 0 : 77;
+	}
 	if (strcmp(mode, "uring") == 0) {
 		struct io_uring_params p;
 		struct io_uring_rsrc_update up = { .offset = ~0u };

@@ -4,7 +4,9 @@
 # tests/run/kept.c): each works unpinned; attached, it is refused with
 # status 2 and the process goes on as it was (an executable mapping
 # that grows down, READ_IMPLIES_EXEC, /proc/PID/mem of a process outside
-# held through another procfs mount, a main thread in vfork), or the
+# held through another procfs mount, a main thread in vfork, a seccomp
+# listener of a process outside, a thread keyring that links the
+# persistent keyring where the cache's key is), or the
 # attach goes on and what it made is of no use (an io_uring registered
 # and its descriptor closed: ENOSYS); under --exec=trusted a library
 # written after the process started is refused, one older is not.
@@ -57,6 +59,8 @@ refused() {
 	stop
 }
 
+# the cache and its key made (the keyring case looks for the key)
+"$SYS" run --cache-dir "$D/c" /bin/true || bad "syspin run /bin/true"
 if start growsdown; then
 	ask g
 	grep -q grown "$D/out" && ok "growsdown: grows unpinned" ||
@@ -73,6 +77,17 @@ if start rie; then
 else
 	bad "rie: did not start"
 fi
+if start listener; then
+	refused listener "seccomp listener"
+else
+	bad "listener: did not start"
+fi
+start keythread
+case $? in
+0)	refused keythread "reaches the key" ;;
+77)	echo "skip keythread: no persistent keyring here" ;;
+*)	bad "keythread: did not start" ;;
+esac
 # a main thread in vfork does not stop: refused after 2 s, and alive
 if start vfork; then
 	timeout 20 "$SYS" run --cache-dir "$D/c" -p "$P" >/dev/null 2>"$D/err"
