@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,6 +419,46 @@ gone(pid_t p)
 	    st.state == 'X' || (st.flags & 0x4u) != 0;
 }
 
+/*
+ * While threads are seized: a thread that execs waits for the others to
+ * be reaped (de_thread), those we trace by us, while PTRACE_SEIZE of a
+ * thread waits for the exec's lock, and the kernel makes the seize again
+ * after a signal: the attach hung for good (blind round 23).  A timer's
+ * handler reaps what of ours has exited (exits only: the stops stay for
+ * stop_one), so the exec goes on and the seize with it.
+ */
+static void
+reap_exited(int sig)
+{
+	siginfo_t si;
+	int e = errno;
+
+	(void)sig;
+	do
+		si.si_pid = 0;
+	while (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | __WALL) == 0 &&
+	    si.si_pid != 0);
+	errno = e;
+}
+
+static void
+reaping(bool on, struct sigaction *old)
+{
+	struct itimerval t = { { 0, 50000 }, { 0, 50000 } };
+	struct sigaction sa;
+
+	if (on) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = reap_exited;
+		sa.sa_flags = SA_RESTART;
+		sigaction(SIGALRM, &sa, old);
+	} else
+		memset(&t, 0, sizeof(t));
+	setitimer(ITIMER_REAL, &t, NULL);
+	if (!on)
+		sigaction(SIGALRM, old, NULL);
+}
+
 /* pid and its descendants, each stopped whole: *n of them. */
 static int
 seize_tree(const pid_t *pids, size_t npids, const struct sp_pin_opts *pin,
@@ -534,7 +575,7 @@ sp_supervise_attach(const struct sp_supervise_opts *o, const pid_t *pids,
 	size_t n = 0, failed = 0, threads = 0;
 	char why[96];
 	const char *no;
-	int status;
+	int status, r;
 
 	if (npids == 0 || npids > MAX_PROCS)
 		return sp_error_set(err, "-p: from 1 to %d processes",
@@ -553,7 +594,11 @@ sp_supervise_attach(const struct sp_supervise_opts *o, const pid_t *pids,
 	 * trust what they wrote before it) */
 	sp_attach_trust_start(pids, npids, &opts.pin.start);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (seize_tree(pids, npids, &opts.pin, v, &n, err) == -1 ||
+	struct sigaction old_alrm;
+	reaping(true, &old_alrm);
+	r = seize_tree(pids, npids, &opts.pin, v, &n, err);
+	reaping(false, &old_alrm);
+	if (r == -1 ||
 	    arm(v, n, err) == -1 || pin_tree(v, n, &opts.pin, opts.scope | SP_SCOPE_SOCKETS_IF,
 	    &failed, err) == -1) {
 		struct sp_error e = *err;

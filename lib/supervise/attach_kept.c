@@ -42,7 +42,7 @@
 #include "layout/procfs.h"
 #include "supervise_int.h"
 
-static bool reads_exec(pid_t pid, pid_t tid);
+static int reads_exec(pid_t pid, pid_t tid);
 
 bool
 sp_io_worker(pid_t t)
@@ -80,18 +80,27 @@ threads(pid_t pid, const pid_t *tids, size_t ntids, char *buf, size_t size)
 			    "filters of its own", (long)tids[t]);
 			return buf;
 		}
-		if (reads_exec(pid, tids[t])) {
+		switch (reads_exec(pid, tids[t])) {
+		case 0:
+			break;
+		case 1:
 			snprintf(buf, size, "its thread %ld has the personality "
 			    "READ_IMPLIES_EXEC (each readable mapping it made "
 			    "would be executable)", (long)tids[t]);
+			return buf;
+		default:
+			snprintf(buf, size, "its thread %ld is gone (an exec "
+			    "during the attach?)", (long)tids[t]);
 			return buf;
 		}
 	}
 	return NULL;
 }
 
-/* Whether a thread's personality makes reading imply executing. */
-static bool
+/* Whether a thread's personality makes reading imply executing: 1, 0,
+ * -1 when it cannot be read (the thread is gone: an exec in another
+ * thread ends it, stopped or not). */
+static int
 reads_exec(pid_t pid, pid_t tid)
 {
 	char path[64];
@@ -102,10 +111,10 @@ reads_exec(pid_t pid, pid_t tid)
 	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/personality",
 	    (long)pid, (long)tid);
 	if ((f = fopen(path, "re")) == NULL)
-		return true;		/* unknown: the worst */
+		return -1;
 	n = fscanf(f, "%lx", &p);
 	fclose(f);
-	return n != 1 || (p & READ_IMPLIES_EXEC) != 0;
+	return n != 1 ? -1 : (p & READ_IMPLIES_EXEC) != 0;
 }
 
 /* Whether the mapping that starts at start has VmFlags "gd" (smaps).
