@@ -379,8 +379,18 @@ sp_sup_event(struct sup *s, pid_t pid, int st)
 	    pid, 0, sig);
 }
 
+/*
+ * A parked thread's wait doubles from PARK_FIRST_MS (and an eighth of a
+ * millisecond more for each thread parked) up to PARK_MAX_MS, and
+ * PARK_EACH_MS more for every thread parked: each retry costs us a
+ * millisecond or so (its call made again, judged again), so the tree's
+ * retries stay near 1000 / PARK_EACH_MS a second however many threads
+ * it parks (blind round 23: 1000 parked connects took both CPUs, and
+ * every other stop of the tree waited behind them).
+ */
 #define PARK_FIRST_MS 1
 #define PARK_MAX_MS 32
+#define PARK_EACH_MS 8
 
 static uint64_t
 now_ns(void)
@@ -402,8 +412,12 @@ sp_sup_park(struct sup *s, pid_t pid, int sig)
 	}
 	if (p->park_until == 0)
 		s->nparked++;
-	p->park_ms = p->park_ms == 0 ? PARK_FIRST_MS :
-	    p->park_ms * 2 > PARK_MAX_MS ? PARK_MAX_MS : p->park_ms * 2;
+	uint64_t most = PARK_MAX_MS + (uint64_t)s->nparked * PARK_EACH_MS;
+	if (most > 60000)
+		most = 60000;
+	/* the first wait longer too where many wait */
+	p->park_ms = p->park_ms == 0 ? PARK_FIRST_MS + (unsigned)(s->nparked /
+	    8) : p->park_ms * 2ull > most ? (unsigned)most : p->park_ms * 2;
 	p->park_until = now_ns() + (uint64_t)p->park_ms * 1000000u;
 	p->park_sig = sig;
 	p->halted = true;	/* no freeze waits for a stop of it */
