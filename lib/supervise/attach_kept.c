@@ -35,12 +35,14 @@
 #include <unistd.h>
 
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <linux/magic.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 
 #include "bpf/bpf.h"
 #include "layout/procfs.h"
-#include "supervise_int.h"
+#include "attach_int.h"
 
 static int reads_exec(pid_t pid, pid_t tid);
 
@@ -319,4 +321,152 @@ sp_mem_held(const char *fdpath, const char *link, uint64_t proc_mnt)
 	if (sx.stx_mnt_id == proc_mnt)
 		return mem_of(link);
 	return (sx.stx_mode & 0777) == 0600 ? -1 : 0;
+}
+
+const char *
+sp_held_way_out(const char *link)
+{
+	if (strcmp(link, "anon_inode:seccomp notify") == 0)
+		return "a seccomp listener (it answers the calls of a process "
+		    "outside)";
+	if (strcmp(link, "anon_inode:[userfaultfd]") == 0)
+		return "a userfaultfd (a fault it answers holds whoever reads "
+		    "its memory, the supervisor too)";
+	if (strcmp(link, "anon_inode:[perf_event]") == 0)
+		return "a perf event (it may sample a process outside)";
+	return NULL;
+}
+
+/*
+ * A way out the process made before the attach, which neither its pins
+ * nor the Landlock domain it enters take back (blind round 22): a
+ * process outside that one of its threads traces, a /proc/PID/mem of one
+ * open, an io_uring (its requests run with the credentials the ring was
+ * made with, outside the Landlock domain), a seccomp listener of another
+ * process's filter (round 23).  Seen with every thread
+ * stopped, so no more are made.  NULL, or why (in buf).
+ */
+const char *
+sp_attach_holds_outside(const struct attached *v, size_t n, char *buf, size_t size)
+{
+	struct statx procfs;
+	struct dirent *e, *f;
+	DIR *d, *fd;
+
+	if ((d = opendir("/proc")) == NULL)
+		return "cannot read /proc";
+	while ((e = readdir(d)) != NULL) {	/* tracees of ours */
+		char path[96];
+		pid_t p = (pid_t)atol(e->d_name);
+		if (p <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/task", (long)p);
+		if ((fd = opendir(path)) == NULL)
+			continue;
+		while ((f = readdir(fd)) != NULL) {
+			unsigned long long tr = 0;
+			pid_t t = (pid_t)atol(f->d_name);
+			if (t > 0 && sp_proc_status(t, "TracerPid", 10,
+			    &tr) == 0 && tr != 0 && sp_attach_member(v, n, (pid_t)tr) &&
+			    !sp_attach_member(v, n, t)) {
+				closedir(fd);
+				closedir(d);
+				snprintf(buf, size, "its thread %llu traces "
+				    "process %ld, outside", tr, (long)p);
+				return buf;
+			}
+		}
+		closedir(fd);
+	}
+	closedir(d);
+	if (statx(AT_FDCWD, "/proc", 0, STATX_MNT_ID, &procfs) == -1 ||
+	    !(procfs.stx_mask & STATX_MNT_ID))
+		return "cannot tell which mount /proc is";
+	for (size_t i = 0; i < n; i++) {	/* memory of others, open */
+		char dir[64];
+		snprintf(dir, sizeof(dir), "/proc/%ld/fd", (long)v[i].pid);
+		if ((d = opendir(dir)) == NULL)
+			return "cannot read its descriptors";
+		while ((e = readdir(d)) != NULL) {
+			char path[384], link[200];
+			ssize_t len;
+			pid_t q;
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			if ((len = readlink(path, link, sizeof(link) - 1)) <= 0)
+				continue;
+			link[len] = '\0';
+			if ((q = sp_mem_held(path, link, procfs.stx_mnt_id)) ==
+			    -1 || (q > 0 && !sp_attach_member(v, n, q)))
+				goto mem;
+			/* its requests run with the credentials the ring was
+			 * made with: no Landlock domain (blind round 22) */
+			/* a seccomp listener answers another's calls (it
+			 * has no filter of its own: refused before); a
+			 * userfaultfd holds what reads its memory, the
+			 * supervisor too; a perf event samples whom it was
+			 * opened on (round 23) */
+			const char *what = sp_held_way_out(link);
+			if (what != NULL) {
+				closedir(d);
+				snprintf(buf, size, "process %ld holds %s",
+				    (long)v[i].pid, what);
+				return buf;
+			}
+			if (strcmp(link, "anon_inode:[io_uring]") == 0) {
+				closedir(d);
+				snprintf(buf, size, "process %ld has an io_uring "
+				    "(its requests would run with what the "
+				    "process had before, outside the domain)",
+				    (long)v[i].pid);
+				return buf;
+			}
+			continue;
+mem:
+			closedir(d);
+			snprintf(buf, size, "process %ld holds %.190s open (the "
+			    "memory of a process outside, or of one it cannot "
+			    "be told from)", (long)v[i].pid, link);
+			return buf;
+		}
+		closedir(d);
+	}
+	return NULL;
+}
+
+/*
+ * A process outside what is attached that shares memory, descriptors or
+ * root and working directory with one inside (clone(CLONE_VM) without
+ * CLONE_THREAD, made before): unpinned, it maps code into the pinned
+ * address space or descriptors into its table (blind round 23).  kcmp
+ * answers where we may look at both (another user's process that shares
+ * a process of ours is that user's already).  NULL, or why.
+ */
+const char *
+sp_attach_shared_outside(const struct attached *v, size_t n, char *buf, size_t size)
+{
+	static const int what[] = { KCMP_VM, KCMP_FILES, KCMP_FS };
+	static const char *const name[] = { "memory", "descriptors",
+		"root and working directory" };
+	struct dirent *e;
+	DIR *d;
+
+	if ((d = opendir("/proc")) == NULL)
+		return "cannot read /proc";
+	while ((e = readdir(d)) != NULL) {
+		pid_t p = (pid_t)atol(e->d_name);
+		if (p <= 0 || sp_attach_member(v, n, p))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			for (size_t k = 0; k < 3; k++)
+				if (syscall(SYS_kcmp, v[i].pid, p, what[k], 0,
+				    0) == 0) {
+					closedir(d);
+					snprintf(buf, size, "process %ld, not "
+					    "attached, shares the %s of %ld",
+					    (long)p, name[k], (long)v[i].pid);
+					return buf;
+				}
+	}
+	closedir(d);
+	return NULL;
 }

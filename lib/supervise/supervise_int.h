@@ -354,6 +354,9 @@ bool sp_trusted_fd(const struct timespec *start, int fd, char *why,
 /* attach_kept.c: whether t is one of io_uring's threads (PF_IO_WORKER:
  * iou-sqp, iou-wrk), which make no call of their own nor stop. */
 bool sp_io_worker(pid_t t);
+/* attach_kept.c: what a descriptor naming link gives a process that
+ * neither pins nor a Landlock domain take back, or NULL. */
+const char *sp_held_way_out(const char *link);
 /* attach_kept.c: whose memory the descriptor fdpath (/proc/PID/fd/N,
  * naming link) may be: 0 none, -1 unknown, else the pid; proc_mnt is
  * our /proc's mount id. */

@@ -15,6 +15,9 @@
  *              cache's key is) into its thread keyring
  *   listener   holds the seccomp listener of a process outside (an
  *              orphan it made, whose getppid the listener answers)
+ *   clonevm    a process sharing its memory that is not its child
+ *              (clone(CLONE_VM | CLONE_PARENT)), sleeping
+ *   uffd       holds a userfaultfd
  *   'p' answers "ping", 'q' ends with status 0.
  * usage: kept MODE FIFO [ARG]
  */
@@ -30,6 +33,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -43,6 +47,16 @@
 #define GROWS_AT ((void *)0x300000100000ul)
 
 static unsigned ring_index = ~0u;
+static char sibling_stack[65536] __attribute__((aligned(16)));
+
+static int
+sibling(void *a)
+{
+	(void)a;
+	for (;;)
+		syscall(SYS_pause);
+	return 0;
+}
 static long key_linked;
 static pthread_t linker;
 
@@ -118,6 +132,11 @@ setup(const char *mode, const char *arg)
 		return 0;
 	if (strcmp(mode, "listener") == 0)
 		return listener();
+	if (strcmp(mode, "clonevm") == 0)
+		return clone(sibling, sibling_stack + sizeof(sibling_stack),
+		    CLONE_VM | CLONE_PARENT | SIGCHLD, NULL) > 0 ? 0 : -1;
+	if (strcmp(mode, "uffd") == 0)
+		return syscall(SYS_userfaultfd, O_CLOEXEC) >= 0 ? 0 : 77;
 	if (strcmp(mode, "keythread") == 0) {
 		if (pthread_create(&linker, NULL, link_key, NULL) != 0)
 			return -1;

@@ -6,7 +6,8 @@
 # that grows down, READ_IMPLIES_EXEC, /proc/PID/mem of a process outside
 # held through another procfs mount, a main thread in vfork, a seccomp
 # listener of a process outside, a thread keyring that links the
-# persistent keyring where the cache's key is), or the
+# persistent keyring where the cache's key is, a process outside sharing
+# its memory, a userfaultfd), or the
 # attach goes on and what it made is of no use (an io_uring registered
 # and its descriptor closed: ENOSYS); under --exec=trusted a library
 # written after the process started is refused, one older is not.
@@ -82,6 +83,18 @@ if start listener; then
 else
 	bad "listener: did not start"
 fi
+if start clonevm; then
+	refused clonevm "shares the memory"
+	pkill -KILL -P $$ -x kept 2>/dev/null	# the sibling: ours
+else
+	bad "clonevm: did not start"
+fi
+start uffd
+case $? in
+0)	refused uffd "userfaultfd" ;;
+77)	echo "skip uffd: no userfaultfd for us here" ;;
+*)	bad "uffd: did not start" ;;
+esac
 start keythread
 case $? in
 0)	refused keythread "reaches the key" ;;
