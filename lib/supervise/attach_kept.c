@@ -54,6 +54,23 @@ sp_io_worker(pid_t t)
 	return sp_proc_stat(t, &st) == 0 && (st.flags & 0x10u) != 0;
 }
 
+bool
+sp_fd_async(pid_t pid, const char *fd)
+{
+	char path[320], line[128];
+	unsigned long flags = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%s", (long)pid, fd);
+	if ((f = fopen(path, "re")) == NULL)
+		return false;		/* closed meanwhile: nothing */
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		found = sscanf(line, "flags: %lo", &flags) == 1;
+	fclose(f);
+	return !found || (flags & O_ASYNC) != 0;
+}
+
 /* The threads: io_uring's, or one with filters of its own (NULL). */
 static const char *
 threads(pid_t pid, const pid_t *tids, size_t ntids, char *buf, size_t size)
@@ -76,6 +93,18 @@ threads(pid_t pid, const pid_t *tids, size_t ntids, char *buf, size_t size)
 	}
 	for (size_t t = 0; t < ntids; t++) {
 		unsigned long long f = 0;
+		/* one descriptor table: what the attach sees in it is all
+		 * the process holds, and the domain is entered by a
+		 * descriptor's number in it (round 23b: a thread's own
+		 * table hid /proc/PID/mem, and made the number its own
+		 * ruleset) */
+		if (t > 0 && syscall(SYS_kcmp, tids[0], tids[t], KCMP_FILES, 0,
+		    0) != 0) {
+			snprintf(buf, size, "its thread %ld has a descriptor "
+			    "table of its own (unshare(CLONE_FILES))",
+			    (long)tids[t]);
+			return buf;
+		}
 		if (sp_proc_status(tids[t], "Seccomp_filters", 10, &f) == 0 &&
 		    f > 0) {
 			snprintf(buf, size, "its thread %ld has seccomp "
@@ -398,8 +427,6 @@ sp_attach_holds_outside(const struct attached *v, size_t n, char *buf, size_t si
 			if ((q = sp_mem_held(path, link, procfs.stx_mnt_id)) ==
 			    -1 || (q > 0 && !sp_attach_member(v, n, q)))
 				goto mem;
-			/* its requests run with the credentials the ring was
-			 * made with: no Landlock domain (blind round 22) */
 			/* a seccomp listener answers another's calls (it
 			 * has no filter of its own: refused before); a
 			 * userfaultfd holds what reads its memory, the
@@ -412,6 +439,8 @@ sp_attach_holds_outside(const struct attached *v, size_t n, char *buf, size_t si
 				    (long)v[i].pid, what);
 				return buf;
 			}
+			/* its requests run with the credentials the ring was
+			 * made with: no Landlock domain (blind round 22) */
 			if (strcmp(link, "anon_inode:[io_uring]") == 0) {
 				closedir(d);
 				snprintf(buf, size, "process %ld has an io_uring "

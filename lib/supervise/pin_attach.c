@@ -14,7 +14,11 @@
  * on (the restart the kernel does on the way out of a signal stop, which
  * an injected call's stop skips).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -25,6 +29,7 @@
 
 #include "pins/cache.h"
 #include "pin_int.h"
+#include "supervise_int.h"
 
 #define ERESTARTSYS_		512
 #define ERESTARTNOINTR_		513
@@ -159,12 +164,72 @@ out:
 	return r;
 }
 
+/*
+ * Descriptors set to signal their owner (O_ASYNC, F_SETOWN, F_SETSIG)
+ * before the attach: the kernel sends that signal on I/O, a call of
+ * nobody's (blind round 23b: SIGQUIT to a process outside, past
+ * --scope=signals, whose Landlock judges a signal by the domain of who
+ * set the owner).  CHECK: one whose signal dumps core is refused, as
+ * F_SETSIG of one is in a tree (NULL, or why); OWN: each owner set
+ * again from inside the domain, the same owner (nginx's channels).
+ */
+#define ASYNC_MAX 64
+enum async_step { CHECK, OWN };
+
+static const char *
+async_fds(struct job *j, enum async_step step, char *buf, size_t size,
+    struct sp_error *err)
+{
+	const unsigned long core = 1ul << SIGQUIT | 1ul << SIGILL |
+	    1ul << SIGTRAP | 1ul << SIGABRT | 1ul << SIGBUS | 1ul << SIGFPE |
+	    1ul << SIGSEGV | 1ul << SIGXCPU | 1ul << SIGXFSZ | 1ul << SIGSYS;
+	uint64_t at = (j->regs.rsp - 3072) & ~(uint64_t)15;
+	char dir[64];
+	struct dirent *e;
+	size_t n = 0;
+	long r;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%ld/fd", (long)j->pid);
+	if ((d = opendir(dir)) == NULL)
+		return "cannot read its descriptors";
+	while ((e = readdir(d)) != NULL) {
+		long fd = atol(e->d_name);
+		if (e->d_name[0] == '.' || !sp_fd_async(j->pid, e->d_name))
+			continue;
+		if (++n > ASYNC_MAX) {
+			closedir(d);
+			return "more than 64 descriptors set to signal (O_ASYNC)";
+		}
+		if (step == CHECK) {
+			if (sp_pin_call(j, SYS_fcntl, (uint64_t)fd, F_GETSIG, 0,
+			    0, &r, err) == -1)
+				break;
+			if (r > 0 && r < 64 && ((core >> r) & 1)) {
+				closedir(d);
+				snprintf(buf, size, "its descriptor %ld signals "
+				    "%ld, which dumps core, to whom F_SETOWN "
+				    "named (O_ASYNC)", fd, r);
+				return buf;
+			}
+		} else if (sp_pin_call(j, SYS_fcntl, (uint64_t)fd,
+		    F_GETOWN_EX, at, 0, &r, err) == -1 || (r == 0 &&
+		    sp_pin_call(j, SYS_fcntl, (uint64_t)fd, F_SETOWN_EX, at, 0,
+		    &r, err) == -1))
+			break;
+	}
+	closedir(d);
+	return e != NULL ? err->msg : NULL;
+}
+
 int
 sp_pin_attach(pid_t tid, const pid_t *tids, size_t ntids, unsigned scope,
     const struct sp_pin_opts *o, struct sp_pin_result *res,
     struct sp_error *err)
 {
 	struct sp_error rerr;
+	const char *no;
+	char why[160];
 	bool changed = false;
 	struct job j;
 	int r;
@@ -182,9 +247,15 @@ sp_pin_attach(pid_t tid, const pid_t *tids, size_t ntids, unsigned scope,
 		r = sp_error_set(err, "a keyring it holds reaches the key the "
 		    "cache is signed with (a persistent keyring linked into "
 		    "its session?): it could forge its own pins");
+	if (r == 0 && (no = async_fds(&j, CHECK, why, sizeof(why), err)) !=
+	    NULL)
+		r = no == err->msg ? -1 : sp_error_set(err, "%s", no);
 	if (r == 0) {
 		changed = true;
 		r = in_threads(&j, tids, ntids, CONFINE, scope, err);
+		if (r == 0 && (no = async_fds(&j, OWN, why, sizeof(why),
+		    err)) != NULL)
+			r = no == err->msg ? -1 : sp_error_set(err, "%s", no);
 	}
 	if (r == 0)
 		r = install(&j, err);

@@ -357,6 +357,9 @@ bool sp_io_worker(pid_t t);
 /* attach_kept.c: what a descriptor naming link gives a process that
  * neither pins nor a Landlock domain take back, or NULL. */
 const char *sp_held_way_out(const char *link);
+/* attach_kept.c: whether descriptor fd (its name) of pid has O_ASYNC
+ * (the kernel signals its owner); unreadable: assumed to. */
+bool sp_fd_async(pid_t pid, const char *fd);
 /* attach_kept.c: whose memory the descriptor fdpath (/proc/PID/fd/N,
  * naming link) may be: 0 none, -1 unknown, else the pid; proc_mnt is
  * our /proc's mount id. */

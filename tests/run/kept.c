@@ -18,6 +18,9 @@
  *   clonevm    a process sharing its memory that is not its child
  *              (clone(CLONE_VM | CLONE_PARENT)), sleeping
  *   uffd       holds a userfaultfd
+ *   files      a second thread with a descriptor table of its own
+ *   async      a pipe set to signal SIGQUIT to itself (O_ASYNC,
+ *              F_SETOWN, F_SETSIG)
  *   'p' answers "ping", 'q' ends with status 0.
  * usage: kept MODE FIFO [ARG]
  */
@@ -59,6 +62,19 @@ sibling(void *a)
 }
 static long key_linked;
 static pthread_t linker;
+
+static void *
+own_table(void *a)
+{
+	(void)a;
+	if (unshare(CLONE_FILES) == 0)
+		key_linked = 1;
+	else
+		key_linked = -1;
+	for (;;)
+		pause();
+	return NULL;
+}
 
 static void *
 link_key(void *a)
@@ -135,6 +151,19 @@ setup(const char *mode, const char *arg)
 	if (strcmp(mode, "clonevm") == 0)
 		return clone(sibling, sibling_stack + sizeof(sibling_stack),
 		    CLONE_VM | CLONE_PARENT | SIGCHLD, NULL) > 0 ? 0 : -1;
+	if (strcmp(mode, "files") == 0) {
+		if (pthread_create(&linker, NULL, own_table, NULL) != 0)
+			return -1;
+		while (key_linked == 0)
+			usleep(10000);
+		return key_linked > 0 ? 0 : -1;
+	}
+	if (strcmp(mode, "async") == 0) {
+		int p[2];
+		return pipe(p) == 0 && fcntl(p[0], F_SETOWN, getpid()) == 0 &&
+		    fcntl(p[0], F_SETSIG, SIGQUIT) == 0 &&
+		    fcntl(p[0], F_SETFL, O_ASYNC) == 0 ? 0 : -1;
+	}
 	if (strcmp(mode, "uffd") == 0)
 		return syscall(SYS_userfaultfd, O_CLOEXEC) >= 0 ? 0 : 77;
 	if (strcmp(mode, "keythread") == 0) {

@@ -7,7 +7,8 @@
 # held through another procfs mount, a main thread in vfork, a seccomp
 # listener of a process outside, a thread keyring that links the
 # persistent keyring where the cache's key is, a process outside sharing
-# its memory, a userfaultfd), or the
+# its memory, a userfaultfd, a thread with a descriptor table of its
+# own, a descriptor set to signal SIGQUIT on I/O), or the
 # attach goes on and what it made is of no use (an io_uring registered
 # and its descriptor closed: ENOSYS); under --exec=trusted a library
 # written after the process started is refused, one older is not.
@@ -95,6 +96,14 @@ case $? in
 77)	echo "skip uffd: no userfaultfd for us here" ;;
 *)	bad "uffd: did not start" ;;
 esac
+for m in files async; do
+	if start $m; then
+		[ $m = files ] && refused $m "descriptor table of its own" ||
+		    refused $m "dumps core, to whom F_SETOWN"
+	else
+		bad "$m: did not start"
+	fi
+done
 start keythread
 case $? in
 0)	refused keythread "reaches the key" ;;
