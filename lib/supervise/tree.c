@@ -274,6 +274,17 @@ on_stop(struct sup *s, pid_t pid, int st)
 
 	switch (st >> 16) {
 	case PTRACE_EVENT_EXEC:
+		/* the new image has the pid of a leader that may have been
+		 * parked in a connect: its retry must not go to the image,
+		 * which would run on past its pinning stop (blind round
+		 * 23b: an exec in one thread, the leader parked, ran
+		 * unpinned) */
+		if ((p = sp_sup_proc(s, pid, false)) != NULL &&
+		    p->park_until != 0) {
+			p->park_until = 0;
+			p->halted = false;
+			s->nparked--;
+		}
 		return sp_sup_on_exec(s, pid);
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:

@@ -99,7 +99,7 @@ tiocsti tioclinux tty-quit tty-quit-own tty-fg
 tty-join tty-other tty-own tty-intr-own tty-fg-pid tty-noctty tty-ctty-other
 tty-devtty
 exec-race reexec-rewrite range-end mount-new pid-reuse chroot-interp pidfd-swap
-prlimit-uffd any-site anyparam-nocaller anyparam-compared musl-cp
+prlimit-uffd any-site anyparam-nocaller anyparam-compared musl-cp park-exec
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
 filter-swap filter-sealed filter-stack
@@ -503,6 +503,10 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 	reexec-rewrite)
 		# a program rewritten in place (its times put back) re-execs
 		$how "$E/escape_reexec" "$mark" ;;
+	park-exec)
+		# a thread execs while the leader is parked in a connect:
+		# the new image has the leader's pid (round 23b)
+		$how "$E/escape_parkexec" "$mark" 150 ;;
 	any-site)
 		# a site whose number the analysis cannot read, reached
 		# with a number its program issues nowhere
