@@ -63,6 +63,11 @@ stop_one(pid_t t)
 		if (r == 0) {
 			if (waited++ >= STOP_WAIT_MS)
 				return -2;
+			/* asked again now and then: an interrupt an event's
+			 * stop took may not come after it (CI: PostgreSQL's
+			 * autovacuum launcher, forking, never stopped) */
+			if (waited % 100 == 0)
+				ptrace(PTRACE_INTERRUPT, t, 0, 0);
 			nanosleep(&ms, NULL);
 			continue;
 		}
@@ -70,8 +75,10 @@ stop_one(pid_t t)
 			return -1;
 		if (st >> 16 == PTRACE_EVENT_STOP)
 			return WSTOPSIG(st) == SIGTRAP ? 0 : 1;
-		/* a signal's stop: delivered; an event's: on */
+		/* a signal's stop: delivered; an event's: on, and the
+		 * interrupt asked again */
 		ptrace(PTRACE_CONT, t, 0, st >> 16 == 0 ? WSTOPSIG(st) : 0);
+		ptrace(PTRACE_INTERRUPT, t, 0, 0);
 	}
 }
 
