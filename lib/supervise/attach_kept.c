@@ -375,6 +375,16 @@ sp_held_way_out(const char *link)
  * process's filter (round 23).  Seen with every thread
  * stopped, so no more are made.  NULL, or why (in buf).
  */
+#define QUEUED_MAX 65536
+
+static int
+cmp_ino(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 const char *
 sp_attach_holds_outside(const struct attached *v, size_t n, char *buf, size_t size)
 {
@@ -411,6 +421,14 @@ sp_attach_holds_outside(const struct attached *v, size_t n, char *buf, size_t si
 	if (statx(AT_FDCWD, "/proc", 0, STATX_MNT_ID, &procfs) == -1 ||
 	    !(procfs.stx_mask & STATX_MNT_ID))
 		return "cannot tell which mount /proc is";
+	/* descriptors in flight (SCM_RIGHTS) show nowhere but as a queue
+	 * not empty: a unix socket it holds with anything queued (or a
+	 * listener of its with connections waiting, whose queues may hold
+	 * them) is refused, try again */
+	static uint32_t queued[QUEUED_MAX];
+	ssize_t nq = sp_unix_queued(queued, QUEUED_MAX);
+	if (nq == -1)
+		return "cannot read the queues of unix sockets (sock_diag)";
 	for (size_t i = 0; i < n; i++) {	/* memory of others, open */
 		char dir[64];
 		snprintf(dir, sizeof(dir), "/proc/%ld/fd", (long)v[i].pid);
@@ -433,6 +451,14 @@ sp_attach_holds_outside(const struct attached *v, size_t n, char *buf, size_t si
 			 * supervisor too; a perf event samples whom it was
 			 * opened on (round 23) */
 			const char *what = sp_held_way_out(link);
+			unsigned long ino;
+			if (what == NULL && sscanf(link, "socket:[%lu]",
+			    &ino) == 1 && ino <= UINT32_MAX &&
+			    bsearch(&(uint32_t){ (uint32_t)ino }, queued,
+			    (size_t)nq, sizeof(*queued), cmp_ino) != NULL)
+				what = "a unix socket with something queued "
+				    "(descriptors may be in flight in it: try "
+				    "again)";
 			if (what != NULL) {
 				closedir(d);
 				snprintf(buf, size, "process %ld holds %s",

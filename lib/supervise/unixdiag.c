@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "supervise_int.h"
@@ -151,6 +152,59 @@ sp_sup_unix_listener(uint64_t client, uint64_t *accepted)
 		*accepted = p.peer;
 	close(fd);
 	return 0;
+}
+
+/* ---- unix sockets with something queued ---- */
+
+struct queued_ctx {
+	uint32_t *inos;
+	size_t n, max;
+	bool full;
+};
+
+static bool
+queued_one(void *ctx, uint32_t ino, int type, const void *data, size_t len)
+{
+	struct queued_ctx *c = ctx;
+	struct unix_diag_rqlen q;
+
+	if (type != UNIX_DIAG_RQLEN || len < sizeof(q))
+		return false;
+	memcpy(&q, data, sizeof(q));
+	if (q.udiag_rqueue == 0)
+		return false;
+	if (c->n == c->max) {
+		c->full = true;
+		return true;
+	}
+	c->inos[c->n++] = ino;
+	return false;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+ssize_t
+sp_unix_queued(uint32_t *inos, size_t max)
+{
+	struct queued_ctx c = { inos, 0, max, false };
+	int fd, r = -1;
+
+	if ((fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+	    NETLINK_SOCK_DIAG)) == -1)
+		return -1;
+	if (ask(fd, 0, ~0u, UDIAG_SHOW_RQLEN, true) == 0)
+		r = answers(fd, true, queued_one, &c);
+	close(fd);
+	if (r == -1 || c.full)
+		return -1;
+	qsort(inos, c.n, sizeof(*inos), cmp_u32);
+	return (ssize_t)c.n;
 }
 
 /* ---- the listeners of the tree, by socket inode ---- */

@@ -18,6 +18,8 @@
  *   clonevm    a process sharing its memory that is not its child
  *              (clone(CLONE_VM | CLONE_PARENT)), sleeping
  *   uffd       holds a userfaultfd
+ *   inflight   a descriptor sent into a socket pair of its own and not
+ *              received yet (SCM_RIGHTS)
  *   files      a second thread with a descriptor table of its own
  *   async      a pipe set to signal SIGQUIT to itself (O_ASYNC,
  *              F_SETOWN, F_SETSIG)
@@ -151,6 +153,24 @@ setup(const char *mode, const char *arg)
 	if (strcmp(mode, "clonevm") == 0)
 		return clone(sibling, sibling_stack + sizeof(sibling_stack),
 		    CLONE_VM | CLONE_PARENT | SIGCHLD, NULL) > 0 ? 0 : -1;
+	if (strcmp(mode, "inflight") == 0) {
+		char c[CMSG_SPACE(sizeof(int))] = { 0 }, b = 0;
+		struct iovec io = { &b, 1 };
+		struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1,
+			.msg_control = c, .msg_controllen = sizeof(c) };
+		int sv[2], fd = open("/dev/null", O_RDONLY);
+		if (fd < 0 || socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == -1)
+			return -1;
+		struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+		h->cmsg_level = SOL_SOCKET;
+		h->cmsg_type = SCM_RIGHTS;
+		h->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(h), &fd, sizeof(int));
+		if (sendmsg(sv[1], &m, 0) != 1)
+			return -1;
+		close(fd);
+		return 0;
+	}
 	if (strcmp(mode, "files") == 0) {
 		if (pthread_create(&linker, NULL, own_table, NULL) != 0)
 			return -1;

@@ -8,7 +8,8 @@
 # listener of a process outside, a thread keyring that links the
 # persistent keyring where the cache's key is, a process outside sharing
 # its memory, a userfaultfd, a thread with a descriptor table of its
-# own, a descriptor set to signal SIGQUIT on I/O), or the
+# own, a descriptor set to signal SIGQUIT on I/O, a descriptor in flight
+# in a socket of its own), or the
 # attach goes on and what it made is of no use (an io_uring registered
 # and its descriptor closed: ENOSYS); under --exec=trusted a library
 # written after the process started is refused, one older is not.
@@ -96,10 +97,13 @@ case $? in
 77)	echo "skip uffd: no userfaultfd for us here" ;;
 *)	bad "uffd: did not start" ;;
 esac
-for m in files async; do
+for m in files async inflight; do
 	if start $m; then
-		[ $m = files ] && refused $m "descriptor table of its own" ||
-		    refused $m "dumps core, to whom F_SETOWN"
+		case $m in
+		files) refused $m "descriptor table of its own" ;;
+		async) refused $m "dumps core, to whom F_SETOWN" ;;
+		inflight) refused $m "something queued" ;;
+		esac
 	else
 		bad "$m: did not start"
 	fi
