@@ -98,8 +98,15 @@ threads(pid_t pid, const pid_t *tids, size_t ntids, char *buf, size_t size)
 		 * descriptor's number in it (round 23b: a thread's own
 		 * table hid /proc/PID/mem, and made the number its own
 		 * ruleset) */
-		if (t > 0 && syscall(SYS_kcmp, tids[0], tids[t], KCMP_FILES, 0,
-		    0) != 0) {
+		long same = t > 0 ? syscall(SYS_kcmp, tids[0], tids[t],
+		    KCMP_FILES, 0, 0) : 0;
+		if (same == -1) {
+			snprintf(buf, size, "its thread %ld or %ld is gone (an "
+			    "exec during the attach?)", (long)tids[0],
+			    (long)tids[t]);
+			return buf;
+		}
+		if (same != 0) {
 			snprintf(buf, size, "its thread %ld has a descriptor "
 			    "table of its own (unshare(CLONE_FILES))",
 			    (long)tids[t]);

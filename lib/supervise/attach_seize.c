@@ -147,10 +147,14 @@ seize_all(pid_t pid, struct seized *z, struct sp_error *err)
 			switch ((r = stop_one(t))) {
 			case -1:
 				continue;	/* gone */
-			case -2:
+			case -2: {
+				struct sp_proc_stat ps = { 0 };
 				closedir(d);
+				(void)sp_proc_stat(t, &ps);
 				return sp_error_set(err, "its thread %ld does "
-				    "not stop", (long)t);
+				    "not stop (state %c, flags 0x%x)", (long)t,
+				    ps.state ? ps.state : '?', (unsigned)ps.flags);
+			}
 			default:
 				break;
 			}
@@ -324,20 +328,32 @@ gone(pid_t p)
  * be reaped (de_thread), those we trace by us, while PTRACE_SEIZE of a
  * thread waits for the exec's lock, and the kernel makes the seize again
  * after a signal: the attach hung for good (blind round 23).  A timer's
- * handler reaps what of ours has exited (exits only: the stops stay for
- * stop_one), so the exec goes on and the seize with it.
+ * handler reaps the seized threads that have exited, so the exec goes on
+ * and the seize with it.  Each is looked at alone, WNOWAIT first: to a
+ * tracer a trace stop is waitable as an exit is, and one taken here
+ * never reaches stop_one (round 23b: forked children then never
+ * "stopped").
  */
+static const struct attached *reap_v;
+static const size_t *reap_n;
+
 static void
 reap_exited(int sig)
 {
+	const int exits = WEXITED | WNOHANG | __WALL;
 	siginfo_t si;
 	int e = errno;
 
 	(void)sig;
-	do
-		si.si_pid = 0;
-	while (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | __WALL) == 0 &&
-	    si.si_pid != 0);
+	for (size_t i = 0; reap_v != NULL && i < *reap_n; i++)
+		for (size_t t = 0; t < reap_v[i].z.n; t++) {
+			pid_t tid = reap_v[i].z.tid[t];
+			si.si_pid = 0;
+			if (waitid(P_PID, (id_t)tid, &si, exits | WNOWAIT) ==
+			    0 && si.si_pid == tid && (si.si_code == CLD_EXITED ||
+			    si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED))
+				(void)waitid(P_PID, (id_t)tid, &si, exits);
+		}
 	errno = e;
 }
 
@@ -425,8 +441,11 @@ sp_attach_seize(const pid_t *pids, size_t npids, const struct sp_pin_opts *pin,
 	struct sigaction old;
 	int r;
 
+	*n = 0;
+	reap_v = v, reap_n = n;
 	reaping(true, &old);
 	r = seize_tree(pids, npids, pin, v, n, err);
 	reaping(false, &old);
+	reap_v = NULL;
 	return r;
 }
