@@ -43,6 +43,7 @@
 #include "bpf/bpf.h"
 #include "layout/procfs.h"
 #include "attach_int.h"
+#include "util/search.h"
 
 static int reads_exec(pid_t pid, pid_t tid);
 
@@ -384,14 +385,6 @@ sp_held_way_out(const char *link)
  */
 #define QUEUED_MAX 65536
 
-static int
-cmp_ino(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 const char *
 sp_attach_holds_outside(const struct attached *v, size_t n, char *buf, size_t size)
 {
@@ -432,7 +425,7 @@ sp_attach_holds_outside(const struct attached *v, size_t n, char *buf, size_t si
 	 * not empty: a unix socket it holds with anything queued (or a
 	 * listener of its with connections waiting, whose queues may hold
 	 * them) is refused, try again */
-	static uint32_t queued[QUEUED_MAX];
+	static uint64_t queued[QUEUED_MAX];
 	ssize_t nq = sp_unix_queued(queued, QUEUED_MAX);
 	if (nq == -1)
 		return "cannot read the queues of unix sockets (sock_diag)";
@@ -459,10 +452,11 @@ sp_attach_holds_outside(const struct attached *v, size_t n, char *buf, size_t si
 			 * opened on (round 23) */
 			const char *what = sp_held_way_out(link);
 			unsigned long ino;
+			size_t at;
 			if (what == NULL && sscanf(link, "socket:[%lu]",
-			    &ino) == 1 && ino <= UINT32_MAX &&
-			    bsearch(&(uint32_t){ (uint32_t)ino }, queued,
-			    (size_t)nq, sizeof(*queued), cmp_ino) != NULL)
+			    &ino) == 1 && (at = sp_lower_bound(queued,
+			    (size_t)nq, sizeof(*queued), 0, ino)) <
+			    (size_t)nq && queued[at] == ino)
 				what = "a unix socket with something queued "
 				    "(descriptors may be in flight in it: try "
 				    "again)";

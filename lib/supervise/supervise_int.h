@@ -339,7 +339,7 @@ void sp_sup_listeners_inherited(struct sup *s);
 /* unixdiag.c: the unix sockets (inodes, sorted) with something in their
  * receive queue, or a listener with connections waiting; at most max,
  * -1 when more or when the diag fails. */
-ssize_t sp_unix_queued(uint32_t *inos, size_t max);
+ssize_t sp_unix_queued(uint64_t *inos, size_t max);
 /* unixdiag.c: the listener (socket inode) whose accept queue holds the
  * connected unix socket client, 0 when none (then *accepted: the socket
  * that accepted it, when one has); the tree's listeners. */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "supervise_int.h"
+#include "util/search.h"
 
 #define TCP_LISTEN_ 10
 #define BUF 32768
@@ -157,7 +158,7 @@ sp_sup_unix_listener(uint64_t client, uint64_t *accepted)
 /* ---- unix sockets with something queued ---- */
 
 struct queued_ctx {
-	uint32_t *inos;
+	uint64_t *inos;
 	size_t n, max;
 	bool full;
 };
@@ -181,16 +182,8 @@ queued_one(void *ctx, uint32_t ino, int type, const void *data, size_t len)
 	return false;
 }
 
-static int
-cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 ssize_t
-sp_unix_queued(uint32_t *inos, size_t max)
+sp_unix_queued(uint64_t *inos, size_t max)
 {
 	struct queued_ctx c = { inos, 0, max, false };
 	int fd, r = -1;
@@ -203,7 +196,7 @@ sp_unix_queued(uint32_t *inos, size_t max)
 	close(fd);
 	if (r == -1 || c.full)
 		return -1;
-	qsort(inos, c.n, sizeof(*inos), cmp_u32);
+	qsort(inos, c.n, sizeof(*inos), sp_cmp_u64);
 	return (ssize_t)c.n;
 }
 

@@ -11,6 +11,17 @@
 #include <stdint.h>
 #include <string.h>
 
+/* qsort's comparison of uint64_t values. */
+static inline int
+sp_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x, y;
+
+	memcpy(&x, a, sizeof(x));
+	memcpy(&y, b, sizeof(y));
+	return x < y ? -1 : x > y;
+}
+
 /* Index of the first element whose key is >= key (n when none). */
 static inline size_t
 sp_lower_bound(const void *base, size_t n, size_t stride, size_t key_offset,
