@@ -58,6 +58,7 @@ static int
 sibling(void *a)
 {
 	(void)a;
+	alarm(60);	/* not left behind where no one kills it */
 	for (;;)
 		syscall(SYS_pause);
 	return 0;
