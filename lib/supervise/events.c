@@ -192,6 +192,11 @@ sp_sup_on_exec(struct sup *s, pid_t pid)
 	p->img = NULL;
 	p->sp = NULL;
 	p->bp = 0;
+	/* its pid may be a leader's that was parked in a connect: the
+	 * retry must not go to the new image, which would run on past its
+	 * pinning stop (blind round 23b: one thread exec'd, the leader
+	 * parked, the image ran unpinned) */
+	sp_sup_park_drop(s, p);
 	/* the exec killed its other threads: a fork of theirs unreported */
 	sp_sup_drop_orphans(s, pid, false);
 	if (check_exec(s, pid) == -1)

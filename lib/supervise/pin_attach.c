@@ -170,56 +170,61 @@ out:
  * nobody's (blind round 23b: SIGQUIT to a process outside, past
  * --scope=signals, whose Landlock judges a signal by the domain of who
  * set the owner).  CHECK: one whose signal dumps core is refused, as
- * F_SETSIG of one is in a tree (NULL, or why); OWN: each owner set
- * again from inside the domain, the same owner (nginx's channels).
+ * F_SETSIG of one is in a tree; OWN: each owner set again from inside
+ * the domain, the same owner (nginx's channels).
  */
-#define ASYNC_MAX 64
 enum async_step { CHECK, OWN };
+#define ASYNC_MAX 64
 
-static const char *
-async_fds(struct job *j, enum async_step step, char *buf, size_t size,
-    struct sp_error *err)
+/* The O_ASYNC descriptors of j->pid (its threads share one table:
+ * attach_kept.c), at most ASYNC_MAX: their number, or -1. */
+static long
+async_list(const struct job *j, long *fds)
+{
+	char dir[64];
+	struct dirent *e;
+	long n = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%ld/fd", (long)j->pid);
+	if ((d = opendir(dir)) == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL && n <= ASYNC_MAX)
+		if (e->d_name[0] != '.' && sp_fd_async(j->pid, e->d_name) &&
+		    n++ < ASYNC_MAX)
+			fds[n - 1] = atol(e->d_name);
+	closedir(d);
+	return n > ASYNC_MAX ? -1 : n;
+}
+
+/* CHECK: the signal of the first whose signal dumps core (its number in
+ * *fd), 0 none, -1 with err.  OWN: each owner set again, 0, -1 with err. */
+static int
+async_fds(struct job *j, enum async_step step, const long *fds, long n,
+    long *fd, struct sp_error *err)
 {
 	const unsigned long core = 1ul << SIGQUIT | 1ul << SIGILL |
 	    1ul << SIGTRAP | 1ul << SIGABRT | 1ul << SIGBUS | 1ul << SIGFPE |
 	    1ul << SIGSEGV | 1ul << SIGXCPU | 1ul << SIGXFSZ | 1ul << SIGSYS;
 	uint64_t at = (j->regs.rsp - 3072) & ~(uint64_t)15;
-	char dir[64];
-	struct dirent *e;
-	size_t n = 0;
 	long r;
-	DIR *d;
 
-	snprintf(dir, sizeof(dir), "/proc/%ld/fd", (long)j->pid);
-	if ((d = opendir(dir)) == NULL)
-		return "cannot read its descriptors";
-	while ((e = readdir(d)) != NULL) {
-		long fd = atol(e->d_name);
-		if (e->d_name[0] == '.' || !sp_fd_async(j->pid, e->d_name))
-			continue;
-		if (++n > ASYNC_MAX) {
-			closedir(d);
-			return "more than 64 descriptors set to signal (O_ASYNC)";
-		}
+	for (long i = 0; i < n; i++) {
+		uint64_t f = (uint64_t)fds[i];
 		if (step == CHECK) {
-			if (sp_pin_call(j, SYS_fcntl, (uint64_t)fd, F_GETSIG, 0,
-			    0, &r, err) == -1)
-				break;
+			if (sp_pin_call(j, SYS_fcntl, f, F_GETSIG, 0, 0, &r,
+			    err) == -1)
+				return -1;
 			if (r > 0 && r < 64 && ((core >> r) & 1)) {
-				closedir(d);
-				snprintf(buf, size, "its descriptor %ld signals "
-				    "%ld, which dumps core, to whom F_SETOWN "
-				    "named (O_ASYNC)", fd, r);
-				return buf;
+				*fd = fds[i];
+				return (int)r;
 			}
-		} else if (sp_pin_call(j, SYS_fcntl, (uint64_t)fd,
-		    F_GETOWN_EX, at, 0, &r, err) == -1 || (r == 0 &&
-		    sp_pin_call(j, SYS_fcntl, (uint64_t)fd, F_SETOWN_EX, at, 0,
-		    &r, err) == -1))
-			break;
+		} else if (sp_pin_call(j, SYS_fcntl, f, F_GETOWN_EX, at, 0,
+		    &r, err) == -1 || (r == 0 && sp_pin_call(j, SYS_fcntl, f,
+		    F_SETOWN_EX, at, 0, &r, err) == -1))
+			return -1;
 	}
-	closedir(d);
-	return e != NULL ? err->msg : NULL;
+	return 0;
 }
 
 int
@@ -228,8 +233,7 @@ sp_pin_attach(pid_t tid, const pid_t *tids, size_t ntids, unsigned scope,
     struct sp_error *err)
 {
 	struct sp_error rerr;
-	const char *no;
-	char why[160];
+	long async[ASYNC_MAX], nasync = 0, fd = 0;
 	bool changed = false;
 	struct job j;
 	int r;
@@ -247,15 +251,18 @@ sp_pin_attach(pid_t tid, const pid_t *tids, size_t ntids, unsigned scope,
 		r = sp_error_set(err, "a keyring it holds reaches the key the "
 		    "cache is signed with (a persistent keyring linked into "
 		    "its session?): it could forge its own pins");
-	if (r == 0 && (no = async_fds(&j, CHECK, why, sizeof(why), err)) !=
-	    NULL)
-		r = no == err->msg ? -1 : sp_error_set(err, "%s", no);
+	if (r == 0 && (nasync = async_list(&j, async)) == -1)
+		r = sp_error_set(err, "more than %d descriptors set to signal "
+		    "(O_ASYNC), or they cannot be read", ASYNC_MAX);
+	if (r == 0 && (r = async_fds(&j, CHECK, async, nasync, &fd,
+	    err)) > 0)
+		r = sp_error_set(err, "its descriptor %ld signals %d, which "
+		    "dumps core, to whom F_SETOWN named (O_ASYNC)", fd, r);
 	if (r == 0) {
 		changed = true;
 		r = in_threads(&j, tids, ntids, CONFINE, scope, err);
-		if (r == 0 && (no = async_fds(&j, OWN, why, sizeof(why),
-		    err)) != NULL)
-			r = no == err->msg ? -1 : sp_error_set(err, "%s", no);
+		if (r == 0)
+			r = async_fds(&j, OWN, async, nasync, NULL, err);
 	}
 	if (r == 0)
 		r = install(&j, err);

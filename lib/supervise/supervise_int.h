@@ -175,6 +175,9 @@ void sp_sup_forget(struct sup *s, pid_t pid);
 /* pid, in a stop, goes on with sig after a while (its park_ms), not now
  * (a blocking connect to a full listener: connect.c). */
 void sp_sup_park(struct sup *s, pid_t pid, int sig);
+/* p parked no more: it goes on now, its thread is gone, or its pid is an
+ * exec's new image. */
+void sp_sup_park_drop(struct sup *s, struct proc *p);
 /* Children held for the fork event of a thread of tgid, which exec'd or
  * (gone) ended, killed: the event will never come (tree.c). */
 void sp_sup_drop_orphans(struct sup *s, pid_t tgid, bool gone);

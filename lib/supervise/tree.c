@@ -75,8 +75,7 @@ sp_sup_forget(struct sup *s, pid_t pid)
 			sp_space_drop(s->procs[i].sp);
 			sp_chain_drop(s->procs[i].chain);
 			free(s->procs[i].entry_keys);
-			if (s->procs[i].park_until != 0)
-				s->nparked--;
+			sp_sup_park_drop(s, &s->procs[i]);
 			s->procs[i] = s->procs[--s->nprocs];
 			return;
 		}
@@ -274,17 +273,6 @@ on_stop(struct sup *s, pid_t pid, int st)
 
 	switch (st >> 16) {
 	case PTRACE_EVENT_EXEC:
-		/* the new image has the pid of a leader that may have been
-		 * parked in a connect: its retry must not go to the image,
-		 * which would run on past its pinning stop (blind round
-		 * 23b: an exec in one thread, the leader parked, ran
-		 * unpinned) */
-		if ((p = sp_sup_proc(s, pid, false)) != NULL &&
-		    p->park_until != 0) {
-			p->park_until = 0;
-			p->halted = false;
-			s->nparked--;
-		}
 		return sp_sup_on_exec(s, pid);
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
@@ -434,6 +422,16 @@ sp_sup_park(struct sup *s, pid_t pid, int sig)
 	p->halted = true;	/* no freeze waits for a stop of it */
 }
 
+void
+sp_sup_park_drop(struct sup *s, struct proc *p)
+{
+	if (p->park_until == 0)
+		return;
+	p->park_until = 0;
+	p->halted = false;
+	s->nparked--;
+}
+
 /* The parked threads whose time has come go on; the nearest time of the
  * others (0: none). */
 static uint64_t
@@ -449,9 +447,7 @@ unpark(struct sup *s)
 		if (p->park_until == 0)
 			continue;
 		if (p->park_until <= now) {
-			p->park_until = 0;
-			p->halted = false;
-			s->nparked--;
+			sp_sup_park_drop(s, p);
 			ptrace(PTRACE_CONT, p->pid, 0, p->park_sig);
 		} else if (next == 0 || p->park_until < next)
 			next = p->park_until;
