@@ -394,7 +394,7 @@ cmd_verify(int argc, char **argv)
 		sp_pintab_free(&e.tab);
 		nt += e.kind == CK_TABLE;
 		nr += e.kind == CK_RECORD || e.kind == CK_FACTS ||
-		    e.kind == CK_PRUNING;
+		    e.kind == CK_PRUNING || e.kind == CK_IMPORTS;
 		if (e.state == CS_OK || e.state == CS_GONE ||
 		    e.state == CS_FAILED) {
 			if (o.verbose && e.state == CS_FAILED)

@@ -47,10 +47,12 @@ enum cache_state {
 /*
  * CK_FACTS: an object's reachability facts ("r-" + its table's key);
  * CK_PRUNING: what reachable-only pins keep of a process image's objects
- * ("q-" + a hash of their keys).  Both are counted with the records.
+ * ("q-" + a hash of their keys); CK_IMPORTS: the names an object calls,
+ * from its facts ("i-" + its table's key).  All are counted with the
+ * records.
  */
-enum cache_kind { CK_TABLE, CK_RECORD, CK_FACTS, CK_PRUNING, CK_TEMP,
-	CK_OTHER };
+enum cache_kind { CK_TABLE, CK_RECORD, CK_FACTS, CK_PRUNING, CK_IMPORTS,
+	CK_TEMP, CK_OTHER };
 
 struct cache_entry {
 	char name[SP_CACHE_KEY_MAX + 32];

@@ -234,6 +234,38 @@ inspect_facts(const struct sp_cache *c, struct cache_entry *e)
 		    "of this version");
 }
 
+/* An object's imported names (lib/reach/reach_imports.c): believed, of
+ * this format, and of an object whose table is still here. */
+static void
+inspect_imports(const struct sp_cache *c, struct cache_entry *e)
+{
+	struct sp_error err;
+	struct stat st;
+	size_t len, count;
+	char *v;
+	int r;
+
+	err.msg[0] = '\0';
+	r = sp_reach_imports_load(c, e->name + 2, &v, &len, &count, &err);
+	if (r == 1) {
+		free(v);
+		if (fstatat(c->dirfd, e->name + 2, &st,
+		    AT_SYMLINK_NOFOLLOW) == -1) {
+			e->state = CS_STALE;
+			snprintf(e->why, sizeof(e->why), "imported names of an "
+			    "object whose table is gone (%s)", e->name + 2);
+		}
+		return;
+	}
+	e->state = strstr(err.msg, "untrusted") != NULL ? CS_UNTRUSTED :
+	    r == 0 && err.msg[0] != '\0' ? CS_BAD_MAC : CS_BAD;
+	if (err.msg[0] != '\0')
+		reason(e, c, err.msg);
+	else
+		snprintf(e->why, sizeof(e->why), "not imported names of "
+		    "this version");
+}
+
 /* A pruning: believed and of this format (its objects are not named). */
 static void
 inspect_pruning(const struct sp_cache *c, struct cache_entry *e)
@@ -273,6 +305,8 @@ kind_of(const char *name)
 		return CK_FACTS;
 	if (prefixed(name, "q-"))
 		return CK_PRUNING;
+	if (prefixed(name, "i-f-") || prefixed(name, "i-vdso-"))
+		return CK_IMPORTS;
 	return CK_OTHER;
 }
 
@@ -308,6 +342,8 @@ cache_inspect(const struct sp_cache *c, const char *name,
 		inspect_facts(c, e);
 	else if (e->kind == CK_PRUNING)
 		inspect_pruning(c, e);
+	else if (e->kind == CK_IMPORTS)
+		inspect_imports(c, e);
 	else
 		inspect_record(c, e);
 }

@@ -145,14 +145,6 @@ norm_rest(const struct sp_bpf_input *in, struct norm *n,
 }
 
 static int
-cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int
 norm_narrow(const struct sp_bpf_input *in, struct norm *n,
     struct sp_error *err)
 {
@@ -182,7 +174,7 @@ norm_narrow(const struct sp_bpf_input *in, struct norm *n,
 			    "not an x86-64 number", in->narrow.nrs[i]);
 		n->narrow[i] = in->narrow.nrs[i];
 	}
-	qsort(n->narrow, in->narrow.n, sizeof(*n->narrow), cmp_u32);
+	qsort(n->narrow, in->narrow.n, sizeof(*n->narrow), sp_cmp_u32);
 	for (i = 0; i < in->narrow.n; i++)
 		if (o == 0 || n->narrow[o - 1] != n->narrow[i])
 			n->narrow[o++] = n->narrow[i];

@@ -12,6 +12,7 @@
 
 #include "reach/reach.h"
 #include "fill/fill.h"
+#include "util/search.h"
 
 /* How object o takes part in the closure. */
 static uint32_t
@@ -263,8 +264,8 @@ sp_layout_reach(struct sp_layout *lo, const struct sp_cache *c,
 }
 
 int
-sp_layout_reach_live(const struct sp_layout *lo, const struct sp_cache *c,
-    size_t obj, uint64_t addr, const char *const *extra, size_t nextra)
+sp_layout_reach_dead(const struct sp_layout *lo, const struct sp_cache *c,
+    const char *const *extra, size_t nextra, struct sp_reach_dead *d)
 {
 	bool complete;
 	struct sp_reach_facts *v = load_all(lo, c, &complete);
@@ -272,13 +273,61 @@ sp_layout_reach_live(const struct sp_layout *lo, const struct sp_cache *c,
 	struct sp_error err;
 	int rc = -1;
 
-	if (v == NULL || obj >= lo->nobjs)
+	memset(d, 0, sizeof(*d));
+	if (v == NULL || closure(lo, v, extra, nextra, &r, &err) == -1)
 		goto out;
-	if (closure(lo, v, extra, nextra, &r, &err) == -1)
-		goto out;
-	rc = sp_reach_live(&r, obj, &v[obj], addr) ? 1 : 0;
+	if ((d->objs = calloc(lo->nobjs + 1, sizeof(*d->objs))) == NULL)
+		goto done;
+	d->nobjs = lo->nobjs;
+	rc = 0;
+	for (size_t i = 0; i < lo->nobjs && rc == 0; i++) {
+		const struct sp_reach_facts *f = &v[i];
+		struct sp_reach_dead_obj *o = &d->objs[i];
+		if (r.whole[i] || f->nfuncs == 0)
+			continue;	/* all of it may run */
+		if ((o->v = calloc(f->nfuncs, sizeof(*o->v))) == NULL) {
+			rc = -1;
+			break;
+		}
+		/* dead functions, those that touch merged: a gap between
+		 * two is no function's, so it stays live */
+		for (size_t k = 0; k < f->nfuncs; k++) {
+			if (r.live[i][k])
+				continue;
+			if (o->n > 0 && o->v[o->n - 1].end == f->funcs[k].start)
+				o->v[o->n - 1].end = f->funcs[k].end;
+			else
+				o->v[o->n++] = f->funcs[k];
+		}
+	}
+done:
 	sp_reach_result_free(&r);
 out:
 	free_all(v, lo->nobjs);
+	if (rc != 0)
+		sp_reach_dead_free(d);
 	return rc;
+}
+
+bool
+sp_reach_dead_at(const struct sp_reach_dead *d, size_t obj, uint64_t addr)
+{
+	const struct sp_reach_dead_obj *o;
+	size_t i;
+
+	if (obj >= d->nobjs)
+		return false;
+	o = &d->objs[obj];
+	/* the first dead range ending after addr (ends are ascending) */
+	i = SP_LOWER_BOUND(o->v, o->n, end, addr + 1);
+	return i < o->n && o->v[i].start <= addr && addr < o->v[i].end;
+}
+
+void
+sp_reach_dead_free(struct sp_reach_dead *d)
+{
+	for (size_t i = 0; d->objs != NULL && i < d->nobjs; i++)
+		free(d->objs[i].v);
+	free(d->objs);
+	memset(d, 0, sizeof(*d));
 }

@@ -73,13 +73,38 @@ int sp_reach_memo_store(const struct sp_cache *c, const char *key,
 int sp_reach_memo_load(const struct sp_cache *c, const char *key,
     struct sp_layout *lo, struct sp_reach_report *rep);
 
+/* reach_imports.c: the names f calls, each once, NUL-separated (*names,
+ * malloc'ed, *len bytes, *count names); kept under "i-" + an object's
+ * key.  make: 0 or -1 (out of memory); load: 1 found and whole, 0 absent
+ * or not believed, -1 malformed (err says why). */
+int sp_reach_imports_make(const struct sp_reach_facts *f, char **names,
+    size_t *len, size_t *count);
+int sp_reach_imports_store(const struct sp_cache *c, const char *key,
+    const char *names, size_t len, size_t count, struct sp_error *err);
+int sp_reach_imports_load(const struct sp_cache *c, const char *key,
+    char **names, size_t *len, size_t *count, struct sp_error *err);
+
 /*
- * Whether the code at addr (in lo's object obj) can run once code outside
- * the image calls the names extra[0..nextra) (objects dlopen'ed later):
- * 1 yes, 0 no, -1 unknown (treated as yes by callers).
+ * The code of lo that cannot run once code outside the image calls the
+ * names extra[0..nextra) (objects dlopen'ed later): per object, the
+ * link-time ranges of functions the closure does not reach, merged; code
+ * outside every function, and objects reachable whole, are never dead.
+ * One closure answers every site (the supervisor asks at each call from
+ * a pruned site).  0, or -1 unknown (callers treat all as live).
  */
-int sp_layout_reach_live(const struct sp_layout *lo,
-    const struct sp_cache *c, size_t obj, uint64_t addr,
-    const char *const *extra, size_t nextra);
+struct sp_reach_dead_obj {
+	struct sp_reach_func *v;	/* sorted, disjoint */
+	size_t n;
+};
+struct sp_reach_dead {
+	struct sp_reach_dead_obj *objs;
+	size_t nobjs;
+};
+int sp_layout_reach_dead(const struct sp_layout *lo,
+    const struct sp_cache *c, const char *const *extra, size_t nextra,
+    struct sp_reach_dead *d);
+bool sp_reach_dead_at(const struct sp_reach_dead *d, size_t obj,
+    uint64_t addr);
+void sp_reach_dead_free(struct sp_reach_dead *d);
 
 #endif

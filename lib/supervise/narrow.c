@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "supervise/narrow.h"
+#include "util/search.h"
 
 #include "narrow_int.h"
 
@@ -94,14 +95,6 @@ sp_narrow_group_at(size_t i, const char **help)
 	if (help != NULL)
 		*help = sp_groups[i].help;
 	return sp_groups[i].name;
-}
-
-static int
-cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static int
@@ -195,7 +188,7 @@ sp_narrow_add(struct sp_narrow *n, const char *list, bool allow,
 	n->allow = allow;
 	if (add_words(n, opt, list, 0, err) == -1)
 		return -1;
-	qsort(n->nrs, n->n, sizeof(*n->nrs), cmp_u32);
+	qsort(n->nrs, n->n, sizeof(*n->nrs), sp_cmp_u32);
 	return 0;
 }
 

@@ -19,7 +19,6 @@
 #include "reach/reach.h"
 #include "fill/fill.h"
 #include "elf/sites.h"
-
 #include "supervise_int.h"
 
 struct names {
@@ -164,23 +163,35 @@ pinned_before(const struct sup *s, const struct sp_layout *lo,
 	return at;
 }
 
-/* What the late object of key (at path) imports, into nm. */
+/* What the late object of key (at path) imports, into nm: the names
+ * kept for it (reach_imports.c), else made from its facts and kept. */
 static int
 late_imports(const struct sup *s, const char *key, const char *path,
     struct names *nm)
 {
 	struct sp_reach_facts f;
 	struct sp_error err;
+	size_t len, count;
+	char *v;
 	int rc = 0;
 
-	if (sp_reach_load(s->o->pin.cache, key, &f, &err) != 1 &&
-	    (sp_sup_fill(s->o->pin.cache, &(struct sp_fill){ path, key,
-	    SP_FILL_REACH }, 1, s->o->pin.verbose, &err) == -1 ||
-	    sp_reach_load(s->o->pin.cache, key, &f, &err) != 1))
-		return names_add(nm, SP_REACH_DLSYM_ANY);
-	for (size_t i = 0; i < f.ncalls && rc == 0; i++)
-		rc = names_add(nm, f.strtab + f.calls[i].to);
-	sp_reach_facts_free(&f);
+	if (sp_reach_imports_load(s->o->pin.cache, key, &v, &len, &count,
+	    &err) != 1) {
+		if (sp_reach_load(s->o->pin.cache, key, &f, &err) != 1 &&
+		    (sp_sup_fill(s->o->pin.cache, &(struct sp_fill){ path, key,
+		    SP_FILL_REACH }, 1, s->o->pin.verbose, &err) == -1 ||
+		    sp_reach_load(s->o->pin.cache, key, &f, &err) != 1))
+			return names_add(nm, SP_REACH_DLSYM_ANY);
+		rc = sp_reach_imports_make(&f, &v, &len, &count);
+		sp_reach_facts_free(&f);
+		if (rc != 0)
+			return -1;
+		(void)sp_reach_imports_store(s->o->pin.cache, key, v, len,
+		    count, &err);	/* not kept: made again next time */
+	}
+	for (size_t at = 0; at < len && rc == 0; at += strlen(v + at) + 1)
+		rc = names_add(nm, v + at);
+	free(v);
 	return rc;
 }
 
@@ -264,7 +275,7 @@ sp_sup_late_memo_free(struct late_memo *lm)
 	for (size_t i = 0; i < lm->nnames; i++)
 		free(lm->names[i]);
 	free(lm->names);
-	free(lm->answers);
+	sp_reach_dead_free(&lm->dead);
 	free(lm);
 }
 
@@ -329,13 +340,11 @@ late_memo(const struct sup *s, pid_t pid, const struct sp_layout *lo,
 	return lm;
 }
 
-#define ANSWERS_MAX 4096
-
 /*
  * The closure is the cost (every start-up object's facts, loaded and
- * walked): its answer for (object, site) is kept with the names it was
- * found with, until the late objects change (binutils' LTO plugin made
- * every call of ar's a stop of milliseconds).
+ * walked): it is made once for the late objects' names and answers every
+ * site until the late objects change (binutils' LTO plugin made every
+ * call of ar's a stop of milliseconds; then each new site one closure).
  */
 int
 sp_sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
@@ -344,11 +353,9 @@ sp_sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
 	struct proc *p = sp_sup_proc(s, pid, false);
 	struct late_memo *lm;
 	const struct sp_object *o;
-	struct late_answer *a;
 	uint64_t at;
 	size_t obj;
 	long r;
-	int live = 0;
 
 	if (!s->o->pin.reach || s->o->pin.cache == NULL || p == NULL ||
 	    p->sp == NULL || v->arch != SP_AUDIT_ARCH_X86_64 ||
@@ -361,16 +368,11 @@ sp_sup_reach_late(struct sup *s, pid_t pid, const struct sp_violation *v,
 		return 0;
 	if ((lm = late_memo(s, pid, lo, p->sp)) == NULL || lm->nnames == 0)
 		return 0;
-	for (size_t i = 0; i < lm->nanswers; i++)
-		if (lm->answers[i].obj == obj && lm->answers[i].at == at)
-			return lm->answers[i].live ? 1 : 0;
-	live = sp_layout_reach_live(lo, s->o->pin.cache, obj, at,
-	    (const char *const *)lm->names, lm->nnames);
-	if (live >= 0 && lm->nanswers < ANSWERS_MAX &&
-	    (a = realloc(lm->answers, (lm->nanswers + 1) * sizeof(*a))) !=
-	    NULL) {
-		lm->answers = a;
-		a[lm->nanswers++] = (struct late_answer){ obj, at, live != 0 };
-	}
-	return live != 0 ? 1 : 0;	/* unknown (-1): as if reached */
+	if (lm->closure == 0)
+		lm->closure = sp_layout_reach_dead(lo, s->o->pin.cache,
+		    (const char *const *)lm->names, lm->nnames, &lm->dead) ==
+		    0 ? 1 : -1;
+	/* unknown: as if reached */
+	return lm->closure == 1 && sp_reach_dead_at(&lm->dead, obj, at) ? 0 :
+	    1;
 }

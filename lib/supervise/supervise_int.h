@@ -12,6 +12,7 @@
 #include <linux/seccomp.h>
 
 #include "layout/diag.h"
+#include "reach/reach.h"
 #include "supervise/supervise.h"
 
 /*
@@ -35,20 +36,15 @@ struct image {
  * new one.  What the supervisor placed in it.
  */
 /* reach_late.c: the names the late objects import, by the keys of the
- * late objects mapped when they were read, and the closure's answers
- * found with them, by (object, site). */
-struct late_answer {
-	size_t obj;
-	uint64_t at;
-	bool live;
-};
+ * late objects mapped when they were read, and the closure found with
+ * them (made at the first call from a pruned site that needs it). */
 struct late_memo {
 	char **keys;		/* the late objects', sorted */
 	size_t nkeys;
 	char **names;
 	size_t nnames;
-	struct late_answer *answers;
-	size_t nanswers;
+	int closure;		/* 0 not made, 1 dead, -1 unknown */
+	struct sp_reach_dead dead;
 };
 void sp_sup_late_memo_free(struct late_memo *lm);
 

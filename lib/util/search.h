@@ -22,6 +22,17 @@ sp_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* qsort's comparison of uint32_t values. */
+static inline int
+sp_cmp_u32(const void *a, const void *b)
+{
+	uint32_t x, y;
+
+	memcpy(&x, a, sizeof(x));
+	memcpy(&y, b, sizeof(y));
+	return x < y ? -1 : x > y;
+}
+
 /* Index of the first element whose key is >= key (n when none). */
 static inline size_t
 sp_lower_bound(const void *base, size_t n, size_t stride, size_t key_offset,
