@@ -37,7 +37,8 @@
 
 #define PAGE 4096ull
 #define MARGIN (1ull << 32)	/* the filter's "len < 4 GiB" room */
-#define ENV_MAX (4u << 20)
+#define ENV_MAX (4 << 20)
+#define ENV_FIRST (16 << 10)
 
 static uint64_t
 align_up(uint64_t a, uint64_t to)
@@ -100,20 +101,30 @@ append(char **to, const char *v)
 static int
 read_env(pid_t pid, struct env *e, struct sp_error *err)
 {
-	char path[64], *buf;
-	ssize_t n, got = 0;
+	char path[64], *buf, *grown;
+	ssize_t n, got = 0, cap = ENV_FIRST;
 	int fd, r = 0;
 
 	memset(e, 0, sizeof(*e));
 	snprintf(path, sizeof(path), "/proc/%ld/environ", (long)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return sp_error_sys(err, errno, "%s", path);
-	if ((buf = malloc(ENV_MAX + 1)) == NULL) {
+	/* grown as needed: a buffer of ENV_MAX at every exec was a huge
+	 * page cleared by the kernel, a fifth of the supervisor's time */
+	if ((buf = malloc(cap + 1)) == NULL) {
 		close(fd);
 		return sp_error_set(err, "out of memory");
 	}
-	while (got < ENV_MAX && (n = read(fd, buf + got, ENV_MAX - got)) > 0)
-		got += n;
+	while (got < ENV_MAX && (n = read(fd, buf + got, cap - got)) > 0)
+		if ((got += n) == cap && cap < ENV_MAX) {
+			cap = 2 * cap < ENV_MAX ? 2 * cap : ENV_MAX;
+			if ((grown = realloc(buf, cap + 1)) == NULL) {
+				close(fd);
+				free(buf);
+				return sp_error_set(err, "out of memory");
+			}
+			buf = grown;
+		}
 	/* what lies past the bound would be ld.so's and not ours (LD_AUDIT
 	 * after 4 MiB of padding: blind round 4): no image of that */
 	if (got == ENV_MAX && read(fd, path, 1) > 0) {
