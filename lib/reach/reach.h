@@ -83,6 +83,13 @@ int sp_reach_imports_store(const struct sp_cache *c, const char *key,
     const char *names, size_t len, size_t count, struct sp_error *err);
 int sp_reach_imports_load(const struct sp_cache *c, const char *key,
     char **names, size_t *len, size_t *count, struct sp_error *err);
+/* The record: encode into *out (malloc'ed), 0 or -1 (out of memory);
+ * decode buf (malloc'ed, adopted: freed on failure) as load gives it: 0,
+ * or -1 with err. */
+int sp_reach_imports_encode(const char *names, size_t len, size_t count,
+    void **out, size_t *outlen);
+int sp_reach_imports_decode(void *buf, size_t len, char **names,
+    size_t *nlen, size_t *count, struct sp_error *err);
 
 /*
  * The code of lo that cannot run once code outside the image calls the

@@ -70,45 +70,51 @@ sp_reach_imports_make(const struct sp_reach_facts *f, char **names,
 }
 
 int
-sp_reach_imports_store(const struct sp_cache *c, const char *key,
-    const char *names, size_t len, size_t count, struct sp_error *err)
+sp_reach_imports_encode(const char *names, size_t len, size_t count,
+    void **out, size_t *outlen)
 {
 	struct imports_head h = { .count = count, .bytes = len };
-	char ikey[SP_CACHE_KEY_MAX + 8];
 	uint8_t *buf = malloc(sizeof(h) + len);
-	int rc;
 
 	if (buf == NULL)
-		return sp_error_set(err, "out of memory");
+		return -1;
 	memcpy(h.magic, IMPORTS_MAGIC, sizeof(h.magic));
 	memcpy(h.facts, SP_REACH_FORMAT, sizeof(h.facts));
 	memcpy(buf, &h, sizeof(h));
 	if (len > 0)
 		memcpy(buf + sizeof(h), names, len);
+	*out = buf;
+	*outlen = sizeof(h) + len;
+	return 0;
+}
+
+int
+sp_reach_imports_store(const struct sp_cache *c, const char *key,
+    const char *names, size_t len, size_t count, struct sp_error *err)
+{
+	char ikey[SP_CACHE_KEY_MAX + 8];
+	size_t blen;
+	void *buf;
+	int rc;
+
+	if (sp_reach_imports_encode(names, len, count, &buf, &blen) == -1)
+		return sp_error_set(err, "out of memory");
 	imports_key(key, ikey, sizeof(ikey));
-	rc = sp_cache_put(c, ikey, buf, sizeof(h) + len, err);
+	rc = sp_cache_put(c, ikey, buf, blen, err);
 	free(buf);
 	return rc;
 }
 
 int
-sp_reach_imports_load(const struct sp_cache *c, const char *key,
-    char **names, size_t *len, size_t *count, struct sp_error *err)
+sp_reach_imports_decode(void *p, size_t blen, char **names, size_t *len,
+    size_t *count, struct sp_error *err)
 {
-	char ikey[SP_CACHE_KEY_MAX + 8];
 	struct imports_head h;
-	size_t n = 0, blen;
-	uint8_t *buf;
-	void *p;
-	int r;
+	uint8_t *buf = p;
+	size_t n = 0;
 
 	*names = NULL;
 	*len = *count = 0;
-	imports_key(key, ikey, sizeof(ikey));
-	if ((r = sp_cache_read(c, ikey, SP_CACHE_MAX_FILE, &p, &blen, err)) !=
-	    1)
-		return r;
-	buf = p;
 	if (blen < sizeof(h))
 		goto bad;
 	memcpy(&h, buf, sizeof(h));
@@ -125,9 +131,27 @@ sp_reach_imports_load(const struct sp_cache *c, const char *key,
 	*names = (char *)buf;
 	*len = blen - sizeof(h);
 	*count = n;
-	return 1;
+	return 0;
 bad:
 	free(buf);
-	return sp_error_set(err, "%s: not imported names of this version",
-	    ikey);
+	return sp_error_set(err, "not imported names of this version");
+}
+
+int
+sp_reach_imports_load(const struct sp_cache *c, const char *key,
+    char **names, size_t *len, size_t *count, struct sp_error *err)
+{
+	char ikey[SP_CACHE_KEY_MAX + 8];
+	size_t blen;
+	void *p;
+	int r;
+
+	*names = NULL;
+	*len = *count = 0;
+	imports_key(key, ikey, sizeof(ikey));
+	if ((r = sp_cache_read(c, ikey, SP_CACHE_MAX_FILE, &p, &blen, err)) !=
+	    1)
+		return r;
+	return sp_reach_imports_decode(p, blen, names, len, count, err) == 0 ?
+	    1 : -1;
 }

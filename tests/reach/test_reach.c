@@ -289,6 +289,55 @@ test_encoding(void **state)
 	img_free(&m);
 }
 
+/* A late object's imported names (reach_imports.c): each name it calls,
+ * once; the record round-trips, and a damaged one is refused. */
+static void
+test_imports(void **state)
+{
+	struct sp_error err;
+	struct img m;
+	size_t len, count, blen, n2, c2, calls = 0;
+	char *names, *back;
+	void *buf;
+
+	(void)state;
+	prune(&m, files[0]);
+	assert_int_equal(sp_reach_imports_make(&m.facts[0], &names, &len,
+	    &count), 0);
+	for (size_t i = 0; i < m.facts[0].ncalls; i++) {
+		const char *want = m.facts[0].strtab + m.facts[0].calls[i].to;
+		size_t seen = 0;
+		for (size_t at = 0; at < len; at += strlen(names + at) + 1)
+			seen += strcmp(names + at, want) == 0;
+		assert_int_equal(seen, 1);	/* there, and once */
+		calls++;
+	}
+	assert_true(calls > 0 && count > 0 && count <= calls);
+	assert_int_equal(sp_reach_imports_encode(names, len, count, &buf,
+	    &blen), 0);
+	assert_int_equal(sp_reach_imports_decode(buf, blen, &back, &n2, &c2,
+	    &err), 0);
+	assert_int_equal(n2, len);
+	assert_int_equal(c2, count);
+	assert_memory_equal(back, names, len);
+	free(back);
+	/* cut short, a name without its NUL, a count that is not the names' */
+	assert_int_equal(sp_reach_imports_encode(names, len, count, &buf,
+	    &blen), 0);
+	assert_int_equal(sp_reach_imports_decode(buf, blen - 1, &back, &n2,
+	    &c2, &err), -1);
+	assert_int_equal(sp_reach_imports_encode(names, len - 1, count, &buf,
+	    &blen), 0);
+	assert_int_equal(sp_reach_imports_decode(buf, blen, &back, &n2, &c2,
+	    &err), -1);
+	assert_int_equal(sp_reach_imports_encode(names, len, count + 1, &buf,
+	    &blen), 0);
+	assert_int_equal(sp_reach_imports_decode(buf, blen, &back, &n2, &c2,
+	    &err), -1);
+	free(names);
+	img_free(&m);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -301,6 +350,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_import_typed_object),
 		cmocka_unit_test(test_late_names),
 		cmocka_unit_test(test_encoding),
+		cmocka_unit_test(test_imports),
 	};
 
 	if (argc != NPROGS + 2)
