@@ -216,6 +216,20 @@ int sp_bpf_narrow_exempt(uint32_t nr, uint32_t *arg0);
 /* nr is denied by n (2a.), exemptions not counted. */
 bool sp_bpf_narrow_denies(const struct sp_bpf_narrow *n, uint32_t nr);
 
+/* The signals whose default action dumps core (signal(7)): SIGQUIT,
+ * SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGXCPU, SIGXFSZ,
+ * SIGSYS.  A core is the process's memory, written where its owner may
+ * read it: the tree sends none outside. */
+#define SP_BPF_CORE_SIGNALS	(1u << 3 | 1u << 4 | 1u << 5 | 1u << 6 | \
+				 1u << 7 | 1u << 8 | 1u << 11 | 1u << 24 | \
+				 1u << 25 | 1u << 31)
+
+static inline bool
+sp_bpf_dumps_core(long sig)
+{
+	return sig > 0 && sig < 32 && (SP_BPF_CORE_SIGNALS >> sig & 1u);
+}
+
 struct sp_bpf_input {
 	const struct sp_bpf_pin *pins;	/* any order; duplicates allowed */
 	size_t npins;

@@ -91,12 +91,7 @@ static const uint32_t console_queries_[] = {
 #define CLOCK_REALTIME_	0u
 #define CLOCK_TAI_	11u
 #define F_SETSIG_	10u
-/* The signals whose default action dumps core (signal(7)): SIGQUIT,
- * SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGXCPU, SIGXFSZ,
- * SIGSYS.  A core is the process's memory, written where its owner may
- * read it. */
-#define CORE_SIGNALS_	(1u << 3 | 1u << 4 | 1u << 5 | 1u << 6 | 1u << 7 | \
-			 1u << 8 | 1u << 11 | 1u << 24 | 1u << 25 | 1u << 31)
+#define CORE_SIGNALS_	SP_BPF_CORE_SIGNALS	/* bpf.h */
 
 struct numrule {
 	uint32_t nr;

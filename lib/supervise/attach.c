@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpf/bpf.h"
 #include "layout/procfs.h"
 
 #include "supervise_int.h"
@@ -47,6 +48,20 @@ static int
 pin_tree(struct attached *v, size_t n, const struct sp_pin_opts *o,
     unsigned scope, size_t *failed, struct sp_error *err)
 {
+	*failed = 0;
+	/* A process whose parent is outside signals it when it ends (its
+	 * exit signal, clone's choice): one that dumps core is refused, as
+	 * F_SETSIG of one is in a tree; under --scope=signals any but
+	 * SIGCHLD (blind round 24).  Before any is pinned. */
+	for (size_t i = 0; i < n; i++) {
+		int es = v[i].parent == 0 ? sp_exit_signal(v[i].pid) : SIGCHLD;
+		if (es == -1 || sp_bpf_dumps_core(es) ||
+		    ((scope & SP_SCOPE_SIGNALS) && es != SIGCHLD && es != 0))
+			return sp_error_set(err, "process %ld signals %d to its "
+			    "parent, outside, when it ends (its exit signal)%s",
+			    (long)v[i].pid, es, es == -1 ? ": cannot be read" :
+			    "");
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct seized *z = &v[i].z;
 		*failed = i;

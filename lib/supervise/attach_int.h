@@ -53,5 +53,15 @@ const char *sp_attach_holds_outside(const struct attached *v, size_t n,
     char *buf, size_t size);
 const char *sp_attach_shared_outside(const struct attached *v, size_t n,
     char *buf, size_t size);
+/* attach_kept.c: the signal pid's parent gets when it ends (its exit
+ * signal: clone's choice), -1 unknown. */
+int sp_exit_signal(pid_t pid);
+/* attach_fds.c: why descriptor fdpath (naming link) of process pid
+ * (pidfd) is refused, or NULL; queued: the inodes of unix sockets with
+ * bytes or connections queued (sock_diag), sorted. */
+const char *sp_attach_fd_refusal(const struct attached *v, size_t n,
+    pid_t pid, int pidfd, const char *fdpath, const char *link,
+    uint64_t proc_mnt, const uint64_t *queued, size_t nq, char *buf,
+    size_t size);
 
 #endif

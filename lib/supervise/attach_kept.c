@@ -13,7 +13,7 @@
  *  - outside --exec=any, a file of code it maps that is not trusted
  *    (trust.c), its program aside under --exec=none: its table would
  *    be believed, where a late object's would not be (later.c).
- * Besides: /proc/PID/mem of a process outside held open (sp_mem_held),
+ * Besides: what its descriptors hold (attach_fds.c),
  * io_uring's threads (their requests run with what the process
  * had before, outside the domain), seccomp filters of its own in any
  * thread (they judge its calls first: TSYNC would fail once the rest is
@@ -53,23 +53,6 @@ sp_io_worker(pid_t t)
 	struct sp_proc_stat st;
 
 	return sp_proc_stat(t, &st) == 0 && (st.flags & 0x10u) != 0;
-}
-
-bool
-sp_fd_async(pid_t pid, const char *fd)
-{
-	char path[320], line[128];
-	unsigned long flags = 0;
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%s", (long)pid, fd);
-	if ((f = fopen(path, "re")) == NULL)
-		return false;		/* closed meanwhile: nothing */
-	while (!found && fgets(line, sizeof(line), f) != NULL)
-		found = sscanf(line, "flags: %lo", &flags) == 1;
-	fclose(f);
-	return !found || (flags & O_ASYNC) != 0;
 }
 
 /* The threads: io_uring's, or one with filters of its own (NULL). */
@@ -266,6 +249,31 @@ sp_attach_kept(const struct sp_pin_opts *pin, pid_t pid, const pid_t *tids,
 	return no;
 }
 
+int
+sp_exit_signal(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	int fd, sig = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* after the name (which may hold anything): field 38, the 36th */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return -1;
+	for (int field = 2; field < 38 && p != NULL; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p + 1, "%d", &sig) != 1)
+		return -1;
+	return sig;
+}
+
 /* When pid started, on the realtime clock; -1 unknown. */
 static int
 started(pid_t pid, struct timespec *at)
@@ -315,63 +323,6 @@ sp_attach_trust_start(const pid_t *pids, size_t n, struct timespec *start)
 	}
 	/* the margin trust.c leaves for coarse file times */
 	start->tv_sec -= start->tv_sec > 2 ? 2 : 0;
-}
-
-/* A file "/proc/N/mem" or "/proc/N/task/T/mem": N, else 0. */
-static pid_t
-mem_of(const char *path)
-{
-	long n;
-	int used = 0;
-
-	if (sscanf(path, "/proc/%ld/%n", &n, &used) != 1 || used == 0)
-		return 0;
-	path += used;
-	if (strncmp(path, "task/", 5) == 0 && (path = strchr(path + 5,
-	    '/')) != NULL)
-		path++;
-	return path != NULL && strcmp(path, "mem") == 0 ? (pid_t)n : 0;
-}
-
-/*
- * Whose memory a descriptor of a process may be (fdpath its
- * /proc/PID/fd/N, link what that names): 0 none, -1 unknown, else the
- * pid.  Only a regular file of procfs can be; through our /proc its
- * name says whose; through another mount of procfs (or one file of it
- * bound elsewhere) names tell nothing: one that only its owner may read
- * and write, as mem is, is taken for another's (blind round 23: a second
- * procfs mount hid /proc/PID/mem of a process outside).
- */
-pid_t
-sp_mem_held(const char *fdpath, const char *link, uint64_t proc_mnt)
-{
-	struct statfs fs;
-	struct statx sx;
-
-	if (statfs(fdpath, &fs) == -1 || fs.f_type != PROC_SUPER_MAGIC)
-		return 0;
-	if (statx(AT_FDCWD, fdpath, 0, STATX_TYPE | STATX_MODE |
-	    STATX_MNT_ID, &sx) == -1 || !(sx.stx_mask & STATX_MNT_ID))
-		return -1;
-	if (!S_ISREG(sx.stx_mode))
-		return 0;
-	if (sx.stx_mnt_id == proc_mnt)
-		return mem_of(link);
-	return (sx.stx_mode & 0777) == 0600 ? -1 : 0;
-}
-
-const char *
-sp_held_way_out(const char *link)
-{
-	if (strcmp(link, "anon_inode:seccomp notify") == 0)
-		return "a seccomp listener (it answers the calls of a process "
-		    "outside)";
-	if (strcmp(link, "anon_inode:[userfaultfd]") == 0)
-		return "a userfaultfd (a fault it answers holds whoever reads "
-		    "its memory, the supervisor too)";
-	if (strcmp(link, "anon_inode:[perf_event]") == 0)
-		return "a perf event (it may sample a process outside)";
-	return NULL;
 }
 
 /*
@@ -429,62 +380,31 @@ sp_attach_holds_outside(const struct attached *v, size_t n, char *buf, size_t si
 	ssize_t nq = sp_unix_queued(queued, QUEUED_MAX);
 	if (nq == -1)
 		return "cannot read the queues of unix sockets (sock_diag)";
-	for (size_t i = 0; i < n; i++) {	/* memory of others, open */
+	for (size_t i = 0; i < n; i++) {	/* descriptors (attach_fds.c) */
 		char dir[64];
+		const char *why = NULL;
+		int pidfd = (int)syscall(SYS_pidfd_open, v[i].pid, 0);
 		snprintf(dir, sizeof(dir), "/proc/%ld/fd", (long)v[i].pid);
-		if ((d = opendir(dir)) == NULL)
+		if (pidfd == -1 || (d = opendir(dir)) == NULL) {
+			if (pidfd != -1)
+				close(pidfd);
 			return "cannot read its descriptors";
-		while ((e = readdir(d)) != NULL) {
+		}
+		while (why == NULL && (e = readdir(d)) != NULL) {
 			char path[384], link[200];
 			ssize_t len;
-			pid_t q;
 			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 			if ((len = readlink(path, link, sizeof(link) - 1)) <= 0)
 				continue;
 			link[len] = '\0';
-			if ((q = sp_mem_held(path, link, procfs.stx_mnt_id)) ==
-			    -1 || (q > 0 && !sp_attach_member(v, n, q)))
-				goto mem;
-			/* a seccomp listener answers another's calls (it
-			 * has no filter of its own: refused before); a
-			 * userfaultfd holds what reads its memory, the
-			 * supervisor too; a perf event samples whom it was
-			 * opened on (round 23) */
-			const char *what = sp_held_way_out(link);
-			unsigned long ino;
-			size_t at;
-			if (what == NULL && sscanf(link, "socket:[%lu]",
-			    &ino) == 1 && (at = sp_lower_bound(queued,
-			    (size_t)nq, sizeof(*queued), 0, ino)) <
-			    (size_t)nq && queued[at] == ino)
-				what = "a unix socket with something queued "
-				    "(descriptors may be in flight in it: try "
-				    "again)";
-			if (what != NULL) {
-				closedir(d);
-				snprintf(buf, size, "process %ld holds %s",
-				    (long)v[i].pid, what);
-				return buf;
-			}
-			/* its requests run with the credentials the ring was
-			 * made with: no Landlock domain (blind round 22) */
-			if (strcmp(link, "anon_inode:[io_uring]") == 0) {
-				closedir(d);
-				snprintf(buf, size, "process %ld has an io_uring "
-				    "(its requests would run with what the "
-				    "process had before, outside the domain)",
-				    (long)v[i].pid);
-				return buf;
-			}
-			continue;
-mem:
-			closedir(d);
-			snprintf(buf, size, "process %ld holds %.190s open (the "
-			    "memory of a process outside, or of one it cannot "
-			    "be told from)", (long)v[i].pid, link);
-			return buf;
+			why = sp_attach_fd_refusal(v, n, v[i].pid, pidfd, path,
+			    link, procfs.stx_mnt_id, queued, (size_t)nq, buf,
+			    size);
 		}
 		closedir(d);
+		close(pidfd);
+		if (why != NULL)
+			return why;
 	}
 	return NULL;
 }

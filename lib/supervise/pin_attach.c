@@ -24,9 +24,11 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 #include <linux/capability.h>
 #include <linux/keyctl.h>
 
+#include "bpf/bpf.h"
 #include "pins/cache.h"
 #include "pin_int.h"
 #include "supervise_int.h"
@@ -165,65 +167,76 @@ out:
 }
 
 /*
- * Descriptors set to signal their owner (O_ASYNC, F_SETOWN, F_SETSIG)
- * before the attach: the kernel sends that signal on I/O, a call of
- * nobody's (blind round 23b: SIGQUIT to a process outside, past
- * --scope=signals, whose Landlock judges a signal by the domain of who
- * set the owner).  CHECK: one whose signal dumps core is refused, as
- * F_SETSIG of one is in a tree; OWN: each owner set again from inside
- * the domain, the same owner (nginx's channels).
+ * Descriptors with an owner the kernel signals (F_SETOWN, F_SETSIG),
+ * set before the attach: on I/O with O_ASYNC, which the process may set
+ * later, or on a change a dnotify watch sees, a signal goes out that no
+ * call of its makes (blind rounds 23b and 24: SIGQUIT to a process
+ * outside, past --scope=signals, whose Landlock judges a signal by the
+ * domain of who set the owner).  One whose signal dumps core is refused,
+ * as F_SETSIG of one is in a tree; each owner is set again from inside
+ * the domain, the same owner (nginx's channels).  Looked at through a
+ * copy of each descriptor (the owner is the open file's).
  */
-enum async_step { CHECK, OWN };
-#define ASYNC_MAX 64
+#define OWNED_MAX 64
 
-/* The O_ASYNC descriptors of j->pid (its threads share one table:
- * attach_kept.c), at most ASYNC_MAX: their number, or -1. */
+/* The owned descriptors of j->pid (its threads share one table:
+ * attach_kept.c), at most OWNED_MAX: their number, or -1 (err says
+ * why); *fd and *sig the first whose signal dumps core (0: none). */
 static long
-async_list(const struct job *j, long *fds)
+owned_list(const struct job *j, long *fds, long *fd, int *sig,
+    struct sp_error *err)
 {
 	char dir[64];
 	struct dirent *e;
 	long n = 0;
+	int pidfd, r = 0, s;
 	DIR *d;
 
+	*fd = *sig = 0;
 	snprintf(dir, sizeof(dir), "/proc/%ld/fd", (long)j->pid);
-	if ((d = opendir(dir)) == NULL)
+	if ((pidfd = (int)syscall(SYS_pidfd_open, j->pid, 0)) == -1 ||
+	    (d = opendir(dir)) == NULL) {
+		if (pidfd != -1)
+			close(pidfd);
+		sp_error_set(err, "cannot read its descriptors");
 		return -1;
-	while ((e = readdir(d)) != NULL && n <= ASYNC_MAX)
-		if (e->d_name[0] != '.' && sp_fd_async(j->pid, e->d_name) &&
-		    n++ < ASYNC_MAX)
-			fds[n - 1] = atol(e->d_name);
+	}
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		long f = atol(e->d_name);
+		if (e->d_name[0] == '.' || (r = sp_fd_owner(pidfd, f, &s)) != 1)
+			continue;
+		r = 0;
+		if (n == OWNED_MAX)
+			r = -1;
+		else
+			fds[n++] = f;
+		if (sp_bpf_dumps_core(s) && *sig == 0) {
+			*fd = f;
+			*sig = s;
+		}
+	}
 	closedir(d);
-	return n > ASYNC_MAX ? -1 : n;
+	close(pidfd);
+	if (r == -1) {
+		sp_error_set(err, "more than %d descriptors set to signal an "
+		    "owner (F_SETOWN), or one that cannot be read", OWNED_MAX);
+		return -1;
+	}
+	return n;
 }
 
-/* CHECK: the signal of the first whose signal dumps core (its number in
- * *fd), 0 none, -1 with err.  OWN: each owner set again, 0, -1 with err. */
+/* Each owner set again, from inside the domain: 0, -1 with err. */
 static int
-async_fds(struct job *j, enum async_step step, const long *fds, long n,
-    long *fd, struct sp_error *err)
+owned_again(struct job *j, const long *fds, long n, struct sp_error *err)
 {
-	const unsigned long core = 1ul << SIGQUIT | 1ul << SIGILL |
-	    1ul << SIGTRAP | 1ul << SIGABRT | 1ul << SIGBUS | 1ul << SIGFPE |
-	    1ul << SIGSEGV | 1ul << SIGXCPU | 1ul << SIGXFSZ | 1ul << SIGSYS;
 	uint64_t at = (j->regs.rsp - 3072) & ~(uint64_t)15;
 	long r;
 
-	for (long i = 0; i < n; i++) {
-		uint64_t f = (uint64_t)fds[i];
-		if (step == CHECK) {
-			if (sp_pin_call(j, SYS_fcntl, f, F_GETSIG, 0, 0, &r,
-			    err) == -1)
-				return -1;
-			if (r > 0 && r < 64 && ((core >> r) & 1)) {
-				*fd = fds[i];
-				return (int)r;
-			}
-		} else if (sp_pin_call(j, SYS_fcntl, f, F_GETOWN_EX, at, 0,
-		    &r, err) == -1 || (r == 0 && sp_pin_call(j, SYS_fcntl, f,
-		    F_SETOWN_EX, at, 0, &r, err) == -1))
+	for (long i = 0; i < n; i++)
+		if (sp_pin_call(j, SYS_fcntl, (uint64_t)fds[i], F_GETOWN_EX, at,
+		    0, &r, err) == -1 || (r == 0 && sp_pin_call(j, SYS_fcntl,
+		    (uint64_t)fds[i], F_SETOWN_EX, at, 0, &r, err) == -1))
 			return -1;
-	}
 	return 0;
 }
 
@@ -233,7 +246,8 @@ sp_pin_attach(pid_t tid, const pid_t *tids, size_t ntids, unsigned scope,
     struct sp_error *err)
 {
 	struct sp_error rerr;
-	long async[ASYNC_MAX], nasync = 0, fd = 0;
+	long owned[OWNED_MAX], nowned = 0, fd = 0;
+	int sig = 0;
 	bool changed = false;
 	struct job j;
 	int r;
@@ -251,18 +265,16 @@ sp_pin_attach(pid_t tid, const pid_t *tids, size_t ntids, unsigned scope,
 		r = sp_error_set(err, "a keyring it holds reaches the key the "
 		    "cache is signed with (a persistent keyring linked into "
 		    "its session?): it could forge its own pins");
-	if (r == 0 && (nasync = async_list(&j, async)) == -1)
-		r = sp_error_set(err, "more than %d descriptors set to signal "
-		    "(O_ASYNC), or they cannot be read", ASYNC_MAX);
-	if (r == 0 && (r = async_fds(&j, CHECK, async, nasync, &fd,
-	    err)) > 0)
+	if (r == 0 && (nowned = owned_list(&j, owned, &fd, &sig, err)) == -1)
+		r = -1;
+	if (r == 0 && sig != 0)
 		r = sp_error_set(err, "its descriptor %ld signals %d, which "
-		    "dumps core, to whom F_SETOWN named (O_ASYNC)", fd, r);
+		    "dumps core, to whom F_SETOWN named", fd, sig);
 	if (r == 0) {
 		changed = true;
 		r = in_threads(&j, tids, ntids, CONFINE, scope, err);
 		if (r == 0)
-			r = async_fds(&j, OWN, async, nasync, NULL, err);
+			r = owned_again(&j, owned, nowned, err);
 	}
 	if (r == 0)
 		r = install(&j, err);

@@ -357,16 +357,17 @@ bool sp_trusted_fd(const struct timespec *start, int fd, char *why,
 /* attach_kept.c: whether t is one of io_uring's threads (PF_IO_WORKER:
  * iou-sqp, iou-wrk), which make no call of their own nor stop. */
 bool sp_io_worker(pid_t t);
-/* attach_kept.c: what a descriptor naming link gives a process that
+/* attach_fds.c: what a descriptor naming link gives a process that
  * neither pins nor a Landlock domain take back, or NULL. */
 const char *sp_held_way_out(const char *link);
-/* attach_kept.c: whether descriptor fd (its name) of pid has O_ASYNC
- * (the kernel signals its owner); unreadable: assumed to. */
-bool sp_fd_async(pid_t pid, const char *fd);
-/* attach_kept.c: whose memory the descriptor fdpath (/proc/PID/fd/N,
- * naming link) may be: 0 none, -1 unknown, else the pid; proc_mnt is
- * our /proc's mount id. */
-pid_t sp_mem_held(const char *fdpath, const char *link, uint64_t proc_mnt);
+/* attach_fds.c: whether descriptor fd of the process of pidfd has an
+ * owner the kernel signals (F_SETOWN), its signal (F_SETSIG, 0 SIGIO)
+ * in *sig: 1 yes, 0 no (or closed), -1 cannot tell. */
+int sp_fd_owner(int pidfd, long fd, int *sig);
+/* attach_fds.c: whose file of /proc the descriptor fdpath
+ * (/proc/PID/fd/N, naming link) may be: 0 none, -1 unknown, else the
+ * pid; proc_mnt is our /proc's mount id. */
+pid_t sp_proc_held(const char *fdpath, const char *link, uint64_t proc_mnt);
 /* attach_kept.c: what process pid (its threads tids, stopped) made before
  * the attach that its pins would not see: NULL, or why it is refused. */
 const char *sp_attach_kept(const struct sp_pin_opts *pin, pid_t pid,

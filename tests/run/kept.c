@@ -23,6 +23,16 @@
  *   files      a second thread with a descriptor table of its own
  *   async      a pipe set to signal SIGQUIT to itself (O_ASYNC,
  *              F_SETOWN, F_SETSIG)
+ *   owner      the same without O_ASYNC (set later, it signals)
+ *   dnotify    a directory (ARG) watched (F_NOTIFY) that signals SIGQUIT
+ *              to itself on a file made in it, without O_ASYNC
+ *   inflight0  a descriptor in flight in a message of no bytes, over a
+ *              SOCK_DGRAM pair, and another over a SOCK_SEQPACKET one,
+ *              this one behind a peek offset (SO_PEEK_OFF)
+ *   ownout     a pipe whose owner is process ARG (outside), no signal
+ *              set (SIGIO); 'g' sets O_ASYNC and writes: SIGIO to ARG
+ *   exitsig    the process serving is a child made with exit signal
+ *              SIGQUIT (it says "ready" with its own pid)
  *   'p' answers "ping", 'q' ends with status 0.
  * usage: kept MODE FIFO [ARG]
  */
@@ -36,6 +46,7 @@
 #include <linux/io_uring.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sched.h>
@@ -52,6 +63,7 @@
 #define GROWS_AT ((void *)0x300000100000ul)
 
 static unsigned ring_index = ~0u;
+static int owned[2] = { -1, -1 };
 static char sibling_stack[65536] __attribute__((aligned(16)));
 
 static int
@@ -185,6 +197,55 @@ setup(const char *mode, const char *arg)
 		    fcntl(p[0], F_SETSIG, SIGQUIT) == 0 &&
 		    fcntl(p[0], F_SETFL, O_ASYNC) == 0 ? 0 : -1;
 	}
+	if (strcmp(mode, "owner") == 0) {
+		int p[2];
+		return pipe(p) == 0 && fcntl(p[0], F_SETOWN, getpid()) == 0 &&
+		    fcntl(p[0], F_SETSIG, SIGQUIT) == 0 ? 0 : -1;
+	}
+	if (strcmp(mode, "ownout") == 0)
+		return arg != NULL && pipe(owned) == 0 && fcntl(owned[0],
+		    F_SETOWN, atoi(arg)) == 0 ? 0 : -1;
+	if (strcmp(mode, "dnotify") == 0) {
+		int d = arg != NULL ? open(arg, O_RDONLY | O_DIRECTORY) : -1;
+		return d >= 0 && fcntl(d, F_SETOWN, getpid()) == 0 &&
+		    fcntl(d, F_SETSIG, SIGQUIT) == 0 && fcntl(d, F_NOTIFY,
+		    DN_CREATE | DN_MULTISHOT) == 0 ? 0 : -1;
+	}
+	if (strcmp(mode, "inflight0") == 0) {
+		static const int types[] = { SOCK_DGRAM, SOCK_SEQPACKET };
+		for (int t = 0; t < 2; t++) {
+			char c[CMSG_SPACE(sizeof(int))] = { 0 };
+			struct msghdr m = { .msg_control = c,
+				.msg_controllen = sizeof(c) };
+			int sv[2], off = 1, fd = open("/dev/null", O_RDONLY);
+			if (fd < 0 || socketpair(AF_UNIX, types[t], 0, sv) ==
+			    -1)
+				return -1;
+			struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+			h->cmsg_level = SOL_SOCKET;
+			h->cmsg_type = SCM_RIGHTS;
+			h->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(h), &fd, sizeof(int));
+			if (sendmsg(sv[1], &m, 0) != 0 || (t == 1 &&
+			    setsockopt(sv[0], SOL_SOCKET, SO_PEEK_OFF, &off,
+			    sizeof(off)) == -1))
+				return -1;
+			close(fd);
+		}
+		return 0;
+	}
+	if (strcmp(mode, "exitsig") == 0) {
+		pid_t c = (pid_t)syscall(SYS_clone, SIGQUIT, NULL, NULL, NULL,
+		    0);
+		if (c < 0)
+			return -1;
+		if (c > 0) {	/* the parent: outside, waits for it */
+			int st;
+			waitpid(c, &st, __WALL);
+			_exit(WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 0);
+		}
+		return 0;
+	}
 	if (strcmp(mode, "uffd") == 0)
 		return syscall(SYS_userfaultfd, O_CLOEXEC) >= 0 ? 0 : 77;
 	if (strcmp(mode, "keythread") == 0) {
@@ -243,6 +304,9 @@ act(const char *mode)
 		if (f != NULL)
 			fclose(f);
 		printf("mapped %s\n", perm);
+	} else if (strcmp(mode, "ownout") == 0) {
+		int r = fcntl(owned[0], F_SETFL, O_ASYNC);
+		printf("async %d write %zd\n", r, write(owned[1], "x", 1));
 	} else if (strcmp(mode, "uring") == 0) {
 		long r = syscall(SYS_io_uring_enter, ring_index, 0, 0,
 		    IORING_ENTER_REGISTERED_RING, NULL, 0);

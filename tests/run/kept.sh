@@ -8,8 +8,10 @@
 # listener of a process outside, a thread keyring that links the
 # persistent keyring where the cache's key is, a process outside sharing
 # its memory, a userfaultfd, a thread with a descriptor table of its
-# own, a descriptor set to signal SIGQUIT on I/O, a descriptor in flight
-# in a socket of its own), or the
+# own, a descriptor set to signal SIGQUIT on I/O or on a change in a
+# directory, with or without O_ASYNC, a descriptor in flight in a socket
+# of its own, in a message of no bytes too, an exit signal SIGQUIT to its
+# parent outside, another process's environ and maps held), or the
 # attach goes on and what it made is of no use (an io_uring registered
 # and its descriptor closed: ENOSYS); under --exec=trusted a library
 # written after the process started is refused, one older is not.
@@ -97,17 +99,81 @@ case $? in
 77)	echo "skip uffd: no userfaultfd for us here" ;;
 *)	bad "uffd: did not start" ;;
 esac
-for m in files async inflight; do
-	if start $m; then
+mkdir "$D/dn"
+for m in files async inflight owner dnotify inflight0; do
+	if start $m "$D/dn"; then
 		case $m in
 		files) refused $m "descriptor table of its own" ;;
-		async) refused $m "dumps core, to whom F_SETOWN" ;;
+		async|owner|dnotify)
+			refused $m "dumps core, to whom F_SETOWN" ;;
 		inflight) refused $m "something queued" ;;
+		inflight0) refused $m "a message queued" ;;
 		esac
 	else
 		bad "$m: did not start"
 	fi
 done
+# its exit signal, SIGQUIT, goes to its parent outside (round 24)
+if start exitsig; then
+	PP=$P
+	P=$(sed -n 's/^ready //p' "$D/out")
+	refused exitsig "exit signal"
+	P=$PP
+	stop
+	[ "$st" = 0 ] && ok "exitsig: ends as it would have (0)" ||
+	    bad "exitsig: status $st"
+else
+	bad "exitsig: did not start"
+fi
+# an owner outside set before, no signal chosen (SIGIO), O_ASYNC set
+# after: the owner is set again inside the domain, so --scope=signals
+# keeps SIGIO from the process outside (round 24); unpinned it dies
+for how in none scope; do
+	sleep 30 &
+	V=$!
+	if start ownout "$V"; then
+		if [ $how = scope ]; then
+			timeout 20 "$SYS" run --cache-dir "$D/c" \
+			    --scope=signals -p "$P" >"$D/sys" 2>&1 &
+			S=$!
+			for i in $(seq 50); do
+				grep -q 'Seccomp:[[:space:]]*2' \
+				    /proc/"$P"/status && break
+				sleep 0.1
+			done
+		fi
+		ask g
+		sleep 0.3
+		if [ $how = none ]; then
+			kill -0 "$V" 2>/dev/null &&
+			    bad "ownout: baseline: SIGIO did not reach $V" ||
+			    ok "ownout: unpinned, SIGIO reaches the owner"
+		else
+			kill -0 "$V" 2>/dev/null &&
+			    ok "ownout: --scope=signals keeps SIGIO inside" ||
+			    bad "ownout: SIGIO reached the process outside:" \
+			    "$(cat "$D/out" "$D/sys")"
+		fi
+		stop
+		[ -n "$S" ] && { wait "$S"; S=; }
+	else
+		bad "ownout: did not start"
+	fi
+	kill "$V" 2>/dev/null
+	V=
+done
+# another process's environment and mappings held open through /proc
+sleep 30 &
+V=$!
+for f in environ maps; do
+	if start procmem /proc/"$V"/$f; then
+		refused "procmem $f" "a process outside in /proc"
+	else
+		bad "procmem $f: did not start"
+	fi
+done
+kill "$V"
+V=
 start keythread
 case $? in
 0)	refused keythread "reaches the key" ;;
@@ -136,7 +202,7 @@ if [ "$(id -u)" = 0 ] && mkdir "$D/proc" && mount -t proc proc "$D/proc" \
 	sleep 30 &
 	V=$!
 	if start procmem "$M/$V/mem"; then
-		refused procmem "memory of a process outside"
+		refused procmem "a process outside in /proc"
 	else
 		bad "procmem: did not start"
 	fi
