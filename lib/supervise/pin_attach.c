@@ -24,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <linux/keyctl.h>
@@ -118,7 +119,104 @@ keys_in(struct sp_inject *in, size_t n, uint64_t below, struct sp_error *err)
 	return 0;
 }
 
-enum in_threads { KEYS, CONFINE };
+/*
+ * An io_uring it made and hid before (registered, its descriptor closed,
+ * its rings in memory of its own: nothing shows it) keeps requests it
+ * armed then: a poll linked to an openat with a personality registered
+ * then (its credentials, no Landlock domain) runs when the pipe is
+ * written, no io_uring call needed (blind round 24: /proc/OUTSIDE/mem
+ * opened, the supervisor's as root).  Each thread cancels every request
+ * of every ring it registered and drops them (IORING_REGISTER_SYNC_CANCEL
+ * and IORING_UNREGISTER_RING_FDS through the registration: 6.3), so the
+ * ring dies with its requests; its io_uring calls are ENOSYS after.  A
+ * thread that never used io_uring answers the first at once (no
+ * context: EINVAL).  -1 with err.
+ */
+#define RING_SLOTS 16		/* IO_RINGFD_REG_MAX */
+#define USE_REGISTERED_RING_ (1u << 31)
+#define REGISTER_SYNC_CANCEL_ 24u
+#define UNREGISTER_RING_FDS_ 21u
+
+/* io_uring made impossible for all (kernel.io_uring_disabled = 2) */
+static bool
+uring_disabled(void)
+{
+	int fd = open("/proc/sys/kernel/io_uring_disabled", O_RDONLY |
+	    O_CLOEXEC);
+	char c = 0;
+
+	if (fd == -1)
+		return false;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == '2';
+}
+
+static int
+uring_in(struct sp_inject *in, size_t n, uint64_t below, struct sp_error *err)
+{
+	struct {
+		uint64_t addr;
+		int32_t fd;
+		uint32_t flags;
+		int64_t tv_sec, tv_nsec;
+		uint8_t opcode, pad[7];
+		uint64_t pad2[3];
+	} cancel = { .fd = -1, .flags = 1u << 0 | 1u << 2,	/* ALL, ANY */
+	    .tv_sec = -1, .tv_nsec = -1 };
+	struct {
+		uint32_t offset, resv;
+		uint64_t data;
+	} drop = { 0, 0, 0 };
+	uint64_t at = (below - 4096) & ~(uint64_t)63, a[6] = { 0 };
+	struct utsname u;
+	int major = 0, minor = 0;
+	long r;
+
+	if (uname(&u) == 0)
+		(void)sscanf(u.release, "%d.%d", &major, &minor);
+	if ((major < 6 || (major == 6 && minor < 3)) && !uring_disabled())
+		return sp_error_set(err, "this kernel (before 6.3) cannot "
+		    "drop an io_uring it may have hidden (kernel."
+		    "io_uring_disabled=2 lets it be attached)");
+	if (sp_mem_write(in[0].pid, at, &cancel, sizeof(cancel), err) == -1)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t k = 0; k < RING_SLOTS; k++) {
+			a[0] = k;
+			a[1] = REGISTER_SYNC_CANCEL_ | USE_REGISTERED_RING_;
+			a[2] = at, a[3] = 1;
+			if (sp_inject_syscall(&in[i], SYS_io_uring_register, a,
+			    4, &r, err) == -1)
+				return -1;
+			if (r == -EINVAL && k == 0)
+				break;		/* no io_uring context */
+			if (r == -EBADF || r == -EINVAL)
+				continue;	/* nothing at k */
+			if (r < 0 && r != -ENOENT)	/* >= 0: how many */
+				return sp_error_set(err, "its thread %ld: the "
+				    "requests of an io_uring it registered "
+				    "cannot be cancelled (%ld)",
+				    (long)in[i].pid, r);
+			drop.offset = k;
+			if (sp_mem_write(in[0].pid, at + sizeof(cancel), &drop,
+			    sizeof(drop), err) == -1)
+				return -1;
+			a[1] = UNREGISTER_RING_FDS_ | USE_REGISTERED_RING_;
+			a[2] = at + sizeof(cancel);
+			if (sp_inject_syscall(&in[i], SYS_io_uring_register, a,
+			    4, &r, err) == -1)
+				return -1;
+			if (r != 1)
+				return sp_error_set(err, "its thread %ld: an "
+				    "io_uring it registered cannot be dropped "
+				    "(%ld)", (long)in[i].pid, r);
+		}
+	return 0;
+}
+
+enum in_threads { KEYS, CONFINE, URING };
 
 /* In every thread of the process (tids), by calls injected at j's trap:
  * KEYS, whether one reaches the cache's key (keys_in); CONFINE, each
@@ -152,6 +250,8 @@ in_threads(struct job *j, const pid_t *tids, size_t n, enum in_threads what,
 	}
 	if (what == KEYS)
 		r = keys_in(in, n, j->regs.rsp, err);
+	else if (what == URING)
+		r = uring_in(in, n, j->regs.rsp, err);
 	else
 		r = sp_confine_threads(in, n, j->regs.rsp - 1024, scope,
 		    err) == -1 ? -1 : 0;
@@ -265,6 +365,8 @@ sp_pin_attach(pid_t tid, const pid_t *tids, size_t ntids, unsigned scope,
 		r = sp_error_set(err, "a keyring it holds reaches the key the "
 		    "cache is signed with (a persistent keyring linked into "
 		    "its session?): it could forge its own pins");
+	if (r == 0)
+		r = in_threads(&j, tids, ntids, URING, 0, err);
 	if (r == 0 && (nowned = owned_list(&j, owned, &fd, &sig, err)) == -1)
 		r = -1;
 	if (r == 0 && sig != 0)

@@ -9,6 +9,10 @@
  *   uring      an io_uring in memory of its own (IORING_SETUP_NO_MMAP),
  *              its descriptor registered and closed; 'g' enters it
  *              through the registration and says what that returned
+ *   uringarm   the same ring, with a personality registered (these
+ *              credentials) and a poll of a pipe linked to an openat of
+ *              ARG with it, armed; 'g' writes the pipe and says whether
+ *              ARG was opened
  *   procmem    PATH (ARG) held open, e.g. another procfs mount's mem
  *   vfork      its main thread in vfork for 3 s (a child sleeping)
  *   keythread  a second thread links the persistent keyring (where the
@@ -41,6 +45,7 @@
 #include <linux/filter.h>
 #include <linux/keyctl.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <linux/io_uring.h>
@@ -146,6 +151,62 @@ listener(void)
 		return -1;
 	memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof(int));
 	return fd >= 0 ? 0 : -1;
+}
+
+/*
+ * An io_uring in memory of its own (IORING_SETUP_NO_MMAP), its
+ * descriptor registered and closed.  With a path: a personality
+ * registered (these credentials), and a poll of a pipe linked to an
+ * openat of path with it, armed: a write to the pipe ('g') opens it.
+ */
+static int
+hidden_ring(const char *path)
+{
+	struct io_uring_params p;
+	struct io_uring_rsrc_update up = { .offset = ~0u };
+	char *rings = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct io_uring_sqe *sqes = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	long fd, pers;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_NO_MMAP;
+	/* user_addr, the last word of each (resv2 in older headers) */
+	uint64_t sq = (uintptr_t)sqes, cq = (uintptr_t)rings;
+	memcpy((char *)&p.sq_off + sizeof(p.sq_off) - 8, &sq, 8);
+	memcpy((char *)&p.cq_off + sizeof(p.cq_off) - 8, &cq, 8);
+	if ((fd = syscall(SYS_io_uring_setup, 4, &p)) < 0)
+		return 77;
+	if (path != NULL) {
+		unsigned *tail = (unsigned *)(rings + p.sq_off.tail);
+		unsigned *array = (unsigned *)(rings + p.sq_off.array);
+		if (pipe(owned) == -1 || (pers = syscall(SYS_io_uring_register,
+		    fd, IORING_REGISTER_PERSONALITY, NULL, 0)) < 0)
+			return 77;
+		memset(sqes, 0, 2 * sizeof(*sqes));
+		sqes[0].opcode = IORING_OP_POLL_ADD;
+		sqes[0].fd = owned[0];
+		sqes[0].poll32_events = POLLIN;
+		sqes[0].flags = IOSQE_IO_LINK;
+		sqes[1].opcode = IORING_OP_OPENAT;
+		sqes[1].fd = AT_FDCWD;
+		sqes[1].addr = (uintptr_t)path;
+		sqes[1].open_flags = O_RDONLY;
+		sqes[1].personality = (uint16_t)pers;
+		array[0] = 0;
+		array[1] = 1;
+		__atomic_store_n(tail, *tail + 2, __ATOMIC_RELEASE);
+		if (syscall(SYS_io_uring_enter, fd, 2, 0, 0, NULL, 0) != 2)
+			return 77;
+	}
+	up.data = (uint64_t)fd;
+	if (syscall(SYS_io_uring_register, fd, IORING_REGISTER_RING_FDS, &up,
+	    1) != 1)
+		return 77;
+	ring_index = up.offset;
+	close((int)fd);
+	return 0;
 }
 
 static int
@@ -255,32 +316,8 @@ setup(const char *mode, const char *arg)
 			usleep(10000);
 		return key_linked > 0 ? 0 : 77;
 	}
-	if (strcmp(mode, "uring") == 0) {
-		struct io_uring_params p;
-		struct io_uring_rsrc_update up = { .offset = ~0u };
-		void *rings = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-		void *sqes = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-		long fd;
-
-		memset(&p, 0, sizeof(p));
-		p.flags = IORING_SETUP_NO_MMAP;
-		/* user_addr, the last word of each (resv2 in older
-		 * headers) */
-		uint64_t sq = (uintptr_t)sqes, cq = (uintptr_t)rings;
-		memcpy((char *)&p.sq_off + sizeof(p.sq_off) - 8, &sq, 8);
-		memcpy((char *)&p.cq_off + sizeof(p.cq_off) - 8, &cq, 8);
-		if ((fd = syscall(SYS_io_uring_setup, 4, &p)) < 0)
-			return 77;
-		up.data = (uint64_t)fd;
-		if (syscall(SYS_io_uring_register, fd,
-		    IORING_REGISTER_RING_FDS, &up, 1) != 1)
-			return 77;
-		ring_index = up.offset;
-		close((int)fd);
-		return 0;
-	}
+	if (strcmp(mode, "uring") == 0 || strcmp(mode, "uringarm") == 0)
+		return hidden_ring(strcmp(mode, "uringarm") == 0 ? arg : NULL);
 	return -1;
 }
 
@@ -304,6 +341,21 @@ act(const char *mode)
 		if (f != NULL)
 			fclose(f);
 		printf("mapped %s\n", perm);
+	} else if (strcmp(mode, "uringarm") == 0) {
+		char link[256], path[64];
+		int opened = 0;
+		if (write(owned[1], "x", 1) != 1)
+			printf("write failed\n");
+		usleep(200000);
+		for (int fd = 3; fd < 64; fd++) {
+			ssize_t n;
+			snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+			if ((n = readlink(path, link, sizeof(link) - 1)) > 0) {
+				link[n] = '\0';
+				opened |= strstr(link, "/environ") != NULL;
+			}
+		}
+		printf("%s\n", opened ? "opened" : "not opened");
 	} else if (strcmp(mode, "ownout") == 0) {
 		int r = fcntl(owned[0], F_SETFL, O_ASYNC);
 		printf("async %d write %zd\n", r, write(owned[1], "x", 1));

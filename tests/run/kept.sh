@@ -13,7 +13,7 @@
 # of its own, in a message of no bytes too, an exit signal SIGQUIT to its
 # parent outside, another process's environ and maps held), or the
 # attach goes on and what it made is of no use (an io_uring registered
-# and its descriptor closed: ENOSYS); under --exec=trusted a library
+# and its descriptor closed: ENOSYS; a request armed in it: cancelled); under --exec=trusted a library
 # written after the process started is refused, one older is not.
 # usage: kept.sh SYSPIN KEPT ATTACHEE
 set -u
@@ -238,6 +238,45 @@ case $? in
 77)	echo "skip uring: no IORING_SETUP_NO_MMAP or registered rings here" ;;
 *)	bad "uring: did not start" ;;
 esac
+# a ring hidden with a request armed before: a poll linked to an openat
+# with a personality of before (no domain) of another's environ; the
+# attach cancels it (round 24); unpinned the write opens it
+sleep 30 &
+V=$!
+for how in none attach; do
+	start uringarm /proc/"$V"/environ
+	case $? in
+	0)	if [ $how = attach ]; then
+			"$SYS" run --cache-dir "$D/c" -p "$P" >"$D/sys" 2>&1 &
+			S=$!
+			for i in $(seq 50); do
+				grep -q 'Seccomp:[[:space:]]*2' \
+				    /proc/"$P"/status && break
+				sleep 0.1
+			done
+		fi
+		ask g
+		sleep 0.3
+		if [ $how = none ]; then
+			grep -q "^opened" "$D/out" &&
+			    ok "uringarm: unpinned, the armed openat runs" ||
+			    bad "uringarm: baseline $(cat "$D/out")"
+		else
+			grep -q "^not opened" "$D/out" &&
+			    ok "uringarm: attached, the armed openat is gone" ||
+			    bad "uringarm: after the attach $(cat "$D/out" \
+			    "$D/sys")"
+		fi
+		stop
+		[ -n "$S" ] && { wait "$S"; S=; }
+		;;
+	77)	echo "skip uringarm: no IORING_SETUP_NO_MMAP or registered" \
+		    "rings here" ;;
+	*)	bad "uringarm: did not start" ;;
+	esac
+done
+kill "$V"
+V=
 # --exec=trusted: code files judged against when the process started
 if [ "$(id -u)" = 0 ]; then
 	mkfifo "$D/fifo2"
