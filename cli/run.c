@@ -588,6 +588,7 @@ cmd_run(int argc, char **argv)
 		return EXIT_TROUBLE;
 	}
 	run_term_save(&term);
+	run_term_quiet(&term, (a.scope & SP_SCOPE_SIGNALS) != 0);
 	rc = exec_child(&a, path, dir, rt, reportdir);
 	run_term_restore(&term);
 	if (tables >= 0)

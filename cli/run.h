@@ -188,6 +188,9 @@ struct term_state {
 
 void run_term_save(struct term_state *q);
 void run_term_restore(const struct term_state *q);
+/* For the run: inherited descriptors signal no core, nor, with
+ * scope_signals, an owner outside. */
+void run_term_quiet(const struct term_state *q, bool scope_signals);
 
 /* ---- run_alone.c: the runtime alone (SYSPIN_SUPERVISE=0) ---- */
 

@@ -7,6 +7,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "bpf/bpf.h"
 #include "run.h"
 
 /*
@@ -42,6 +43,27 @@ run_term_save(struct term_state *q)
 			return;
 		}
 	q->fd = -1;
+}
+
+/*
+ * What an inherited descriptor would signal outside while the tree runs,
+ * its owner and signal set by the caller (blind round 24: the tree set
+ * only O_ASYNC and wrote): a signal that dumps core becomes SIGIO, and
+ * under --scope=signals the owner is cleared (the kernel judges a signal
+ * by the domain of who set the owner: outside, none).  Put back by
+ * run_term_restore.
+ */
+void
+run_term_quiet(const struct term_state *q, bool scope_signals)
+{
+	for (size_t i = 0; i < q->nfds; i++) {
+		const struct term_fd *f = &q->fds[i];
+		struct f_owner_ex none = { F_OWNER_PID, 0 };
+		if (sp_bpf_dumps_core(f->sig))
+			(void)fcntl(f->fd, F_SETSIG, 0);
+		if (scope_signals && f->own.pid != 0)
+			(void)fcntl(f->fd, F_SETOWN_EX, &none);
+	}
 }
 
 void

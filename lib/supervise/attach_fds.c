@@ -8,6 +8,7 @@
  *    kernel checks who may read them when they are opened, not at each
  *    read: blind rounds 22 and 24);
  *  - a seccomp listener, a userfaultfd, a perf event, an io_uring;
+ *  - a namespace it is not in (setns joins it: round 24);
  *  - a unix socket with something queued: descriptors in flight
  *    (SCM_RIGHTS) show nowhere else.  sock_diag and FIONREAD count bytes,
  *    and a datagram of no bytes carries descriptors too (round 24): a
@@ -92,6 +93,34 @@ sp_held_way_out(const char *link)
 	return NULL;
 }
 
+/* A namespace's descriptor ("net:[N]") of one pid is not in. */
+static bool
+other_ns(pid_t pid, const char *link)
+{
+	static const char *const types[] = { "cgroup", "ipc", "mnt", "net",
+		"pid", "time", "user", "uts" };
+	char path[96], own[64];
+	ssize_t n;
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(*types); i++) {
+		size_t l = strlen(types[i]);
+		if (strncmp(link, types[i], l) != 0 || strncmp(link + l, ":[",
+		    2) != 0)
+			continue;
+		for (int kids = 0; kids < 2; kids++) {
+			snprintf(path, sizeof(path), "/proc/%ld/ns/%s%s",
+			    (long)pid, types[i], kids ? "_for_children" : "");
+			if ((n = readlink(path, own, sizeof(own) - 1)) > 0) {
+				own[n] = '\0';
+				if (strcmp(own, link) == 0)
+					return false;
+			}
+		}
+		return true;
+	}
+	return false;
+}
+
 /*
  * Whether the unix datagram or seqpacket socket s has a message queued,
  * of any length.  A peek offset (SO_PEEK_OFF) would skip a message of no
@@ -146,6 +175,11 @@ sp_attach_fd_refusal(const struct attached *v, size_t n, pid_t pid,
 		    "of a process outside in /proc, or of one it cannot be "
 		    "told from: what it reads was judged when it was opened)",
 		    (long)pid, link);
+		return buf;
+	}
+	if (what == NULL && other_ns(pid, link)) {
+		snprintf(buf, size, "process %ld holds %.60s, a namespace it is "
+		    "not in (it could join it)", (long)pid, link);
 		return buf;
 	}
 	if (what == NULL && sscanf(link, "socket:[%lu]", &ino) == 1) {

@@ -172,6 +172,21 @@ for f in environ maps; do
 		bad "procmem $f: did not start"
 	fi
 done
+# a namespace it is not in, held (setns would join it): one of its own
+# in another mount namespace made for the check (root)
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+	unshare -m sleep 30 &
+	W=$!
+	sleep 0.3
+	if start procmem /proc/"$W"/ns/mnt; then
+		refused "procmem ns/mnt" "a namespace it is not in"
+	else
+		bad "procmem ns/mnt: did not start"
+	fi
+	kill "$W"
+else
+	echo "skip procmem ns/mnt: not root, or no unshare"
+fi
 kill "$V"
 V=
 start keythread

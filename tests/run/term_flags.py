@@ -9,7 +9,10 @@ The same for any descriptor of the terminal the tree inherits (blind
 round 18: fd 3 made O_ASYNC with an owner outside, so that every line
 typed after the run signalled it): flags and owner put back.  And the
 foreground (blind round 21): a tree whose group took it and is gone
-leaves the shell's group in the foreground again.
+leaves the shell's group in the foreground again.  And an inherited
+descriptor's signal and owner set by the caller (blind round 24: the tree
+set only O_ASYNC and wrote): while the tree runs, a signal that dumps core
+is SIGIO, and under --scope=signals the owner is none; both put back.
 
 usage: term_flags.py SYSPIN
 """
@@ -31,6 +34,13 @@ SET3 = ("python3 -c 'import fcntl, os; fcntl.fcntl(3, fcntl.F_SETOWN, "
 SHOW3 = ("python3 -c 'import fcntl, os; print(\"ASYNC\", "
          "bool(fcntl.fcntl(3, fcntl.F_GETFL) & os.O_ASYNC), "
          "fcntl.fcntl(3, fcntl.F_GETOWN) != 0)'")
+# fd 3: the caller sets its signal (SIGQUIT) or its owner (the shell),
+# then runs CMD; fd 3's signal and owner, seen inside and after
+PRE3 = ("python3 -c 'import fcntl, os, sys; fcntl.fcntl(3, 10, 3) if "
+        "sys.argv[1] == \"sig\" else fcntl.fcntl(3, fcntl.F_SETOWN, "
+        "os.getppid()); os.execvp(sys.argv[2], sys.argv[2:])'")
+SHOWSIG3 = ("python3 -c 'import fcntl; print(\"SIG\", fcntl.fcntl(3, 11), "
+            "\"OWNED\", fcntl.fcntl(3, fcntl.F_GETOWN) != 0)'")
 # a new process group, made the terminal's foreground, then gone
 TAKE = ("python3 -c 'import os, signal; signal.signal(signal.SIGTTOU, "
         "signal.SIG_IGN); os.setpgid(0, 0); os.tcsetpgrp(0, os.getpid())'")
@@ -65,6 +75,11 @@ def main():
         bare3 = on_pty("exec 3<>/dev/tty; %s; %s" % (SET3, SHOW3))
         pinned3 = on_pty("exec 3<>/dev/tty; %s run --cache-dir %s/c %s; %s"
                          % (SYSPIN, d, SET3, SHOW3))
+        sig3 = on_pty("exec 3<>/dev/tty; %s sig %s run --cache-dir %s/c %s; "
+                      "%s" % (PRE3, SYSPIN, d, SHOWSIG3, SHOWSIG3))
+        own3 = on_pty("exec 3<>/dev/tty; %s own %s run --scope=signals "
+                      "--cache-dir %s/c %s; %s" % (PRE3, SYSPIN, d, SHOWSIG3,
+                                                   SHOWSIG3))
         barefg = on_pty("%s; %s" % (TAKE, SHOWFG))
         pinnedfg = on_pty("%s run --cache-dir %s/c %s; %s" % (SYSPIN, d,
                                                               TAKE, SHOWFG))
@@ -78,6 +93,11 @@ def main():
                "its owner"),
               ("ASYNC False False", pinned3, "syspin run put fd 3's flags "
                "and owner back"),
+              ("SIG 0 OWNED False\r\nSIG 3 OWNED False", sig3,
+               "fd 3's SIGQUIT is SIGIO in the tree, then put back"),
+              ("SIG 0 OWNED False\r\nSIG 0 OWNED True", own3,
+               "fd 3's owner is none in a --scope=signals tree, then put "
+               "back"),
               ("FG False", barefg, "unpinned: the gone group keeps the "
                "foreground"),
               ("FG True", pinnedfg, "syspin run gave the foreground back")]
