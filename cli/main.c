@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "util/error.h"
@@ -178,6 +179,14 @@ main(int argc, char **argv)
 {
 	int rc;
 
+	/* syspin run -p: the process it attaches to is there already and
+	 * may be of our user: not dumpable from our first instruction of
+	 * our own, so that it cannot open our memory while we start (blind
+	 * round 24: it wrote into syspin run -p before the attach).  A run
+	 * that starts its tree makes itself dumpable again (its child must
+	 * be, to be traced) until the child is traced (cmd_run, tree.c). */
+	if (argc >= 2 && strcmp(argv[1], "run") == 0)
+		(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	heap_setup();
 	if (argc >= 2 && (strcmp(argv[1], "-V") == 0 ||
 	    strcmp(argv[1], "--version") == 0)) {

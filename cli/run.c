@@ -513,6 +513,10 @@ cmd_run(int argc, char **argv)
 		return EXIT_TROUBLE;
 	if (a.nattach != 0)
 		return attach(&a);
+	/* not dumpable since main (the attach's case): the tree's first
+	 * process, a fork of ours, must be, to be traced without
+	 * CAP_SYS_PTRACE; the supervisor is not again once it is traced */
+	(void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 	/* A program that cannot run makes no cache directory; not found is
 	 * 127, found but not runnable 126, as env(1) and timeout(1) say. */
 	if (!a.fill && (rc = run_find_prog(a.argv[0], path, sizeof(path))) < 0)
