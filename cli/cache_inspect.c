@@ -202,68 +202,63 @@ inspect_record(const struct sp_cache *c, struct cache_entry *e)
 }
 
 /*
- * An object's facts: believed (MAC, decoding) and of a table still in the
- * cache (the table goes when its file changes, the facts after it).
+ * A record made from an object's table ("r-" facts, "i-" imported
+ * names): r as its loader answered (1 believed); then it must be of a
+ * table still in the cache (the table goes when its file changes, the
+ * record after it).
  */
+static void
+judge_of_table(const struct sp_cache *c, struct cache_entry *e, int r,
+    const struct sp_error *err, const char *what)
+{
+	struct stat st;
+
+	if (r == 1) {
+		if (fstatat(c->dirfd, e->name + 2, &st,
+		    AT_SYMLINK_NOFOLLOW) == -1) {
+			e->state = CS_STALE;
+			snprintf(e->why, sizeof(e->why), "%s of an object "
+			    "whose table is gone (%s)", what, e->name + 2);
+		}
+		return;
+	}
+	e->state = strstr(err->msg, "untrusted") != NULL ? CS_UNTRUSTED :
+	    r == 0 && err->msg[0] != '\0' ? CS_BAD_MAC : CS_BAD;
+	if (err->msg[0] != '\0')
+		reason(e, c, err->msg);
+	else
+		snprintf(e->why, sizeof(e->why), "not %s of this version",
+		    what);
+}
+
+/* An object's facts: believed (MAC, decoding). */
 static void
 inspect_facts(const struct sp_cache *c, struct cache_entry *e)
 {
 	struct sp_reach_facts f;
 	struct sp_error err;
-	struct stat st;
 	int r;
 
 	err.msg[0] = '\0';
-	r = sp_reach_load(c, e->name + 2, &f, &err);
-	if (r == 1) {
+	if ((r = sp_reach_load(c, e->name + 2, &f, &err)) == 1)
 		sp_reach_facts_free(&f);
-		if (fstatat(c->dirfd, e->name + 2, &st,
-		    AT_SYMLINK_NOFOLLOW) == -1) {
-			e->state = CS_STALE;
-			snprintf(e->why, sizeof(e->why), "facts of an object "
-			    "whose table is gone (%s)", e->name + 2);
-		}
-		return;
-	}
-	e->state = strstr(err.msg, "untrusted") != NULL ? CS_UNTRUSTED :
-	    r == 0 && err.msg[0] != '\0' ? CS_BAD_MAC : CS_BAD;
-	if (err.msg[0] != '\0')
-		reason(e, c, err.msg);
-	else
-		snprintf(e->why, sizeof(e->why), "not reachability facts "
-		    "of this version");
+	judge_of_table(c, e, r, &err, "reachability facts");
 }
 
-/* An object's imported names (lib/reach/reach_imports.c): believed, of
- * this format, and of an object whose table is still here. */
+/* An object's imported names (lib/reach/reach_imports.c). */
 static void
 inspect_imports(const struct sp_cache *c, struct cache_entry *e)
 {
 	struct sp_error err;
-	struct stat st;
 	size_t len, count;
 	char *v;
 	int r;
 
 	err.msg[0] = '\0';
 	r = sp_reach_imports_load(c, e->name + 2, &v, &len, &count, &err);
-	if (r == 1) {
+	if (r == 1)
 		free(v);
-		if (fstatat(c->dirfd, e->name + 2, &st,
-		    AT_SYMLINK_NOFOLLOW) == -1) {
-			e->state = CS_STALE;
-			snprintf(e->why, sizeof(e->why), "imported names of an "
-			    "object whose table is gone (%s)", e->name + 2);
-		}
-		return;
-	}
-	e->state = strstr(err.msg, "untrusted") != NULL ? CS_UNTRUSTED :
-	    r == 0 && err.msg[0] != '\0' ? CS_BAD_MAC : CS_BAD;
-	if (err.msg[0] != '\0')
-		reason(e, c, err.msg);
-	else
-		snprintf(e->why, sizeof(e->why), "not imported names of "
-		    "this version");
+	judge_of_table(c, e, r, &err, "imported names");
 }
 
 /* A pruning: believed and of this format (its objects are not named). */

@@ -79,6 +79,7 @@ struct sp_proc_stat {
 	int pgrp, session;
 	unsigned long long tty_nr;
 	unsigned long flags;
+	int exit_signal;	/* what its parent gets when it ends; -1 */
 };
 int sp_proc_stat(pid_t pid, struct sp_proc_stat *st);
 /* Seccomp_filters of a process, from /proc/PID/status; -1 unknown. */

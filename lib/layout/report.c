@@ -283,6 +283,12 @@ sp_proc_stat(pid_t pid, struct sp_proc_stat *st)
 	    " %c %*d %d %d %llu %*d %lu", &st->state, &st->pgrp,
 	    &st->session, &st->tty_nr, &st->flags) != 5)
 		return -1;
+	/* field 38, the 36th after the name: -1 when missing */
+	st->exit_signal = -1;
+	for (int field = 2; field < 38 && p != NULL; field++)
+		p = strchr(p + 1, ' ');
+	if (p != NULL && sscanf(p + 1, "%d", &st->exit_signal) != 1)
+		st->exit_signal = -1;
 	return 0;
 }
 

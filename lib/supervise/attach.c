@@ -54,7 +54,10 @@ pin_tree(struct attached *v, size_t n, const struct sp_pin_opts *o,
 	 * F_SETSIG of one is in a tree; under --scope=signals any but
 	 * SIGCHLD (blind round 24).  Before any is pinned. */
 	for (size_t i = 0; i < n; i++) {
-		int es = v[i].parent == 0 ? sp_exit_signal(v[i].pid) : SIGCHLD;
+		struct sp_proc_stat st = { .exit_signal = SIGCHLD };
+		if (v[i].parent == 0 && sp_proc_stat(v[i].pid, &st) == -1)
+			st.exit_signal = -1;
+		int es = st.exit_signal;
 		if (es == -1 || sp_bpf_dumps_core(es) ||
 		    ((scope & SP_SCOPE_SIGNALS) && es != SIGCHLD && es != 0))
 			return sp_error_set(err, "process %ld signals %d to its "

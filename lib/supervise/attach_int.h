@@ -53,9 +53,6 @@ const char *sp_attach_holds_outside(const struct attached *v, size_t n,
     char *buf, size_t size);
 const char *sp_attach_shared_outside(const struct attached *v, size_t n,
     char *buf, size_t size);
-/* attach_kept.c: the signal pid's parent gets when it ends (its exit
- * signal: clone's choice), -1 unknown. */
-int sp_exit_signal(pid_t pid);
 /* attach_fds.c: why descriptor fdpath (naming link) of process pid
  * (pidfd) is refused, or NULL; queued: the inodes of unix sockets with
  * bytes or connections queued (sock_diag), sorted. */

@@ -249,31 +249,6 @@ sp_attach_kept(const struct sp_pin_opts *pin, pid_t pid, const pid_t *tids,
 	return no;
 }
 
-int
-sp_exit_signal(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	int fd, sig = -1;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* after the name (which may hold anything): field 38, the 36th */
-	if ((p = strrchr(buf, ')')) == NULL)
-		return -1;
-	for (int field = 2; field < 38 && p != NULL; field++)
-		p = strchr(p + 1, ' ');
-	if (p == NULL || sscanf(p + 1, "%d", &sig) != 1)
-		return -1;
-	return sig;
-}
-
 /* When pid started, on the realtime clock; -1 unknown. */
 static int
 started(pid_t pid, struct timespec *at)

@@ -47,6 +47,7 @@
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/io_uring.h>
 #include <stdint.h>
@@ -153,6 +154,34 @@ listener(void)
 	return fd >= 0 ? 0 : -1;
 }
 
+/* A descriptor (of /dev/null) sent into a socket pair of its own, of
+ * type, in a message of len bytes (0 or 1), not received; peek_off: the
+ * receiving end gets a peek offset, which hides a message of no bytes
+ * from a peek at its start. */
+static int
+in_flight(int type, size_t len, bool peek_off)
+{
+	char c[CMSG_SPACE(sizeof(int))] = { 0 }, b = 0;
+	struct iovec io = { &b, len };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1,
+		.msg_control = c, .msg_controllen = sizeof(c) };
+	int sv[2], off = 1, fd = open("/dev/null", O_RDONLY);
+
+	if (fd < 0 || socketpair(AF_UNIX, type, 0, sv) == -1)
+		return -1;
+	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(h), &fd, sizeof(int));
+	if (sendmsg(sv[1], &m, 0) != (ssize_t)len || (peek_off &&
+	    setsockopt(sv[0], SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off)) ==
+	    -1))
+		return -1;
+	close(fd);
+	return 0;
+}
+
 /*
  * An io_uring in memory of its own (IORING_SETUP_NO_MMAP), its
  * descriptor registered and closed.  With a path: a personality
@@ -227,24 +256,8 @@ setup(const char *mode, const char *arg)
 	if (strcmp(mode, "clonevm") == 0)
 		return clone(sibling, sibling_stack + sizeof(sibling_stack),
 		    CLONE_VM | CLONE_PARENT | SIGCHLD, NULL) > 0 ? 0 : -1;
-	if (strcmp(mode, "inflight") == 0) {
-		char c[CMSG_SPACE(sizeof(int))] = { 0 }, b = 0;
-		struct iovec io = { &b, 1 };
-		struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1,
-			.msg_control = c, .msg_controllen = sizeof(c) };
-		int sv[2], fd = open("/dev/null", O_RDONLY);
-		if (fd < 0 || socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == -1)
-			return -1;
-		struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-		h->cmsg_level = SOL_SOCKET;
-		h->cmsg_type = SCM_RIGHTS;
-		h->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(h), &fd, sizeof(int));
-		if (sendmsg(sv[1], &m, 0) != 1)
-			return -1;
-		close(fd);
-		return 0;
-	}
+	if (strcmp(mode, "inflight") == 0)
+		return in_flight(SOCK_DGRAM, 1, false);
 	if (strcmp(mode, "files") == 0) {
 		if (pthread_create(&linker, NULL, own_table, NULL) != 0)
 			return -1;
@@ -272,29 +285,9 @@ setup(const char *mode, const char *arg)
 		    fcntl(d, F_SETSIG, SIGQUIT) == 0 && fcntl(d, F_NOTIFY,
 		    DN_CREATE | DN_MULTISHOT) == 0 ? 0 : -1;
 	}
-	if (strcmp(mode, "inflight0") == 0) {
-		static const int types[] = { SOCK_DGRAM, SOCK_SEQPACKET };
-		for (int t = 0; t < 2; t++) {
-			char c[CMSG_SPACE(sizeof(int))] = { 0 };
-			struct msghdr m = { .msg_control = c,
-				.msg_controllen = sizeof(c) };
-			int sv[2], off = 1, fd = open("/dev/null", O_RDONLY);
-			if (fd < 0 || socketpair(AF_UNIX, types[t], 0, sv) ==
-			    -1)
-				return -1;
-			struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-			h->cmsg_level = SOL_SOCKET;
-			h->cmsg_type = SCM_RIGHTS;
-			h->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(h), &fd, sizeof(int));
-			if (sendmsg(sv[1], &m, 0) != 0 || (t == 1 &&
-			    setsockopt(sv[0], SOL_SOCKET, SO_PEEK_OFF, &off,
-			    sizeof(off)) == -1))
-				return -1;
-			close(fd);
-		}
-		return 0;
-	}
+	if (strcmp(mode, "inflight0") == 0)
+		return in_flight(SOCK_DGRAM, 0, false) == 0 &&
+		    in_flight(SOCK_SEQPACKET, 0, true) == 0 ? 0 : -1;
 	if (strcmp(mode, "exitsig") == 0) {
 		pid_t c = (pid_t)syscall(SYS_clone, SIGQUIT, NULL, NULL, NULL,
 		    0);

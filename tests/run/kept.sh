@@ -48,6 +48,15 @@ start() {	# MODE [ARG]: P its pid, fd 7 its fifo
 	return $rc
 }
 ask() { printf %s "$1" >&7; sleep 0.3; }
+# syspin run [OPTION] -p P in the background (S), until P is filtered
+attach_bg() {
+	timeout 20 "$SYS" run --cache-dir "$D/c" ${1:-} -p "$P" >"$D/sys" 2>&1 &
+	S=$!
+	for i in $(seq 50); do
+		grep -q 'Seccomp:[[:space:]]*2' /proc/"$P"/status && break
+		sleep 0.1
+	done
+}
 stop() { ask q; wait "$P"; st=$?; P=; }
 
 # refused: MODE [ARG] WHAT: status 2 with WHAT said; it serves on.
@@ -133,14 +142,7 @@ for how in none scope; do
 	V=$!
 	if start ownout "$V"; then
 		if [ $how = scope ]; then
-			timeout 20 "$SYS" run --cache-dir "$D/c" \
-			    --scope=signals -p "$P" >"$D/sys" 2>&1 &
-			S=$!
-			for i in $(seq 50); do
-				grep -q 'Seccomp:[[:space:]]*2' \
-				    /proc/"$P"/status && break
-				sleep 0.1
-			done
+			attach_bg --scope=signals
 		fi
 		ask g
 		sleep 0.3
@@ -233,12 +235,7 @@ case $? in
 0)	ask g
 	grep -q "^enter 0 " "$D/out" && ok "uring: entered unpinned" ||
 	    bad "uring: baseline $(cat "$D/out")"
-	"$SYS" run --cache-dir "$D/c" -p "$P" >"$D/sys" 2>&1 &
-	S=$!
-	for i in $(seq 50); do
-		grep -q 'Seccomp:[[:space:]]*2' /proc/"$P"/status && break
-		sleep 0.1
-	done
+	attach_bg
 	ask g
 	grep -q "^enter -1 38" "$D/out" &&
 	    ok "uring: attached, entering it is ENOSYS" ||
@@ -262,13 +259,7 @@ for how in none attach; do
 	start uringarm /proc/"$V"/environ
 	case $? in
 	0)	if [ $how = attach ]; then
-			"$SYS" run --cache-dir "$D/c" -p "$P" >"$D/sys" 2>&1 &
-			S=$!
-			for i in $(seq 50); do
-				grep -q 'Seccomp:[[:space:]]*2' \
-				    /proc/"$P"/status && break
-				sleep 0.1
-			done
+			attach_bg
 		fi
 		ask g
 		sleep 0.3
