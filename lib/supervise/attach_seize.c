@@ -124,12 +124,14 @@ seize_all(pid_t pid, struct seized *z, struct sp_error *err)
 				    MAX_TIDS);
 			}
 			/* seized already when made by a thread we hold;
-			 * EXITKILL only once all is stopped and judged
+			 * EXITKILL (and TRACEEXIT: an exec meanwhile must
+			 * find our exited threads reaped, not stopped) only
+			 * once all is stopped and judged
 			 * (arm): a refusal leaves the process as it was,
 			 * a thread that never stopped included (round 23,
 			 * a main thread in vfork died with syspin) */
 			if (ptrace(PTRACE_SEIZE, t, 0, SP_SUP_TRACE_OPTS &
-			    ~PTRACE_O_EXITKILL) ==
+			    ~(PTRACE_O_EXITKILL | PTRACE_O_TRACEEXIT)) ==
 			    -1 && errno != EPERM) {
 				if (errno == ESRCH)
 					continue;	/* gone */

@@ -152,10 +152,15 @@ struct sup {
 };
 
 /* The tree's ptrace options: exec, fork, vfork, clone and seccomp
- * events, its processes killed when we end (fail closed). */
+ * events, its processes killed when we end (fail closed), and each
+ * thread's death stops before it completes (PTRACE_O_TRACEEXIT): a
+ * thread whose stop we handle, killed by another thread's exec, waits
+ * there, so the new image cannot take its id while we act on it (blind
+ * round 24: a parked connect's retry, and any handling of a stop, could
+ * resume the new image from its exec stop, its exec never handled). */
 #define SP_SUP_TRACE_OPTS (PTRACE_O_TRACEEXEC | PTRACE_O_TRACEFORK | \
 	PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACESECCOMP | \
-	PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)
+	PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXIT)
 
 struct proc *sp_sup_proc(struct sup *s, pid_t pid, bool create);
 /* tree.c: the reports handled until every traced process is gone (the

@@ -281,7 +281,7 @@ on_stop(struct sup *s, pid_t pid, int st)
 		return 0;
 	case PTRACE_EVENT_SECCOMP:
 		return sp_sup_on_seccomp(s, pid);
-	case PTRACE_EVENT_EXIT:		/* a thread once parked dies */
+	case PTRACE_EVENT_EXIT:		/* a thread dies (SP_SUP_TRACE_OPTS) */
 		if ((p = sp_sup_proc(s, pid, false)) != NULL)
 			sp_sup_park_drop(s, p);
 		return 0;
@@ -410,17 +410,6 @@ sp_sup_park(struct sup *s, pid_t pid, int sig)
 	struct proc *p = sp_sup_proc(s, pid, false);
 
 	if (p == NULL) {
-		ptrace(PTRACE_CONT, pid, 0, sig);
-		return;
-	}
-	/* Its death stops before it completes (PTRACE_O_TRACEEXIT, kept on
-	 * for the rest of its life): killed by another thread's exec while
-	 * parked, the thread waits in that stop, and the new image cannot
-	 * take its pid until we let it go, so our retry's PTRACE_CONT finds
-	 * the parked stop or the exit stop, never the new image at its exec
-	 * (blind round 24: it ran unpinned, its exec never handled). */
-	if (p->park_until == 0 && ptrace(PTRACE_SETOPTIONS, pid, 0,
-	    SP_SUP_TRACE_OPTS | PTRACE_O_TRACEEXIT) == -1) {
 		ptrace(PTRACE_CONT, pid, 0, sig);
 		return;
 	}
