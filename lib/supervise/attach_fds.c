@@ -222,8 +222,10 @@ sp_fd_owner(int pidfd, long fd, int *sig)
 	*sig = 0;
 	if (s == -1)
 		return errno == EBADF ? 0 : -1;	/* closed meanwhile */
+	/* the signal whatever the owner: one set later, from inside,
+	 * gets the signal chosen before (round 24) */
 	r = fcntl(s, F_GETOWN_EX, &o) == -1 ? -1 : o.pid != 0;
-	if (r == 1 && (*sig = fcntl(s, F_GETSIG)) == -1)
+	if (r != -1 && (*sig = fcntl(s, F_GETSIG)) == -1)
 		r = -1;
 	close(s);
 	return r;

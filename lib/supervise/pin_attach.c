@@ -303,17 +303,22 @@ owned_list(const struct job *j, long *fds, long *fd, int *sig,
 	}
 	while (r == 0 && (e = readdir(d)) != NULL) {
 		long f = atol(e->d_name);
-		if (e->d_name[0] == '.' || (r = sp_fd_owner(pidfd, f, &s)) != 1)
+		if (e->d_name[0] == '.' || (r = sp_fd_owner(pidfd, f, &s)) ==
+		    -1)
+			continue;
+		/* a core-dumping signal with no owner yet: the owner set
+		 * later, from inside, gets it (round 24) */
+		if (sp_bpf_dumps_core(s) && *sig == 0) {
+			*fd = f;
+			*sig = s;
+		}
+		if (r == 0)
 			continue;
 		r = 0;
 		if (n == OWNED_MAX)
 			r = -1;
 		else
 			fds[n++] = f;
-		if (sp_bpf_dumps_core(s) && *sig == 0) {
-			*fd = f;
-			*sig = s;
-		}
 	}
 	closedir(d);
 	close(pidfd);
@@ -371,7 +376,7 @@ sp_pin_attach(pid_t tid, const pid_t *tids, size_t ntids, unsigned scope,
 		r = -1;
 	if (r == 0 && sig != 0)
 		r = sp_error_set(err, "its descriptor %ld signals %d, which "
-		    "dumps core, to whom F_SETOWN named", fd, sig);
+		    "dumps core, to whom F_SETOWN names", fd, sig);
 	if (r == 0) {
 		changed = true;
 		r = in_threads(&j, tids, ntids, CONFINE, scope, err);

@@ -366,8 +366,8 @@ bool sp_io_worker(pid_t t);
  * neither pins nor a Landlock domain take back, or NULL. */
 const char *sp_held_way_out(const char *link);
 /* attach_fds.c: whether descriptor fd of the process of pidfd has an
- * owner the kernel signals (F_SETOWN), its signal (F_SETSIG, 0 SIGIO)
- * in *sig: 1 yes, 0 no (or closed), -1 cannot tell. */
+ * owner the kernel signals (F_SETOWN): 1 yes, 0 no (or closed), -1
+ * cannot tell; its signal (F_SETSIG, 0 SIGIO), owner or not, in *sig. */
 int sp_fd_owner(int pidfd, long fd, int *sig);
 /* attach_fds.c: whose file of /proc the descriptor fdpath
  * (/proc/PID/fd/N, naming link) may be: 0 none, -1 unknown, else the

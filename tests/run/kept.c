@@ -28,6 +28,8 @@
  *   async      a pipe set to signal SIGQUIT to itself (O_ASYNC,
  *              F_SETOWN, F_SETSIG)
  *   owner      the same without O_ASYNC (set later, it signals)
+ *   sigonly    a pipe set to signal SIGQUIT, no owner, no O_ASYNC (an
+ *              owner set later gets it)
  *   dnotify    a directory (ARG) watched (F_NOTIFY) that signals SIGQUIT
  *              to itself on a file made in it, without O_ASYNC
  *   inflight0  a descriptor in flight in a message of no bytes, over a
@@ -275,6 +277,11 @@ setup(const char *mode, const char *arg)
 		int p[2];
 		return pipe(p) == 0 && fcntl(p[0], F_SETOWN, getpid()) == 0 &&
 		    fcntl(p[0], F_SETSIG, SIGQUIT) == 0 ? 0 : -1;
+	}
+	if (strcmp(mode, "sigonly") == 0) {
+		int p[2];
+		return pipe(p) == 0 && fcntl(p[0], F_SETSIG, SIGQUIT) == 0 ?
+		    0 : -1;
 	}
 	if (strcmp(mode, "ownout") == 0)
 		return arg != NULL && pipe(owned) == 0 && fcntl(owned[0],

@@ -109,11 +109,11 @@ case $? in
 *)	bad "uffd: did not start" ;;
 esac
 mkdir "$D/dn"
-for m in files async inflight owner dnotify inflight0; do
+for m in files async inflight owner sigonly dnotify inflight0; do
 	if start $m "$D/dn"; then
 		case $m in
 		files) refused $m "descriptor table of its own" ;;
-		async|owner|dnotify)
+		async|owner|sigonly|dnotify)
 			refused $m "dumps core, to whom F_SETOWN" ;;
 		inflight) refused $m "something queued" ;;
 		inflight0) refused $m "a message queued" ;;
