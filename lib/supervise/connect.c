@@ -97,7 +97,8 @@ sp_sup_to_exit_stop(pid_t tid, struct user_regs_struct *saved,
 	struct user_regs_struct r;
 	int st;
 
-	if (ptrace(PTRACE_GETREGS, tid, 0, saved) == -1)
+	if (sp_reports_at_exit(tid) ||	/* dying: nothing of it runs */
+	    ptrace(PTRACE_GETREGS, tid, 0, saved) == -1)
 		return -1;
 	r = *saved;
 	r.orig_rax = (uint64_t)-1;
@@ -537,7 +538,7 @@ sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
 		 * for its exit or an exec's (kept for the loop): another
 		 * thread's exec killed it, and its process is the new image
 		 * now, to be pinned, not killed. */
-		if (!sp_reports_kept(tid))
+		if (!sp_reports_kept(tid) && !sp_reports_at_exit(tid))
 			kill(tid, SIGKILL);
 		sig = -1;
 	} else if (how == REFUSE) {

@@ -403,7 +403,10 @@ sp_sup_call_to_exit(struct sup *s, pid_t tid)
 	int st;
 	pid_t w;
 
-	if (sp_reports_at_exec(tid) || ptrace(PTRACE_SYSCALL, tid, 0, 0) == -1)
+	/* in its exit (another thread's exec): the call will not run, and
+	 * that stop is the loop's to let go */
+	if (sp_reports_at_exec(tid) || sp_reports_at_exit(tid) ||
+	    ptrace(PTRACE_SYSCALL, tid, 0, 0) == -1)
 		return -1;
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
@@ -439,8 +442,10 @@ sp_sup_under_way(struct sup *s, pid_t tid, int nr, const struct stat *mapped)
 	ssize_t n;
 
 	/* the thread handled may be gone, its pid an exec's new image
-	 * (reports.h): that one is its exec's to resume */
-	if (sp_reports_at_exec(tid) || ptrace(PTRACE_SYSCALL, tid, 0, 0) == -1)
+	 * (reports.h): that one is its exec's to resume; or in its exit's
+	 * stop: the loop's to let go */
+	if (sp_reports_at_exec(tid) || sp_reports_at_exit(tid) ||
+	    ptrace(PTRACE_SYSCALL, tid, 0, 0) == -1)
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%ld/syscall", (long)tid);
 	wl = (size_t)snprintf(want, sizeof(want), "%d ", nr);

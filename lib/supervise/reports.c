@@ -146,3 +146,9 @@ sp_reports_at_exec(pid_t pid)
 {
 	return stop_now(pid) == (PTRACE_EVENT_EXEC << 8 | SIGTRAP);
 }
+
+bool
+sp_reports_at_exit(pid_t pid)
+{
+	return stop_now(pid) == (PTRACE_EVENT_EXIT << 8 | SIGTRAP);
+}

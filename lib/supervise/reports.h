@@ -36,6 +36,10 @@ pid_t sp_reports_wait_step(pid_t tid, int *st);
 bool sp_reports_current(pid_t pid, int st);
 /* Whether pid is stopped at an exec (PTRACE_EVENT_EXEC) now. */
 bool sp_reports_at_exec(pid_t pid);
+/* Whether pid is in its exit's stop (PTRACE_O_TRACEEXIT): killed, by
+ * another thread's exec or its process's end, while a stop of it was
+ * handled; the call judged will not run, nor anything of it. */
+bool sp_reports_at_exit(pid_t pid);
 /* Takes one report without waiting: its pid, 0 when none has come. */
 pid_t sp_reports_poll(int *st);
 /* Keeps a report for the loop. */

@@ -119,18 +119,34 @@ sp_sup_doom(struct sup *s, pid_t pid)
 	struct user_regs_struct r;
 	struct proc *p = sp_sup_proc(s, pid, true);
 
+	/* in its exit already (another thread's exec, its process's end):
+	 * its call runs not, and its process, the exec's new image to be
+	 * pinned, is not killed for it (nor marked: the image that takes
+	 * its id would be) */
+	if (sp_reports_at_exit(pid))
+		return -1;
 	if (p != NULL)
 		p->doomed = true;
 	/* a thread replaced by another's exec: its new image is killed
 	 * outright (the number rewritten would run nothing there) */
 	if (sp_reports_at_exec(pid))
 		goto hard;
+	/* out of the stop we hold without our word: only a fatal signal
+	 * wakes a thread there (another thread's exec, its process's end),
+	 * and it dies before its call runs (its exit stops: it cannot be
+	 * the exec's new image yet) */
 	if (ptrace(PTRACE_GETREGS, pid, 0, &r) == -1)
-		goto hard;
+		goto gone;
 	r.orig_rax = SP_GUARD_KILL_NR;
 	if (ptrace(PTRACE_SETREGS, pid, 0, &r) == -1)
-		goto hard;
+		goto gone;
 	return 0;
+gone:
+	if (errno == ESRCH) {
+		if (p != NULL)
+			p->doomed = false;
+		return -1;
+	}
 hard:
 	kill(pid, SIGKILL);
 	return -1;
