@@ -25,7 +25,6 @@
 #include <sys/user.h>
 #include <unistd.h>
 
-#include "reports.h"
 #include "supervise_int.h"
 
 #ifndef PIDFD_THREAD
@@ -180,9 +179,7 @@ caller_may_number(struct sup *s, pid_t tid, pid_t who, long *ret, int *sig)
 	if (in.trap == 0)		/* nowhere to ask: not sent */
 		*ret = -EPERM;
 	else if (sp_inject_syscall(&in, SYS_kill, args, 6, ret, &err) == -1) {
-		/* not judged: it does not run (in its exit: it will not) */
-		if (!sp_reports_at_exit(tid))
-			kill(tid, SIGKILL);
+		(void)sp_sup_kill_unjudged(tid);	/* not judged */
 		return -1;
 	}
 	*sig = in.pending_sig;

@@ -534,12 +534,7 @@ sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
 		how = REFUSE;		/* nowhere to make it again */
 	if (how == FRESH && (sig = connect_fresh(s, tid, tgid, p, d,
 	    sock, &again)) == -1) {
-		/* cannot judge it: it does not run.  Unless it left our stop
-		 * for its exit or an exec's (kept for the loop): another
-		 * thread's exec killed it, and its process is the new image
-		 * now, to be pinned, not killed. */
-		if (!sp_reports_kept(tid) && !sp_reports_at_exit(tid))
-			kill(tid, SIGKILL);
+		(void)sp_sup_kill_unjudged(tid);	/* cannot judge it */
 		sig = -1;
 	} else if (how == REFUSE) {
 		char why[] = "a socket that cannot be judged (bound first)";

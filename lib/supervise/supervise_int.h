@@ -223,6 +223,11 @@ bool sp_sup_first_time(struct sup *s, const char *key);
 int sp_sup_fail_call(pid_t pid, int e);
 /* Kills the process at its stop, as SECCOMP_RET_KILL_PROCESS would. */
 int sp_sup_doom(struct sup *s, pid_t pid);
+/* A call of tid's that cannot be judged must not run: its process is
+ * killed, unless tid left our stop for its death (its exit's stop, or a
+ * report of it kept for the loop: another thread's exec killed it, and
+ * the process is that exec's new image, to be pinned).  1 killed. */
+int sp_sup_kill_unjudged(pid_t tid);
 
 /* band.c: the placement of a mapping the filter stopped (data
  * SP_BPF_PLACE_DATA): into its start-up slot or the late-code band. */

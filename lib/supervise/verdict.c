@@ -112,6 +112,15 @@ sp_sup_first_time(struct sup *s, const char *key)
 	return true;
 }
 
+int
+sp_sup_kill_unjudged(pid_t tid)
+{
+	if (sp_reports_kept(tid) || sp_reports_at_exit(tid))
+		return 0;
+	kill(tid, SIGKILL);
+	return 1;
+}
+
 /* The kernel re-runs the filters on the new number: they kill. */
 int
 sp_sup_doom(struct sup *s, pid_t pid)
