@@ -183,7 +183,7 @@ caller_may_number(struct sup *s, pid_t tid, pid_t who, long *ret, int *sig)
 		return -1;
 	}
 	*sig = in.pending_sig;
-	return ptrace(PTRACE_SETREGS, tid, 0, &saved) == -1 ? -1 : 0;
+	return sp_inject_restore(&in, &saved, &err);
 }
 
 /*

@@ -97,7 +97,7 @@ sp_sup_to_exit_stop(pid_t tid, struct user_regs_struct *saved,
 	struct user_regs_struct r;
 	int st;
 
-	if (sp_reports_at_exit(tid) ||	/* dying: nothing of it runs */
+	if (!sp_reports_at_seccomp(tid) ||	/* dying: nothing of it runs */
 	    ptrace(PTRACE_GETREGS, tid, 0, saved) == -1)
 		return -1;
 	r = *saved;
@@ -441,7 +441,7 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 	} else if (r == 0 && !nb && fcntl_clear_nonblock(&in, fd) != 0)
 		r = -EIO;
 	saved.rax = (uint64_t)r;
-	if (ptrace(PTRACE_SETREGS, tid, 0, &saved) == -1)
+	if (sp_inject_restore(&in, &saved, &err) == -1)
 		return -1;
 	return in.pending_sig;
 }

@@ -231,8 +231,9 @@ sp_sup_entry_install(pid_t pid, uint64_t trap, const struct sp_bpf_prog *prog,
 	args[2] = at;
 	if (r == 0)
 		r = sp_inject_syscall(&in, SYS_seccomp, args, 6, &ret, err);
-	if (ptrace(PTRACE_SETREGS, pid, 0, &regs) == -1 && r == 0)
-		r = sp_error_sys(err, errno, "ptrace setregs");
+	if (sp_inject_restore(&in, &regs, r == 0 ? err : NULL) == -1 &&
+	    r == 0)
+		r = -1;
 	if (r == 0 && ret != 0)
 		r = ret > 0 ? sp_error_set(err, "the entry filter: a thread "
 		    "could not be synchronised") : sp_error_sys(err,

@@ -403,9 +403,10 @@ sp_sup_call_to_exit(struct sup *s, pid_t tid)
 	int st;
 	pid_t w;
 
-	/* in its exit (another thread's exec): the call will not run, and
-	 * that stop is the loop's to let go */
-	if (sp_reports_at_exec(tid) || sp_reports_at_exit(tid) ||
+	/* out of the call's stop (in its exit: another thread's exec or
+	 * its process's end): the call will not run, and that stop is the
+	 * loop's to let go */
+	if (!sp_reports_at_seccomp(tid) ||
 	    ptrace(PTRACE_SYSCALL, tid, 0, 0) == -1)
 		return -1;
 	sigemptyset(&chld);
@@ -443,8 +444,8 @@ sp_sup_under_way(struct sup *s, pid_t tid, int nr, const struct stat *mapped)
 
 	/* the thread handled may be gone, its pid an exec's new image
 	 * (reports.h): that one is its exec's to resume; or in its exit's
-	 * stop: the loop's to let go */
-	if (sp_reports_at_exec(tid) || sp_reports_at_exit(tid) ||
+	 * stop: the loop's to let go.  Only the call's own stop goes on. */
+	if (!sp_reports_at_seccomp(tid) ||
 	    ptrace(PTRACE_SYSCALL, tid, 0, 0) == -1)
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%ld/syscall", (long)tid);

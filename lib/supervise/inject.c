@@ -157,12 +157,16 @@ step(struct sp_inject *in, struct sp_error *err)
 	for (tries = 0; tries < 16; tries++) {
 		if (ptrace(PTRACE_SINGLESTEP, in->pid, 0, 0) == -1)
 			return sp_error_sys(err, errno, "ptrace step");
-		if (sp_reports_wait_step(in->pid, &st) == -1)
+		if (sp_reports_wait_step(in->pid, &st) == -1) {
+			in->gone = true;
 			return sp_error_sys(err, errno, errno == ESTALE ?
 			    "the process changed while it stepped (an exec)" :
 			    "waitpid");
-		if (!WIFSTOPPED(st))
+		}
+		if (!WIFSTOPPED(st)) {
+			in->gone = true;
 			return sp_error_set(err, "the process died");
+		}
 		sig = WSTOPSIG(st);
 		if (st >> 16 == PTRACE_EVENT_SECCOMP && in->pass_trace)
 			continue;	/* stepping on runs the call */
@@ -186,6 +190,9 @@ sp_inject_syscall(struct sp_inject *in, long nr, const uint64_t *args,
 {
 	struct user_regs_struct r;
 
+	if (in->gone)
+		return sp_error_set(err, "process %ld is not the one stopped "
+		    "any more", (long)in->pid);
 	if (!in->have_regs &&
 	    ptrace(PTRACE_GETREGS, in->pid, 0, &in->regs) == -1)
 		return sp_error_sys(err, errno, "ptrace getregs");
@@ -211,5 +218,17 @@ sp_inject_syscall(struct sp_inject *in, long nr, const uint64_t *args,
 	*ret = (long)r.rax;
 	in->regs = r;
 	in->have_regs = true;
+	return 0;
+}
+
+int
+sp_inject_restore(const struct sp_inject *in,
+    const struct user_regs_struct *regs, struct sp_error *err)
+{
+	if (in->gone || sp_reports_kept(in->pid))
+		return sp_error_set(err, "process %ld is not the one stopped "
+		    "any more", (long)in->pid);
+	if (ptrace(PTRACE_SETREGS, in->pid, 0, regs) == -1)
+		return sp_error_sys(err, errno, "ptrace setregs");
 	return 0;
 }

@@ -250,7 +250,5 @@ sp_pin_install_progs(struct job *j, const struct sp_bpf_prog *progs,
 int
 sp_pin_restore(struct job *j, struct sp_error *err)
 {
-	if (ptrace(PTRACE_SETREGS, j->pid, 0, &j->regs) == -1)
-		return sp_error_sys(err, errno, "ptrace setregs");
-	return 0;
+	return sp_inject_restore(&j->in, &j->regs, err);
 }

@@ -257,10 +257,9 @@ in_threads(struct job *j, const pid_t *tids, size_t n, enum in_threads what,
 		    err) == -1 ? -1 : 0;
 out:
 	for (i = 0; i < n; i++)
-		if (tids[i] != j->pid &&
-		    ptrace(PTRACE_SETREGS, tids[i], 0, &saved[i]) == -1 &&
-		    r == 0)
-			r = sp_error_sys(err, errno, "ptrace setregs");
+		if (tids[i] != j->pid && sp_inject_restore(&in[i], &saved[i],
+		    r == 0 ? err : NULL) == -1 && r == 0)
+			r = -1;
 	free(in);
 	free(saved);
 	return r;

@@ -4,10 +4,14 @@
  * One supervisor, one tree, one queue: a process supervises one tree.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <time.h>
+
+#include "layout/procfs.h"
 
 #include "reports.h"
 
@@ -77,21 +81,78 @@ sp_reports_poll(int *st)
 	return pid;
 }
 
+/*
+ * Whether tid can report nothing more for now: gone, dead, a leader
+ * that has exited (reported only once its threads are reaped), or in a
+ * ptrace stop whose report a wait has taken already.  A thread woken out
+ * of our stop by SIGKILL may reach its exit's stop before our next
+ * request, which then lets that stop go unseen (round 24b's hang: a
+ * leader resumed from its exit stop by PTRACE_SYSCALL, a zombie since).
+ */
+static bool
+cannot_report(pid_t tid)
+{
+	struct sp_proc_stat ps;
+
+	return sp_proc_stat(tid, &ps) == -1 || ps.state == 'Z' ||
+	    ps.state == 'X' || ps.state == 'x' || ps.state == 't';
+}
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
 pid_t
 sp_reports_wait(pid_t tid, int *st)
 {
+	struct timespec tick = { 0, 10000000 };
+	uint64_t checked = 0, t;
+	sigset_t chld, old;
+	bool blocked = false;
+	int quiet = 0;
 	pid_t pid;
 
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
 	for (;;) {
-		if ((pid = waitpid(-1, st, __WALL)) == -1) {
+		if ((pid = waitpid(-1, st, __WALL | WNOHANG)) == tid)
+			break;
+		if (pid > 0) {
+			sp_reports_keep(pid, *st);
+			continue;
+		}
+		if (pid == -1) {
 			if (errno == EINTR)
 				continue;
-			return -1;
+			break;
 		}
-		if (pid == tid)
-			return pid;
-		sp_reports_keep(pid, *st);
+		/* none yet: SIGCHLD blocked, then looked again, so that
+		 * one sent after this look ends the wait below */
+		if (!blocked) {
+			sigprocmask(SIG_BLOCK, &chld, &old);
+			blocked = true;
+			continue;
+		}
+		(void)sigtimedwait(&chld, NULL, &tick);
+		/* twice, 10 ms apart, unable to report: none is coming */
+		if ((t = now_ms()) - checked >= 10) {
+			checked = t;
+			quiet = cannot_report(tid) ? quiet + 1 : 0;
+			if (quiet >= 2) {
+				errno = ESRCH;
+				pid = -1;
+				break;
+			}
+		}
 	}
+	if (blocked)
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	return pid;
 }
 
 pid_t
@@ -145,6 +206,12 @@ bool
 sp_reports_at_exec(pid_t pid)
 {
 	return stop_now(pid) == (PTRACE_EVENT_EXEC << 8 | SIGTRAP);
+}
+
+bool
+sp_reports_at_seccomp(pid_t pid)
+{
+	return stop_now(pid) == (PTRACE_EVENT_SECCOMP << 8 | SIGTRAP);
 }
 
 bool

@@ -14,7 +14,9 @@
 #include <sys/types.h>
 
 /* Waits for tid's report (__WALL); -1 with errno when there is none to
- * wait for (ECHILD). */
+ * wait for (ECHILD), or when tid can report nothing (ESRCH: gone, a
+ * leader that has exited, in a stop whose report a wait took already):
+ * twice in a row, 10 ms apart, while nothing of tid's came. */
 pid_t sp_reports_wait(pid_t tid, int *st);
 /*
  * The same, for a thread the caller is making run one step or one call
@@ -36,6 +38,15 @@ pid_t sp_reports_wait_step(pid_t tid, int *st);
 bool sp_reports_current(pid_t pid, int st);
 /* Whether pid is stopped at an exec (PTRACE_EVENT_EXEC) now. */
 bool sp_reports_at_exec(pid_t pid);
+/*
+ * Whether pid is in a seccomp stop now: the stop whose call is being
+ * judged, before a request that resumes it into that call.  Not "not at
+ * its exit": a thread woken from our stop by SIGKILL may reach its exit's
+ * stop between that look and the request, which would then let its exit
+ * stop go unseen.  (It may still, in the instant between this look and
+ * the request: sp_reports_wait does not wait for ever on it.)
+ */
+bool sp_reports_at_seccomp(pid_t pid);
 /* Whether pid is in its exit's stop (PTRACE_O_TRACEEXIT): killed, by
  * another thread's exec or its process's end, while a stop of it was
  * handled; the call judged will not run, nor anything of it. */

@@ -651,8 +651,9 @@ sp_pin_seal_slots(pid_t pid, const struct sp_pin_result *res,
 		if (!placed[i])
 			r = seal(&in, &done, res->slots[i].base,
 			    res->slots[i].room, &ret, err);
-	if (ptrace(PTRACE_SETREGS, pid, 0, &regs) == -1 && r == 0)
-		r = sp_error_sys(err, errno, "ptrace setregs");
+	if (sp_inject_restore(&in, &regs, r == 0 ? err : NULL) == -1 &&
+	    r == 0)
+		r = -1;
 	if (r == 0 && check)
 		r = sp_verify_sealed(pid, &done, err);
 	sp_seals_free(&done);

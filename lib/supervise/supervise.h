@@ -58,6 +58,10 @@ struct sp_inject {
 	 * uses: no need to read them again) */
 	struct user_regs_struct regs;
 	bool have_regs;
+	/* the step's report told of another thread or of none (an exec's
+	 * new image took the pid, the thread died): nothing more is made
+	 * or written there */
+	bool gone;
 };
 
 /*
@@ -70,6 +74,14 @@ struct sp_inject {
  */
 int sp_inject_syscall(struct sp_inject *in, long nr, const uint64_t *args,
     size_t nargs, long *ret, struct sp_error *err);
+/*
+ * The registers saved before the calls, put back in in->pid; not when
+ * the pid is not the thread the calls were made in any more (in->gone,
+ * or a report of it kept: an exec's new image, whose registers are its
+ * own): -1 then.
+ */
+int sp_inject_restore(const struct sp_inject *in,
+    const struct user_regs_struct *regs, struct sp_error *err);
 
 /* The tracee's memory through /proc/PID/mem (writes ignore protections). */
 int sp_mem_read(pid_t pid, uint64_t addr, void *buf, size_t len,
