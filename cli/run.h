@@ -165,8 +165,6 @@ int run_attach(const struct run_sup *r, const pid_t *pids, size_t n);
 #include <fcntl.h>
 #include <termios.h>
 
-#define TERM_FDS 64
-
 /* A descriptor the tree inherits (a terminal, a pipe, a socket): its
  * open file description is the shell's too.  O_NONBLOCK left set, the
  * shell's next read fails; O_ASYNC with an owner (blind round 18: on fd
@@ -182,12 +180,14 @@ struct term_state {
 	struct termios t;
 	int ldisc;
 	pid_t fg;		/* its foreground process group, or -1 */
-	struct term_fd fds[TERM_FDS];
+	struct term_fd *fds;	/* every one open (blind round 25: the
+				   first 64 only, and fd 70 signalled out) */
 	size_t nfds;
 };
 
 void run_term_save(struct term_state *q);
-void run_term_restore(const struct term_state *q);
+/* Puts back, and frees what run_term_save kept. */
+void run_term_restore(struct term_state *q);
 /* For the run: inherited descriptors signal no core, nor, with
  * scope_signals, an owner outside. */
 void run_term_quiet(const struct term_state *q, bool scope_signals);

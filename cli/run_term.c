@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: ISC */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -22,19 +25,61 @@
  * and its line discipline while the tree runs, tty.c, so that a tree that
  * kills syspin leaves no key that signals or feeds a process outside.)
  */
+static void
+save_fd(struct term_state *q, size_t *cap, int fd)
+{
+	struct term_fd f, *v;
+
+	if ((f.fl = fcntl(fd, F_GETFL)) == -1 ||
+	    fcntl(fd, F_GETOWN_EX, &f.own) == -1 ||
+	    (f.sig = fcntl(fd, F_GETSIG)) == -1)
+		return;
+	f.fd = fd;
+	if (q->nfds == *cap) {
+		*cap = *cap != 0 ? 2 * *cap : 16;
+		if ((v = realloc(q->fds, *cap * sizeof(*v))) == NULL) {
+			*cap = q->nfds;
+			return;
+		}
+		q->fds = v;
+	}
+	q->fds[q->nfds++] = f;
+}
+
+/* Every open descriptor, as many as the process holds (/proc/self/fd;
+ * without /proc, each number below the limit on them). */
+static void
+save_fds(struct term_state *q)
+{
+	struct rlimit rl;
+	struct dirent *e;
+	size_t cap = 0;
+	DIR *d;
+	char *end;
+	long n;
+
+	q->fds = NULL;
+	q->nfds = 0;
+	if ((d = opendir("/proc/self/fd")) != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			n = strtol(e->d_name, &end, 10);
+			if (*end == '\0' && end != e->d_name && n >= 0 &&
+			    n != dirfd(d))
+				save_fd(q, &cap, (int)n);
+		}
+		closedir(d);
+		return;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur > 1 << 20)
+		rl.rlim_cur = 1 << 20;
+	for (rlim_t i = 0; i < rl.rlim_cur; i++)
+		save_fd(q, &cap, (int)i);
+}
+
 void
 run_term_save(struct term_state *q)
 {
-	q->nfds = 0;
-	for (int i = 0; i < TERM_FDS; i++) {
-		struct term_fd *f = &q->fds[q->nfds];
-		if ((f->fl = fcntl(i, F_GETFL)) == -1 ||
-		    fcntl(i, F_GETOWN_EX, &f->own) == -1 ||
-		    (f->sig = fcntl(i, F_GETSIG)) == -1)
-			continue;
-		f->fd = i;
-		q->nfds++;
-	}
+	save_fds(q);
 	for (q->fd = 0; q->fd < 3; q->fd++)
 		if (isatty(q->fd) && tcgetattr(q->fd, &q->t) == 0) {
 			if (ioctl(q->fd, TIOCGETD, &q->ldisc) == -1)
@@ -67,7 +112,7 @@ run_term_quiet(const struct term_state *q, bool scope_signals)
 }
 
 void
-run_term_restore(const struct term_state *q)
+run_term_restore(struct term_state *q)
 {
 	struct termios t;
 	sigset_t ttou, old;
@@ -85,6 +130,9 @@ run_term_restore(const struct term_state *q)
 		    (own.type != f->own.type || own.pid != f->own.pid))
 			(void)fcntl(f->fd, F_SETOWN_EX, &f->own);
 	}
+	free(q->fds);
+	q->fds = NULL;
+	q->nfds = 0;
 	if (q->fd < 0 || tcgetattr(q->fd, &t) == -1)
 		return;
 	/* from a background job too: not stopped by SIGTTOU for it */

@@ -13,6 +13,7 @@ leaves the shell's group in the foreground again.  And an inherited
 descriptor's signal and owner set by the caller (blind round 24: the tree
 set only O_ASYNC and wrote): while the tree runs, a signal that dumps core
 is SIGIO, and under --scope=signals the owner is none; both put back.
+Every descriptor: fd 70 as fd 3 (blind round 25: the first 64 only).
 
 usage: term_flags.py SYSPIN
 """
@@ -27,20 +28,32 @@ SET = ("python3 -c 'import fcntl, os; fcntl.fcntl(0, fcntl.F_SETFL, "
        "fcntl.fcntl(0, fcntl.F_GETFL) | os.O_NONBLOCK)'")
 SHOW = ("python3 -c 'import fcntl, os; print(\"NONBLOCK\", "
         "bool(fcntl.fcntl(0, fcntl.F_GETFL) & os.O_NONBLOCK))'")
-# fd 3: O_ASYNC and an owner (the shell's own pid, any process outside)
-SET3 = ("python3 -c 'import fcntl, os; fcntl.fcntl(3, fcntl.F_SETOWN, "
-        "os.getppid()); fcntl.fcntl(3, fcntl.F_SETFL, "
-        "fcntl.fcntl(3, fcntl.F_GETFL) | os.O_ASYNC)'")
-SHOW3 = ("python3 -c 'import fcntl, os; print(\"ASYNC\", "
-         "bool(fcntl.fcntl(3, fcntl.F_GETFL) & os.O_ASYNC), "
-         "fcntl.fcntl(3, fcntl.F_GETOWN) != 0)'")
-# fd 3: the caller sets its signal (SIGQUIT) or its owner (the shell),
-# then runs CMD; fd 3's signal and owner, seen inside and after
-PRE3 = ("python3 -c 'import fcntl, os, sys; fcntl.fcntl(3, 10, 3) if "
-        "sys.argv[1] == \"sig\" else fcntl.fcntl(3, fcntl.F_SETOWN, "
-        "os.getppid()); os.execvp(sys.argv[2], sys.argv[2:])'")
-SHOWSIG3 = ("python3 -c 'import fcntl; print(\"SIG\", fcntl.fcntl(3, 11), "
-            "\"OWNED\", fcntl.fcntl(3, fcntl.F_GETOWN) != 0)'")
+# fd N: O_ASYNC and an owner (the shell's own pid, any process outside)
+def set_async(n):
+    return ("python3 -c 'import fcntl, os; fcntl.fcntl(%d, fcntl.F_SETOWN, "
+            "os.getppid()); fcntl.fcntl(%d, fcntl.F_SETFL, "
+            "fcntl.fcntl(%d, fcntl.F_GETFL) | os.O_ASYNC)'" % (n, n, n))
+
+
+def show_async(n):
+    return ("python3 -c 'import fcntl, os; print(\"ASYNC\", "
+            "bool(fcntl.fcntl(%d, fcntl.F_GETFL) & os.O_ASYNC), "
+            "fcntl.fcntl(%d, fcntl.F_GETOWN) != 0)'" % (n, n))
+
+
+# fd N: the caller sets its signal (SIGQUIT) or its owner (the shell),
+# then runs CMD; fd N's signal and owner, seen inside and after
+def pre(n):
+    return ("python3 -c 'import fcntl, os, sys; fcntl.fcntl(%d, 10, 3) if "
+            "sys.argv[1] == \"sig\" else fcntl.fcntl(%d, fcntl.F_SETOWN, "
+            "os.getppid()); os.execvp(sys.argv[2], sys.argv[2:])'" % (n, n))
+
+
+def show_sig(n):
+    return ("python3 -c 'import fcntl; print(\"SIG\", fcntl.fcntl(%d, 11), "
+            "\"OWNED\", fcntl.fcntl(%d, fcntl.F_GETOWN) != 0)'" % (n, n))
+
+
 # a new process group, made the terminal's foreground, then gone
 TAKE = ("python3 -c 'import os, signal; signal.signal(signal.SIGTTOU, "
         "signal.SIG_IGN); os.setpgid(0, 0); os.tcsetpgrp(0, os.getpid())'")
@@ -48,10 +61,10 @@ SHOWFG = ("python3 -c 'import os; print(\"FG\", os.tcgetpgrp(0) == "
           "os.getpgid(os.getppid()))'")
 
 
-def on_pty(script):
+def on_pty(script, shell="sh"):
     pid, fd = pty.fork()
     if pid == 0:
-        os.execvp("sh", ["sh", "-c", script])
+        os.execvp(shell, [shell, "-c", script])
     out = b""
     while True:
         try:
@@ -72,14 +85,20 @@ def main():
         bare = on_pty("%s; %s" % (SET, SHOW))
         pinned = on_pty("%s run --cache-dir %s/c %s; %s" % (SYSPIN, d, SET,
                                                             SHOW))
-        bare3 = on_pty("exec 3<>/dev/tty; %s; %s" % (SET3, SHOW3))
-        pinned3 = on_pty("exec 3<>/dev/tty; %s run --cache-dir %s/c %s; %s"
-                         % (SYSPIN, d, SET3, SHOW3))
-        sig3 = on_pty("exec 3<>/dev/tty; %s sig %s run --cache-dir %s/c %s; "
-                      "%s" % (PRE3, SYSPIN, d, SHOWSIG3, SHOWSIG3))
-        own3 = on_pty("exec 3<>/dev/tty; %s own %s run --scope=signals "
-                      "--cache-dir %s/c %s; %s" % (PRE3, SYSPIN, d, SHOWSIG3,
-                                                   SHOWSIG3))
+        # fd 3, and fd 70 (blind round 25: only the first 64 were kept;
+        # bash: dash opens no descriptor above 9)
+        bare3 = on_pty("exec 3<>/dev/tty; %s; %s" % (set_async(3),
+                                                     show_async(3)))
+        tty = {}
+        for n in (3, 70):
+            tty[n] = ("exec %d<>/dev/tty; %s run --cache-dir %s/c %s; %s"
+                      % (n, SYSPIN, d, set_async(n), show_async(n)),
+                      "exec %d<>/dev/tty; %s sig %s run --cache-dir %s/c %s; "
+                      "%s" % (n, pre(n), SYSPIN, d, show_sig(n), show_sig(n)),
+                      "exec %d<>/dev/tty; %s own %s run --scope=signals "
+                      "--cache-dir %s/c %s; %s" % (n, pre(n), SYSPIN, d,
+                                                   show_sig(n), show_sig(n)))
+        got = {n: [on_pty(c, "bash") for c in tty[n]] for n in tty}
         barefg = on_pty("%s; %s" % (TAKE, SHOWFG))
         pinnedfg = on_pty("%s run --cache-dir %s/c %s; %s" % (SYSPIN, d,
                                                               TAKE, SHOWFG))
@@ -90,17 +109,18 @@ def main():
               ("NONBLOCK False", pinned, "syspin run put the terminal's "
                "flags back"),
               ("ASYNC True True", bare3, "unpinned: fd 3 stays O_ASYNC, with "
-               "its owner"),
-              ("ASYNC False False", pinned3, "syspin run put fd 3's flags "
-               "and owner back"),
-              ("SIG 0 OWNED False\r\nSIG 3 OWNED False", sig3,
-               "fd 3's SIGQUIT is SIGIO in the tree, then put back"),
-              ("SIG 0 OWNED False\r\nSIG 0 OWNED True", own3,
-               "fd 3's owner is none in a --scope=signals tree, then put "
-               "back"),
-              ("FG False", barefg, "unpinned: the gone group keeps the "
-               "foreground"),
-              ("FG True", pinnedfg, "syspin run gave the foreground back")]
+               "its owner")]
+    for n in got:
+        checks += [("ASYNC False False", got[n][0], "syspin run put fd %d's "
+                    "flags and owner back" % n),
+                   ("SIG 0 OWNED False\r\nSIG 3 OWNED False", got[n][1],
+                    "fd %d's SIGQUIT is SIGIO in the tree, then put back" % n),
+                   ("SIG 0 OWNED False\r\nSIG 0 OWNED True", got[n][2],
+                    "fd %d's owner is none in a --scope=signals tree, then "
+                    "put back" % n)]
+    checks += [("FG False", barefg, "unpinned: the gone group keeps the "
+                "foreground"),
+               ("FG True", pinnedfg, "syspin run gave the foreground back")]
     for want, out, what in checks:
         if want in out:
             print("ok   %s" % what)
