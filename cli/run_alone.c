@@ -8,11 +8,8 @@
  * OpenBSD's, from the kernel's audit record.
  */
 #include <errno.h>
-#include <linux/audit.h>
 #include <linux/filter.h>
-#include <linux/keyctl.h>
 #include <linux/seccomp.h>
-#include <stddef.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -25,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpf/bpf.h"
 #include "layout/diag.h"
 #include "layout/layout.h"
 #include "layout/placement.h"
@@ -200,35 +198,28 @@ confine_child(void)
  * tables that later supervised runs believe (blind round 19: an IFUNC
  * resolver got KEYCTL_GET_PERSISTENT, which every pinned process is
  * denied), nor give its session keyring to its parent, outside the tree
- * (KEYCTL_SESSION_TO_PARENT: blind round 21).  One filter, before the
- * exec, refuses both in every ABI.
+ * (KEYCTL_SESSION_TO_PARENT: blind round 21).  Nor may an image exec'd
+ * without the runtime, which has no filter of its own, type into the
+ * terminal or connect outside (blind round 25).  One filter, before the
+ * exec, holds the rules of every call that keep the outside safe for all
+ * of the tree's code, in every ABI (sp_bpf_everywhere).
  */
 static int
-deny_persistent_keyring(void)
+tree_filter(void)
 {
-#define KEYCTL_X32 (250u | 0x40000000u)
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 0, 2),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 288, 3, 7),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 250, 1, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KEYCTL_X32, 0, 4),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, args[0])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KEYCTL_GET_PERSISTENT, 1, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KEYCTL_SESSION_TO_PARENT,
-		    0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog p = { sizeof(f) / sizeof(*f), f };
+	struct sp_bpf_prog p;
+	struct sp_error err;
+	struct sock_fprog f;
+	int r;
 
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &p);
+	if (sp_bpf_everywhere(&p, &err) == -1) {
+		errno = ENOMEM;
+		return -1;
+	}
+	f = (struct sock_fprog){ (unsigned short)p.len, p.insns };
+	r = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &f);
+	free(p.insns);
+	return r;
 }
 
 int
@@ -286,7 +277,7 @@ run_alone(const struct run_alone *a)
 	if (child == 0) {
 		if ((landlock && confine_child() == -1) ||
 		    ((!landlock && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1) ||
-		    deny_persistent_keyring() == -1)) {
+		    tree_filter() == -1)) {
 			cli_error("run: the tree's first filter: %s",
 			    strerror(errno));
 			_exit(126);

@@ -308,6 +308,18 @@ int sp_bpf_generate(const struct sp_bpf_input *in, struct sp_bpf_prog **progs,
 void sp_bpf_free(struct sp_bpf_prog *progs, size_t nprogs);
 
 /*
+ * The rules of every call that keep the outside safe (2.: the terminal's
+ * and the console's ioctls, vhangup, unix stream and seqpacket sockets,
+ * the keyrings', F_SETSIG of a core signal, prlimit64 of another
+ * process, request_key's upcall, BPF_PROG_LOAD, perf of every task),
+ * as they are where no supervisor judges, for every call wherever it
+ * comes from, in each ABI; the rest allowed.  A runtime-only tree's
+ * first filter: an image exec'd without the runtime has no filter of its
+ * own (everywhere.c).  One program (prog->insns: free()).
+ */
+int sp_bpf_everywhere(struct sp_bpf_prog *prog, struct sp_error *err);
+
+/*
  * Longest executed path of prog, in instructions including the final
  * return (programs only jump forward, so this bounds every run).  The
  * kernel runs every installed program, so a call costs the sum over progs.

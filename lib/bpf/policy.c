@@ -26,15 +26,7 @@
 #define SHM_EXEC_	0x8000u		/* 0100000 */
 #define READ_IMPLIES_EXEC_ 0x0400000u
 #define MMAP_PAGE_ZERO_	0x0100000u	/* the next exec maps page 0 r-x */
-#define TIOCSTI_	0x5412u
-#define TIOCLINUX_	0x541cu
-#define TIOCSLCKTRMIOS_	0x5457u
-#define TIOCCONS_	0x541du
-#define TIOCEXCL_	0x540cu
-#define TIOCVHANGUP_	0x5437u
-#define TIOCSETD_	0x5423u
-#define TIOCSCTTY_	0x540eu
-#define USERFAULTFD_IOC_NEW_ 0xaa00u	/* /dev/userfaultfd's userfaultfd(2) */
+#include "tty_ioctls.h"
 /*
  * A terminal's ioctls (type 'T'): every one that changes a terminal, its
  * settings, line discipline, foreground, size, lines, exclusivity,
@@ -57,27 +49,6 @@ static const uint32_t tty_free_[] = {
 	0x80285442, 0x5456, 0x5459,	/* TIOCGISO7816, TIOCGLCKTRMIOS, TIOCSERGETLSR */
 	0x545a, 0x545d, 0x545c,		/* TIOCSERGETMULTI, TIOCGICOUNT, TIOCMIWAIT */
 };
-/*
- * The console's ioctls ('K' keyboard and display, 'V' virtual terminals:
- * plain numbers, no size bits, unlike V4L2's 'V'): the kernel allows
- * them on the caller's controlling terminal without CAP_SYS_TTY_CONFIG,
- * and nothing restores them after the run (a keyboard turned off, a
- * console left in graphics mode, VT switches held).  Only these queries
- * (blind round 16).
- */
-static const uint32_t console_queries_[] = {
-	0x4b33, 0x4b3b, 0x4b44, 0x4b31,	/* KDGKBTYPE, KDGETMODE, KDGKBMODE, KDGETLED */
-	0x4b64, 0x4b62, 0x4b46, 0x4b48,	/* KDGKBLED, KDGKBMETA, KDGKBENT, KDGKBSENT */
-	0x4b4a, 0x4bfa, 0x4b60, 0x4b6b,	/* KDGKBDIACR(UC), GIO_FONT(X) */
-	0x4b70, 0x4b40, 0x4b69, 0x4b66,	/* GIO_CMAP, GIO_(UNI)SCRNMAP, GIO_UNIMAP */
-	0x4b4c, 0x5600, 0x5601, 0x5603,	/* KDGETKEYCODE, VT_OPENQRY, VT_GETMODE, VT_GETSTATE */
-	0x560d,				/* VT_GETHIFONTMASK */
-};
-#define CONSOLE_MASK_	0xffffff00u
-#define CONSOLE_KD_	0x4b00u
-#define CONSOLE_VT_	0x5600u
-#define TTY_TYPE_MASK_	0xff00u
-#define TTY_TYPE_	0x5400u		/* _IOC_TYPE 'T' */
 #define SECCOMP_SET_MODE_FILTER_ 1u
 #define SECCOMP_NEW_LISTENER_ 0x8u
 #define KEYCTL_GET_PERSISTENT_ 22u
@@ -720,8 +691,7 @@ emit_global(struct pgen *g, uint32_t f, enum rule r, uint32_t allow)
 		}
 		sp_asm_bind(&g->a, console, f);
 		ld(g, f, 1);
-		for (size_t i = 0; i < sizeof(console_queries_) /
-		    sizeof(*console_queries_); i++)
+		for (size_t i = 0; i < N_CONSOLE_QUERIES; i++)
 			jeq(g, f, console_queries_[i], allow, NEXT);
 		ja(g, f, deny);
 		break;
