@@ -185,6 +185,66 @@ test_precedence(void **state)
 	    SECCOMP_RET_TRACE) < 0);
 }
 
+/* sp_bpf_everywhere: the runtime-only tree's first filter, by number and
+ * argument in each ABI, wherever the call comes from. */
+static uint32_t
+every(uint32_t arch, uint32_t nr, uint64_t a0, uint64_t a1, uint64_t a2,
+    uint64_t a4)
+{
+	static struct sp_bpf_prog p;
+	struct seccomp_data d = { .nr = (int)nr, .arch = arch,
+	    .instruction_pointer = 0x7f0000001234,
+	    .args = { a0, a1, a2, 0, a4, 0 } };
+	struct sp_error err;
+	char why[64];
+
+	if (p.insns == NULL) {
+		assert_int_equal(sp_bpf_everywhere(&p, &err), 0);
+		assert_int_equal(sp_bpf_check(p.insns, p.len, why,
+		    sizeof(why)), 0);
+	}
+	return sp_bpf_run(p.insns, p.len, &d, NULL);
+}
+
+static void
+test_everywhere(void **state)
+{
+	const uint32_t X64 = 0xc000003e, I386 = 0x40000003, X = 0x40000000,
+	    ok = SECCOMP_RET_ALLOW, no = SECCOMP_RET_ERRNO | 1;
+
+	(void)state;
+	assert_int_equal(every(X64, 16, 0, 0x5412, 0, 0), no);	/* TIOCSTI */
+	assert_int_equal(every(X64, 16, 0, 0x1005412, 0, 0), ok); /* not it */
+	assert_int_equal(every(X64, 16, 0, 0x5401, 0, 0), ok);	/* TCGETS */
+	assert_int_equal(every(X64, X | 514, 0, 0x5423, 0, 0), no); /* x32 */
+	assert_int_equal(every(I386, 54, 0, 0x541c, 0, 0), no);	/* TIOCLINUX */
+	assert_int_equal(every(X64, 16, 0, 0x540e, 1, 0), no);	/* TIOCSCTTY, */
+	assert_int_equal(every(X64, 16, 0, 0x540e, 0, 0), ok);	/* by force */
+	assert_int_equal(every(X64, 16, 0, 0x4b3a, 0, 0), no);	/* KDSETMODE */
+	assert_int_equal(every(X64, 16, 0, 0x4b3b, 0, 0), ok);	/* KDGETMODE */
+	assert_int_equal(every(X64, 153, 0, 0, 0, 0), no);	/* vhangup */
+	assert_int_equal(every(X64, 41, 1, 1, 0, 0), no);	/* unix stream */
+	assert_int_equal(every(X64, 41, 1, 0x80005, 0, 0), no); /* seqpacket */
+	assert_int_equal(every(X64, 41, 1, 2, 0, 0), ok);	/* datagram */
+	assert_int_equal(every(X64, 41, 2, 1, 0, 0), ok);	/* inet */
+	assert_int_equal(every(I386, 102, 1, 0, 0, 0), no);	/* socketcall */
+	assert_int_equal(every(X64, 250, 22, 0, 0, 0), no);	/* persistent */
+	assert_int_equal(every(X64, X | 250, 18, 0, 0, 0), no);
+	assert_int_equal(every(I386, 288, 1, 0, 0, 0), ok);	/* join */
+	assert_int_equal(every(X64, 72, 1, 10, 3, 0), no);	/* F_SETSIG QUIT */
+	assert_int_equal(every(X64, 72, 1, 10, 29, 0), ok);	/* SIGIO */
+	assert_int_equal(every(X64, 302, 1234, 4, 0, 0), no);	/* prlimit64 */
+	assert_int_equal(every(X64, 302, 0, 4, 0, 0), ok);	/* its own */
+	assert_int_equal(every(X64, 249, 0, 0, 1, 0), no);	/* upcall */
+	assert_int_equal(every(X64, 249, 0, 0, 1ull << 32, 0), no);
+	assert_int_equal(every(X64, 321, 5, 0, 0, 0), no);	/* PROG_LOAD */
+	assert_int_equal(every(X64, 298, 0, 0xffffffff, 0, 0), no);
+	assert_int_equal(every(X64, 298, 0, 0, 0, 4), no);	/* a cgroup */
+	assert_int_equal(every(X64, 298, 0, 0, 0, 0), ok);
+	assert_int_equal(every(X64, 59, 0, 0, 0, 0), ok);	/* the rest */
+	assert_int_equal(every(0xc00000b7, 29, 0, 0x5412, 0, 0), ok);
+}
+
 int
 main(void)
 {
@@ -194,6 +254,7 @@ main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_run),
 		cmocka_unit_test(test_precedence),
+		cmocka_unit_test(test_everywhere),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
