@@ -251,13 +251,19 @@ reached_ok(struct sup *s, int fd, char *why, size_t size)
 		c.pid = 0;
 	snprintf(why, size, "%s (pid %ld)", name[0] ? name : "unnamed",
 	    (long)c.pid);
-	if (fstat(fd, &st) == 0) {
-		uint64_t acc, l = sp_sup_unix_listener(st.st_ino, &acc);
-		if (sp_sup_listener_ours(s, l) || (l == 0 && acc != 0 &&
-		    held_by_tree(s, acc)))
-			return true;	/* a listener of the tree */
-	}
-	return name[0] != '\0' && allowed_name(s, name);
+	if (fstat(fd, &st) == -1)
+		return false;
+	uint64_t acc, l = sp_sup_unix_listener(st.st_ino, &acc);
+	if (sp_sup_listener_ours(s, l) || (l == 0 && acc != 0 &&
+	    held_by_tree(s, acc)))
+		return true;	/* a listener of the tree */
+	if (name[0] == '\0' || !allowed_name(s, name))
+		return false;
+	/* A path names the file there as syspin sees it, not any listener
+	 * that bound that string (in a mount namespace or a root of its
+	 * own): the listener's bound file must be that one. */
+	return name[0] != '/' || (stat(name, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	    sp_sup_unix_bound_at(l != 0 ? l : acc, &st));
 }
 
 static void

@@ -353,6 +353,12 @@ ssize_t sp_unix_queued(uint64_t *inos, size_t max);
  * connected unix socket client, 0 when none (then *accepted: the socket
  * that accepted it, when one has); the tree's listeners. */
 uint64_t sp_sup_unix_listener(uint64_t client, uint64_t *accepted);
+/* unixdiag.c: whether the unix socket sock (a listener, or a connection
+ * it accepted) is bound to the file st describes (blind round 25: a
+ * listener outside bound as "/run/nscd/socket" in a mount namespace of
+ * its own passed for nscd's). */
+struct stat;
+bool sp_sup_unix_bound_at(uint64_t sock, const struct stat *st);
 void sp_sup_listener_add(struct sup *s, uint64_t ino);
 bool sp_sup_listener_ours(const struct sup *s, uint64_t ino);
 /* hwbreak.c: debug register 0 stops a tracee on this machine. */

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -153,6 +155,43 @@ sp_sup_unix_listener(uint64_t client, uint64_t *accepted)
 		*accepted = p.peer;
 	close(fd);
 	return 0;
+}
+
+struct vfs_ctx {
+	struct unix_diag_vfs v;
+	bool got;
+};
+
+static bool
+vfs_of(void *ctx, uint32_t ino, int type, const void *data, size_t len)
+{
+	struct vfs_ctx *c = ctx;
+
+	(void)ino;
+	if (type == UNIX_DIAG_VFS && len >= sizeof(c->v)) {
+		memcpy(&c->v, data, sizeof(c->v));
+		c->got = true;
+		return true;
+	}
+	return false;
+}
+
+bool
+sp_sup_unix_bound_at(uint64_t sock, const struct stat *st)
+{
+	struct vfs_ctx c = { { 0, 0 }, false };
+	int fd;
+
+	if (sock == 0 || (fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+	    NETLINK_SOCK_DIAG)) == -1)
+		return false;
+	if (ask(fd, (uint32_t)sock, ~0u, UDIAG_SHOW_VFS, false) == 0)
+		(void)answers(fd, false, vfs_of, &c);
+	close(fd);
+	/* the kernel's dev_t (major << 20 | minor), 32 bits of the inode */
+	return c.got && c.v.udiag_vfs_ino == (uint32_t)st->st_ino &&
+	    c.v.udiag_vfs_dev >> 20 == major(st->st_dev) &&
+	    (c.v.udiag_vfs_dev & 0xfffff) == minor(st->st_dev);
 }
 
 /* ---- unix sockets with something queued ---- */
