@@ -136,6 +136,7 @@ sp_reports_wait(pid_t tid, int *st)
 		if (!blocked) {
 			sigprocmask(SIG_BLOCK, &chld, &old);
 			blocked = true;
+			checked = now_ms();
 			continue;
 		}
 		(void)sigtimedwait(&chld, NULL, &tick);
