@@ -21,7 +21,7 @@
 #include "bpf.h"
 #include "tty_ioctls.h"
 
-enum { L_ALLOW, L_DENY, L_IOCTL, L_SCTTY, L_CONSOLE, L_SOCK, L_KEYCTL,
+enum { L_ALLOW, L_DENY, L_ENOSYS, L_IOCTL, L_SCTTY, L_CONSOLE, L_SOCK, L_KEYCTL,
     L_FCNTL, L_PRLIMIT, L_REQKEY, L_BPF, L_PERF, L_I386, NLABELS };
 
 #define MAXI 256
@@ -93,6 +93,10 @@ numbers_x86_64(struct as *a)
 		{ 249, L_REQKEY }, { SP_BPF_X32_BIT | 249, L_REQKEY },
 		{ 321, L_BPF }, { SP_BPF_X32_BIT | 321, L_BPF },
 		{ 298, L_PERF }, { SP_BPF_X32_BIT | 298, L_PERF },
+		/* io_uring makes and connects sockets without a call */
+		{ 425, L_ENOSYS }, { SP_BPF_X32_BIT | 425, L_ENOSYS },
+		{ 426, L_ENOSYS }, { SP_BPF_X32_BIT | 426, L_ENOSYS },
+		{ 427, L_ENOSYS }, { SP_BPF_X32_BIT | 427, L_ENOSYS },
 	};
 
 	ld(a, (uint32_t)offsetof(struct seccomp_data, nr));
@@ -109,7 +113,8 @@ numbers_i386(struct as *a)
 		{ 54, L_IOCTL }, { 359, L_SOCK }, { 102, L_DENY },
 		{ 111, L_DENY }, { 288, L_KEYCTL }, { 55, L_FCNTL },
 		{ 221, L_FCNTL }, { 340, L_PRLIMIT }, { 287, L_REQKEY },
-		{ 357, L_BPF }, { 336, L_PERF },
+		{ 357, L_BPF }, { 336, L_PERF }, { 425, L_ENOSYS },
+		{ 426, L_ENOSYS }, { 427, L_ENOSYS },
 	};
 
 	label(a, L_I386);
@@ -182,6 +187,8 @@ rules(struct as *a)
 	ret(a, SECCOMP_RET_ALLOW);
 	label(a, L_DENY);
 	ret(a, SECCOMP_RET_ERRNO | EPERM);
+	label(a, L_ENOSYS);
+	ret(a, SECCOMP_RET_ERRNO | ENOSYS);
 }
 
 static int
