@@ -83,6 +83,21 @@ cloexec(pid_t tgid, int fd)
 	return (flags & O_CLOEXEC) != 0;
 }
 
+/* Whether fd of tgid is the socket ino. */
+static bool
+holds(pid_t tgid, int fd, ino_t ino)
+{
+	char path[64], link[64], want[40];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)tgid, fd);
+	snprintf(want, sizeof(want), "socket:[%llu]", (unsigned long long)ino);
+	if ((n = readlink(path, link, sizeof(link) - 1)) <= 0)
+		return false;
+	link[n] = '\0';
+	return strcmp(link, want) == 0;
+}
+
 /* ---- calls made in the stopped thread ---- */
 
 /*
@@ -379,6 +394,8 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 	int fd = (int)d->args[0], mine, type = sockopt(sock, SO_TYPE);
 	int nb = fcntl(sock, F_GETFL) & O_NONBLOCK;
 	struct sp_error err;
+	ino_t fresh_ino = 0;
+	struct stat st;
 	uint64_t at;
 	char why[256];
 	long fresh, r;
@@ -432,11 +449,26 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 		} else if (r == 0)
 			r = call(&in, SYS_dup3, (uint64_t)fresh, (uint64_t)fd,
 			    cloexec(tgid, fd) ? O_CLOEXEC : 0) < 0 ? -EIO : 0;
+		if (mine >= 0 && fstat(mine, &st) == 0)
+			fresh_ino = st.st_ino;
 		if (mine >= 0)
 			close(mine);
 	}
 	if (fresh >= 0)
 		(void)call(&in, SYS_close, (uint64_t)fresh, 0, 0);
+	/* Gone, by the kernel's account: the tree's own filter may answer
+	 * our close with a 0 that never ran (blind round 25: the refused
+	 * socket, connected outside, stayed the tree's) */
+	if (fresh >= 0 && fresh_ino != 0 && holds(tgid, (int)fresh,
+	    fresh_ino)) {
+		char comm[64];
+		sp_sup_comm(tid, comm, sizeof(comm));
+		fprintf(stderr, "syspin: %s[%ld]: killed: a filter of its own "
+		    "answered the supervisor's close of the socket its "
+		    "connect was made on again\n", comm, (long)tgid);
+		kill(tgid, SIGKILL);
+		return -1;
+	}
 	/* A blocking socket would wait: its `syscall` again, judged again,
 	 * once the listener may have room (a wait, not a spin of ours:
 	 * blind round 21, a connect to a full listener held a CPU). */
