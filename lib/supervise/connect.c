@@ -438,6 +438,9 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 		    connect_outside(&in, tid, tgid, &fresh, &mine, type, sock,
 		    addr, len, at) :
 		    call(&in, SYS_connect, (uint64_t)fresh, at, len);
+		if (r > 0)	/* its own filter's SECCOMP_RET_TRAP: rax is
+				 * the number, rolled back */
+			r = -EIO;
 		if (r == 0 && (mine < 0 || !reached_ok(s, mine, why,
 		    sizeof(why)))) {
 			if (mine >= 0)
