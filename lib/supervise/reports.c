@@ -70,6 +70,16 @@ sp_reports_next(int *st)
 	return pid;
 }
 
+void
+sp_reports_drain(void)
+{
+	pid_t pid;
+	int st;
+
+	while ((pid = sp_reports_poll(&st)) > 0)
+		sp_reports_keep(pid, st);
+}
+
 pid_t
 sp_reports_poll(int *st)
 {

@@ -53,6 +53,8 @@ bool sp_reports_at_seccomp(pid_t pid);
 bool sp_reports_at_exit(pid_t pid);
 /* Takes one report without waiting: its pid, 0 when none has come. */
 pid_t sp_reports_poll(int *st);
+/* Keeps every report that has come, in the order they are taken. */
+void sp_reports_drain(void);
 /* Keeps a report for the loop. */
 void sp_reports_keep(pid_t pid, int st);
 /* Whether a report of pid's is kept (it is stopped, or gone). */

@@ -505,8 +505,15 @@ sp_sup_loop(struct sup *s)
 				continue;
 			break;	/* ECHILD: every traced process is gone */
 		}
-		if (pid > 0)
-			sp_sup_event(s, pid, st);
+		/* Every report waiting now is taken with it, and each is
+		 * answered in turn: waitpid(-1) answers in the kernel's order
+		 * of tracees, and threads that stop again at once would keep
+		 * the others waiting (blind round 25: an exec and a fork
+		 * waited seconds behind three threads' judged signals). */
+		if (pid > 0) {
+			sp_reports_keep(pid, st);
+			sp_reports_drain();
+		}
 	}
 	return s->status;
 }
