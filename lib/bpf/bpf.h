@@ -311,8 +311,9 @@ void sp_bpf_free(struct sp_bpf_prog *progs, size_t nprogs);
  * The rules of every call that keep the outside safe (2.: the terminal's
  * and the console's ioctls, vhangup, unix stream and seqpacket sockets,
  * the keyrings', F_SETSIG of a core signal, prlimit64 of another
- * process, request_key's upcall, BPF_PROG_LOAD, perf of every task;
- * io_uring, which makes and connects sockets with no call: ENOSYS),
+ * process, request_key's upcall, BPF_PROG_LOAD, perf of every task,
+ * userfaultfd, process_madvise, pidfd_getfd, mounts; io_uring, which
+ * makes and connects sockets with no call: ENOSYS),
  * as they are where no supervisor judges, for every call wherever it
  * comes from, in each ABI; the rest allowed.  A runtime-only tree's
  * first filter: an image exec'd without the runtime has no filter of its

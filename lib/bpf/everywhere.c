@@ -79,11 +79,27 @@ ret(struct as *a, uint32_t k)
 	op(a, BPF_RET | BPF_K, k, -1, -1);
 }
 
+/* A number and the label of its rule. */
+struct numto {
+	uint32_t nr;
+	int to;
+};
+
+/* On the number: to its rule, or allowed. */
+static void
+dispatch(struct as *a, const struct numto *t, size_t n)
+{
+	ld(a, (uint32_t)offsetof(struct seccomp_data, nr));
+	for (size_t i = 0; i < n; i++)
+		jeq(a, t[i].nr, t[i].to, -1);
+	ret(a, SECCOMP_RET_ALLOW);
+}
+
 /* x86-64 and x32 numbers (x32 with SP_BPF_X32_BIT) of what is judged. */
 static void
 numbers_x86_64(struct as *a)
 {
-	static const struct { uint32_t nr; int to; } t[] = {
+	static const struct numto t[] = {
 		{ 16, L_IOCTL }, { SP_BPF_X32_BIT | 514, L_IOCTL },
 		{ 41, L_SOCK }, { SP_BPF_X32_BIT | 41, L_SOCK },
 		{ 153, L_DENY }, { SP_BPF_X32_BIT | 153, L_DENY },  /* vhangup */
@@ -97,32 +113,47 @@ numbers_x86_64(struct as *a)
 		{ 425, L_ENOSYS }, { SP_BPF_X32_BIT | 425, L_ENOSYS },
 		{ 426, L_ENOSYS }, { SP_BPF_X32_BIT | 426, L_ENOSYS },
 		{ 427, L_ENOSYS }, { SP_BPF_X32_BIT | 427, L_ENOSYS },
+		/* denied to every image (policy.c's R_DENIED): userfaultfd,
+		 * process_madvise, pidfd_getfd, mounts old and new */
+		{ 323, L_DENY }, { SP_BPF_X32_BIT | 323, L_DENY },
+		{ 440, L_DENY }, { SP_BPF_X32_BIT | 440, L_DENY },
+		{ 438, L_DENY }, { SP_BPF_X32_BIT | 438, L_DENY },
+		{ 165, L_DENY }, { SP_BPF_X32_BIT | 165, L_DENY },
+		{ 166, L_DENY }, { SP_BPF_X32_BIT | 166, L_DENY },
+		{ 155, L_DENY }, { SP_BPF_X32_BIT | 155, L_DENY },
+		{ 428, L_DENY }, { SP_BPF_X32_BIT | 428, L_DENY },
+		{ 429, L_DENY }, { SP_BPF_X32_BIT | 429, L_DENY },
+		{ 430, L_DENY }, { SP_BPF_X32_BIT | 430, L_DENY },
+		{ 431, L_DENY }, { SP_BPF_X32_BIT | 431, L_DENY },
+		{ 432, L_DENY }, { SP_BPF_X32_BIT | 432, L_DENY },
+		{ 433, L_DENY }, { SP_BPF_X32_BIT | 433, L_DENY },
+		{ 442, L_DENY }, { SP_BPF_X32_BIT | 442, L_DENY },
+		{ 467, L_DENY }, { SP_BPF_X32_BIT | 467, L_DENY },
 	};
 
-	ld(a, (uint32_t)offsetof(struct seccomp_data, nr));
-	for (size_t i = 0; i < sizeof(t) / sizeof(*t); i++)
-		jeq(a, t[i].nr, t[i].to, -1);
-	ret(a, SECCOMP_RET_ALLOW);
+	dispatch(a, t, sizeof(t) / sizeof(*t));
 }
 
 /* int 0x80: socketcall's arguments are in memory, refused whole. */
 static void
 numbers_i386(struct as *a)
 {
-	static const struct { uint32_t nr; int to; } t[] = {
+	static const struct numto t[] = {
 		{ 54, L_IOCTL }, { 359, L_SOCK }, { 102, L_DENY },
 		{ 111, L_DENY }, { 288, L_KEYCTL }, { 55, L_FCNTL },
 		{ 221, L_FCNTL }, { 340, L_PRLIMIT }, { 287, L_REQKEY },
 		{ 357, L_BPF }, { 336, L_PERF }, { 425, L_ENOSYS },
-		{ 426, L_ENOSYS }, { 427, L_ENOSYS },
+		{ 426, L_ENOSYS }, { 427, L_ENOSYS }, { 374, L_DENY },
+		{ 440, L_DENY }, { 438, L_DENY }, { 21, L_DENY },
+		{ 52, L_DENY }, { 217, L_DENY }, { 428, L_DENY },
+		{ 429, L_DENY }, { 430, L_DENY }, { 431, L_DENY },
+		{ 432, L_DENY }, { 433, L_DENY }, { 442, L_DENY },
+		{ 467, L_DENY },
 	};
 
 	label(a, L_I386);
 	jeq(a, AUDIT_ARCH_I386, -1, L_ALLOW);	/* no other: its own filter */
-	ld(a, (uint32_t)offsetof(struct seccomp_data, nr));
-	for (size_t i = 0; i < sizeof(t) / sizeof(*t); i++)
-		jeq(a, t[i].nr, t[i].to, -1);
-	ret(a, SECCOMP_RET_ALLOW);
+	dispatch(a, t, sizeof(t) / sizeof(*t));
 }
 
 static void

@@ -243,6 +243,10 @@ test_everywhere(void **state)
 	assert_int_equal(every(X64, 298, 0, 0, 0, 0), ok);
 	assert_int_equal(every(X64, 425, 8, 0, 0, 0), SECCOMP_RET_ERRNO | 38);
 	assert_int_equal(every(I386, 427, 0, 0, 0, 0), SECCOMP_RET_ERRNO | 38);
+	assert_int_equal(every(X64, 323, 0, 0, 0, 0), no);	/* userfaultfd */
+	assert_int_equal(every(X64, 440, 3, 0, 0, 0), no);	/* madvise */
+	assert_int_equal(every(I386, 21, 0, 0, 0, 0), no);	/* mount */
+	assert_int_equal(every(X64, X | 429, 0, 0, 0, 0), no);	/* move_mount */
 	assert_int_equal(every(X64, 59, 0, 0, 0, 0), ok);	/* the rest */
 	assert_int_equal(every(0xc00000b7, 29, 0, 0x5412, 0, 0), ok);
 }
