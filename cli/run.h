@@ -175,11 +175,22 @@ struct term_fd {
 	struct f_owner_ex own;
 };
 
-struct term_state {
+/* A terminal the tree may change: its settings, line discipline and
+ * foreground as found. */
+struct term_tty {
 	int fd;
+	bool opened;		/* ours (/dev/tty): closed after */
 	struct termios t;
 	int ldisc;
 	pid_t fg;		/* its foreground process group, or -1 */
+};
+
+struct term_state {
+	/* the standard streams' terminal, and the controlling one where
+	 * it is another or they have none (blind round 25: `</dev/null
+	 * >log 2>&1`, and the tree changed /dev/tty for good) */
+	struct term_tty ttys[2];
+	size_t nttys;
 	struct term_fd *fds;	/* every one open (blind round 25: the
 				   first 64 only, and fd 70 signalled out) */
 	size_t nfds;

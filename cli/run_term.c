@@ -76,18 +76,41 @@ save_fds(struct term_state *q)
 		save_fd(q, &cap, (int)i);
 }
 
+static bool
+save_tty(struct term_state *q, int fd, bool opened)
+{
+	struct term_tty *y = &q->ttys[q->nttys];
+
+	if (q->nttys == 2 || tcgetattr(fd, &y->t) == -1)
+		return false;
+	y->fd = fd;
+	y->opened = opened;
+	if (ioctl(fd, TIOCGETD, &y->ldisc) == -1)
+		y->ldisc = -1;
+	y->fg = tcgetpgrp(fd);		/* -1: not ours */
+	q->nttys++;
+	return true;
+}
+
 void
 run_term_save(struct term_state *q)
 {
+	unsigned int a, b;	/* the terminals' devices (/dev/tty's is
+				   the one it stands for) */
+	int fd;
+
 	save_fds(q);
-	for (q->fd = 0; q->fd < 3; q->fd++)
-		if (isatty(q->fd) && tcgetattr(q->fd, &q->t) == 0) {
-			if (ioctl(q->fd, TIOCGETD, &q->ldisc) == -1)
-				q->ldisc = -1;
-			q->fg = tcgetpgrp(q->fd);	/* -1: not ours */
-			return;
-		}
-	q->fd = -1;
+	q->nttys = 0;
+	for (fd = 0; fd < 3; fd++)
+		if (isatty(fd) && save_tty(q, fd, false))
+			break;
+	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_NONBLOCK |
+	    O_CLOEXEC)) == -1)
+		return;
+	if ((q->nttys == 1 && ioctl(q->ttys[0].fd, TIOCGDEV, &a) == 0 &&
+	    ioctl(fd, TIOCGDEV, &b) == 0 && a == b) ||
+	    !save_tty(q, fd, true))
+		close(fd);
 }
 
 /*
@@ -111,13 +134,40 @@ run_term_quiet(const struct term_state *q, bool scope_signals)
 	}
 }
 
+static void
+restore_tty(struct term_tty *y)
+{
+	struct termios t;
+	pid_t fg, ours = getpgrp();
+	int ld;
+
+	if (tcgetattr(y->fd, &t) == 0) {
+		if (y->ldisc >= 0 && ioctl(y->fd, TIOCGETD, &ld) == 0 &&
+		    ld != y->ldisc)
+			(void)ioctl(y->fd, TIOCSETD, &y->ldisc);
+		if (memcmp(&t, &y->t, sizeof(t)) != 0)
+			(void)tcsetattr(y->fd, TCSANOW, &y->t);
+		(void)tcflow(y->fd, TCOON);
+		/* The foreground, when the tree's group holds it and is
+		 * gone (blind round 21: a script run on a terminal was left
+		 * in the background of its own terminal), or is ours, which
+		 * did not hold it before and goes with us (round 25: syspin
+		 * run in the background, the tree gave our group the
+		 * foreground); never taken from another group that lives
+		 * (the user's shell, having put us in the background). */
+		if (y->fg > 0 && (fg = tcgetpgrp(y->fd)) > 0 && fg != y->fg &&
+		    ((kill(-fg, 0) == -1 && errno == ESRCH) ||
+		    (fg == ours && y->fg != ours && kill(-y->fg, 0) == 0)))
+			(void)tcsetpgrp(y->fd, y->fg);
+	}
+	if (y->opened)
+		close(y->fd);
+}
+
 void
 run_term_restore(struct term_state *q)
 {
-	struct termios t;
 	sigset_t ttou, old;
-	pid_t fg;
-	int ld;
 
 	for (size_t i = 0; i < q->nfds; i++) {
 		const struct term_fd *f = &q->fds[i];
@@ -133,24 +183,12 @@ run_term_restore(struct term_state *q)
 	free(q->fds);
 	q->fds = NULL;
 	q->nfds = 0;
-	if (q->fd < 0 || tcgetattr(q->fd, &t) == -1)
-		return;
 	/* from a background job too: not stopped by SIGTTOU for it */
 	sigemptyset(&ttou);
 	sigaddset(&ttou, SIGTTOU);
 	sigprocmask(SIG_BLOCK, &ttou, &old);
-	if (q->ldisc >= 0 && ioctl(q->fd, TIOCGETD, &ld) == 0 &&
-	    ld != q->ldisc)
-		(void)ioctl(q->fd, TIOCSETD, &q->ldisc);
-	if (memcmp(&t, &q->t, sizeof(t)) != 0)
-		(void)tcsetattr(q->fd, TCSANOW, &q->t);
-	(void)tcflow(q->fd, TCOON);
-	/* The foreground, when the tree's group holds it and is gone
-	 * (blind round 21: a script run on a terminal was left in the
-	 * background of its own terminal); never taken from a group that
-	 * lives (the user's shell, having put us in the background). */
-	if (q->fg > 0 && (fg = tcgetpgrp(q->fd)) > 0 && fg != q->fg &&
-	    kill(-fg, 0) == -1 && errno == ESRCH)
-		(void)tcsetpgrp(q->fd, q->fg);
+	for (size_t i = 0; i < q->nttys; i++)
+		restore_tty(&q->ttys[i]);
+	q->nttys = 0;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }

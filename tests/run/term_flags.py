@@ -54,6 +54,21 @@ def show_sig(n):
             "\"OWNED\", fcntl.fcntl(%d, fcntl.F_GETOWN) != 0)'" % (n, n))
 
 
+# the controlling terminal, its echo turned off through /dev/tty (the
+# standard streams elsewhere: blind round 25, nothing was given back)
+TTYOFF = ("python3 -c 'import os, termios; fd = os.open(\"/dev/tty\", "
+          "os.O_RDWR); a = termios.tcgetattr(fd); a[3] &= ~termios.ECHO; "
+          "termios.tcsetattr(fd, termios.TCSANOW, a)' </dev/null >/dev/null "
+          "2>&1")
+SHOWECHO = ("python3 -c 'import termios; print(\"ECHO\", "
+            "bool(termios.tcgetattr(0)[3] & termios.ECHO))'")
+# a background job gives its own group the foreground (round 25: syspin's
+# group, gone after the run, kept it); the shell has it back after?
+JOBTAKE = ("python3 -c 'import os, signal; signal.signal(signal.SIGTTOU, "
+           "signal.SIG_IGN); fd = os.open(\"/dev/tty\", os.O_RDWR); "
+           "os.tcsetpgrp(fd, os.getpgrp())'")
+SHOWBACK = ('read -r l < /proc/$$/stat; set -- $l; [ "$5" = "$8" ] && '
+            'echo FGBACK True || echo FGBACK False')
 # a new process group, made the terminal's foreground, then gone
 TAKE = ("python3 -c 'import os, signal; signal.signal(signal.SIGTTOU, "
         "signal.SIG_IGN); os.setpgid(0, 0); os.tcsetpgrp(0, os.getpid())'")
@@ -61,10 +76,10 @@ SHOWFG = ("python3 -c 'import os; print(\"FG\", os.tcgetpgrp(0) == "
           "os.getpgid(os.getppid()))'")
 
 
-def on_pty(script, shell="sh"):
+def on_pty(script, shell="sh", *opts):
     pid, fd = pty.fork()
     if pid == 0:
-        os.execvp(shell, [shell, "-c", script])
+        os.execvp(shell, [shell] + list(opts) + ["-c", script])
     out = b""
     while True:
         try:
@@ -99,6 +114,12 @@ def main():
                       "--cache-dir %s/c %s; %s" % (n, pre(n), SYSPIN, d,
                                                    show_sig(n), show_sig(n)))
         got = {n: [on_pty(c, "bash") for c in tty[n]] for n in tty}
+        bareecho = on_pty("%s; %s" % (TTYOFF, SHOWECHO))
+        pinnedecho = on_pty("%s run --cache-dir %s/c %s; %s" % (
+            SYSPIN, d, TTYOFF, SHOWECHO))
+        barejob = on_pty("%s & wait; %s" % (JOBTAKE, SHOWBACK), "sh", "-m")
+        pinnedjob = on_pty("%s run --cache-dir %s/c %s & wait; %s" % (
+            SYSPIN, d, JOBTAKE, SHOWBACK), "sh", "-m")
         barefg = on_pty("%s; %s" % (TAKE, SHOWFG))
         pinnedfg = on_pty("%s run --cache-dir %s/c %s; %s" % (SYSPIN, d,
                                                               TAKE, SHOWFG))
@@ -118,7 +139,15 @@ def main():
                    ("SIG 0 OWNED False\r\nSIG 0 OWNED True", got[n][2],
                     "fd %d's owner is none in a --scope=signals tree, then "
                     "put back" % n)]
-    checks += [("FG False", barefg, "unpinned: the gone group keeps the "
+    checks += [("ECHO False", bareecho, "unpinned: echo stays off (through "
+                "/dev/tty, the streams elsewhere)"),
+               ("ECHO True", pinnedecho, "syspin run put /dev/tty's echo "
+                "back (the streams elsewhere)"),
+               ("FGBACK False", barejob, "unpinned: a background job's "
+                "group keeps the foreground"),
+               ("FGBACK True", pinnedjob, "syspin run in the background "
+                "gave the shell the foreground back"),
+               ("FG False", barefg, "unpinned: the gone group keeps the "
                 "foreground"),
                ("FG True", pinnedfg, "syspin run gave the foreground back")]
     for want, out, what in checks:
