@@ -522,12 +522,59 @@ record(struct sup *s, int sock)
 		sp_sup_listener_add(s, st.st_ino);
 }
 
+/* Whether a process outside the tree (that we may look at) holds the
+ * socket ino. */
+static bool
+held_outside(const struct sup *s, uint64_t ino)
+{
+	char path[96], link[64], want[40];
+	struct dirent *p, *e;
+	bool held = false;
+	DIR *all, *d;
+	long pid;
+
+	snprintf(want, sizeof(want), "socket:[%llu]", (unsigned long long)ino);
+	if ((all = opendir("/proc")) == NULL)
+		return true;
+	while (!held && (p = readdir(all)) != NULL) {
+		if ((pid = atol(p->d_name)) <= 0 || pid == (long)getpid() ||
+		    sp_sup_in_tree(s, (pid_t)pid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/fd", pid);
+		if ((d = opendir(path)) == NULL)
+			continue;
+		while (!held && (e = readdir(d)) != NULL) {
+			char fdp[384];
+			ssize_t n;
+			snprintf(fdp, sizeof(fdp), "%s/%s", path, e->d_name);
+			if ((n = readlink(fdp, link, sizeof(link) - 1)) > 0) {
+				link[n] = '\0';
+				held = strcmp(link, want) == 0;
+			}
+		}
+		closedir(d);
+	}
+	closedir(all);
+	return held;
+}
+
+/*
+ * A listen() makes the tree's listener of a socket that was not one, and
+ * that no process outside holds: a listener shared with one outside (a
+ * prefork server's, under -p) listened again is still whoever's accepts
+ * on it (blind round 25: an attached worker's connects to its master's
+ * socket, accepted outside, went through).
+ */
 int
 sp_sup_listen(struct sup *s, pid_t tid, const struct seccomp_data *d)
 {
 	int sock = sp_sup_their_fd(sp_sup_tgid(tid), (int)d->args[0]);
+	struct stat st;
 
-	record(s, sock);
+	if (sock >= 0 && sockopt(sock, SO_DOMAIN) == AF_UNIX &&
+	    sockopt(sock, SO_ACCEPTCONN) != 1 && fstat(sock, &st) == 0 &&
+	    !held_outside(s, st.st_ino))
+		record(s, sock);
 	if (sock >= 0)
 		close(sock);
 	return 0;
