@@ -57,10 +57,8 @@ sp_reports_next(int *st)
 {
 	pid_t pid;
 
-	if (head == nkept) {
-		free(kept);
-		kept = NULL;
-		nkept = head = cap = 0;
+	if (head == nkept) {	/* (its room kept: every report passes) */
+		nkept = head = 0;
 		return 0;
 	}
 	pid = kept[head].pid;
