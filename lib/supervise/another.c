@@ -27,6 +27,7 @@
 
 #include "supervise_int.h"
 
+#define KCMP_FILES_ 2		/* linux/kcmp.h */
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD 0x80	/* O_EXCL: a pidfd of a thread (6.9) */
 #endif
@@ -49,15 +50,34 @@ sp_sup_pidfd_pid(pid_t tid, int fd)
 	return v > 0 ? (pid_t)v : -1;
 }
 
+/*
+ * The descriptor as the thread tid sees it: a thread may have a table of
+ * its own (unshare(CLONE_FILES)), and a leader that exited has none
+ * (blind round 25: the leader's descriptor of that number, or none,
+ * was judged, and the thread's connect outside ran unjudged).  Before
+ * 6.9 (no thread pidfd) only where tid shares its process's table.
+ */
 int
-sp_sup_their_fd(pid_t tgid, int fd)
+sp_sup_their_fd(pid_t tid, int fd)
 {
-	int pfd = (int)syscall(SYS_pidfd_open, tgid, 0), r;
+	int pfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD), r, e;
+	pid_t tgid;
 
+	if (pfd == -1 && errno == EINVAL) {
+		tgid = sp_sup_tgid(tid);
+		if (tgid <= 0 || (tgid != tid && syscall(SYS_kcmp, tgid, tid,
+		    KCMP_FILES_, 0, 0) != 0)) {
+			errno = EPERM;
+			return -1;
+		}
+		pfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+	}
 	if (pfd == -1)
 		return -1;
 	r = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	e = errno;
 	close(pfd);
+	errno = e;
 	return r;
 }
 
@@ -268,8 +288,7 @@ sp_sup_signal_for(struct sup *s, pid_t tid, const struct seccomp_data *d)
 	if (infop != 0 && sp_mem_read(tid, infop, &info, sizeof(info),
 	    NULL) == -1)
 		return sp_sup_answer(tid, -EFAULT);
-	pf = d->nr == 424 ? sp_sup_their_fd(sp_sup_tgid(tid),
-	    (int)d->args[0]) :
+	pf = d->nr == 424 ? sp_sup_their_fd(tid, (int)d->args[0]) :
 	    (int)syscall(SYS_pidfd_open, target, thread ? PIDFD_THREAD : 0);
 	if (pf == -1 && (errno == EINVAL || errno == ENOENT) && !thread &&
 	    d->nr != 424 &&

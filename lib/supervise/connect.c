@@ -65,15 +65,15 @@ sockopt(int fd, int opt)
 	return getsockopt(fd, SOL_SOCKET, opt, &v, &len) == 0 ? v : -1;
 }
 
-/* FD_CLOEXEC of the tracee's fd, from /proc/PID/fdinfo. */
+/* FD_CLOEXEC of the thread's fd, from /proc/TID/fdinfo (its own table). */
 static bool
-cloexec(pid_t tgid, int fd)
+cloexec(pid_t tid, int fd)
 {
 	char path[64], line[128];
 	unsigned long flags = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%d", (long)tgid, fd);
+	snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%d", (long)tid, fd);
 	if ((f = fopen(path, "re")) == NULL)
 		return false;
 	while (fgets(line, sizeof(line), f) != NULL)
@@ -83,14 +83,14 @@ cloexec(pid_t tgid, int fd)
 	return (flags & O_CLOEXEC) != 0;
 }
 
-/* Whether fd of tgid is the socket ino. */
+/* Whether fd of thread tid (its own table) is the socket ino. */
 static bool
-holds(pid_t tgid, int fd, ino_t ino)
+holds(pid_t tid, int fd, ino_t ino)
 {
 	char path[64], link[64], want[40];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)tgid, fd);
+	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)tid, fd);
 	snprintf(want, sizeof(want), "socket:[%llu]", (unsigned long long)ino);
 	if ((n = readlink(path, link, sizeof(link) - 1)) <= 0)
 		return false;
@@ -371,9 +371,8 @@ outside_allowed(const struct sup *s, const uint8_t *addr, size_t len)
  * -errno, as connect's.
  */
 static long
-connect_outside(struct sp_inject *in, pid_t tid, pid_t tgid, long *fresh,
-    int *mine, int type, int sock, const uint8_t *addr, size_t len,
-    uint64_t at)
+connect_outside(struct sp_inject *in, pid_t tid, long *fresh, int *mine,
+    int type, int sock, const uint8_t *addr, size_t len, uint64_t at)
 {
 	int o[] = { SO_PASSCRED, SO_SNDBUF, SO_RCVBUF }, ours;
 	long got;
@@ -386,7 +385,7 @@ connect_outside(struct sp_inject *in, pid_t tid, pid_t tgid, long *fresh,
 		if (v >= 0)
 			setsockopt(ours, SOL_SOCKET, o[i], &v, sizeof(v));
 	}
-	got = sp_sup_connect_outside(in, tid, tgid, ours, addr, len, at);
+	got = sp_sup_connect_outside(in, tid, ours, addr, len, at);
 	if (got < 0) {
 		close(ours);
 		return got;
@@ -443,7 +442,7 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 		r = -EFAULT;
 	else {
 		/* what the caller set on its socket that a connect uses */
-		if ((mine = sp_sup_their_fd(tgid, (int)fresh)) >= 0) {
+		if ((mine = sp_sup_their_fd(tid, (int)fresh)) >= 0) {
 			int o[] = { SO_PASSCRED, SO_SNDBUF, SO_RCVBUF };
 			for (size_t i = 0; i < sizeof(o) / sizeof(*o); i++) {
 				int v = sockopt(sock, o[i]);
@@ -456,8 +455,8 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 		 * namespace's, and one the caller left (an empty one of its
 		 * own) must not be reached for it (blind round 22) */
 		r = outside_allowed(s, addr, len) && sp_sup_same_ns(tid, "net") ?
-		    connect_outside(&in, tid, tgid, &fresh, &mine, type, sock,
-		    addr, len, at) :
+		    connect_outside(&in, tid, &fresh, &mine, type, sock, addr,
+		    len, at) :
 		    call(&in, SYS_connect, (uint64_t)fresh, at, len);
 		if (r > 0)	/* its own filter's SECCOMP_RET_TRAP: rax is
 				 * the number, rolled back */
@@ -472,7 +471,7 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 			r = -EACCES;
 		} else if (r == 0)
 			r = call(&in, SYS_dup3, (uint64_t)fresh, (uint64_t)fd,
-			    cloexec(tgid, fd) ? O_CLOEXEC : 0) < 0 ? -EIO : 0;
+			    cloexec(tid, fd) ? O_CLOEXEC : 0) < 0 ? -EIO : 0;
 		if (mine >= 0 && fstat(mine, &st) == 0)
 			fresh_ino = st.st_ino;
 		if (mine >= 0)
@@ -483,7 +482,7 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 	/* Gone, by the kernel's account: the tree's own filter may answer
 	 * our close with a 0 that never ran (blind round 25: the refused
 	 * socket, connected outside, stayed the tree's) */
-	if (fresh >= 0 && fresh_ino != 0 && holds(tgid, (int)fresh,
+	if (fresh >= 0 && fresh_ino != 0 && holds(tid, (int)fresh,
 	    fresh_ino)) {
 		char comm[64];
 		sp_sup_comm(tid, comm, sizeof(comm));
@@ -568,7 +567,7 @@ held_outside(const struct sup *s, uint64_t ino)
 int
 sp_sup_listen(struct sup *s, pid_t tid, const struct seccomp_data *d)
 {
-	int sock = sp_sup_their_fd(sp_sup_tgid(tid), (int)d->args[0]);
+	int sock = sp_sup_their_fd(tid, (int)d->args[0]);
 	struct stat st;
 
 	if (sock >= 0 && sockopt(sock, SO_DOMAIN) == AF_UNIX &&
@@ -628,25 +627,30 @@ sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
 	pid_t tgid = sp_sup_tgid(tid);
 	int sock, sig = 0;
 	bool again = false;
-	enum { NATIVE, FRESH, REFUSE } how = NATIVE;
+	enum { NATIVE, FRESH, REFUSE, UNSEEN } how = NATIVE;
 
 	if (p->img == NULL)
 		return 0;
 	f = sp_sup_freeze(s, tid);
 	/* not a socket (the kernel says so), or not a unix stream one */
-	if ((sock = sp_sup_their_fd(tgid, (int)d->args[0])) != -1 &&
+	if ((sock = sp_sup_their_fd(tid, (int)d->args[0])) != -1 &&
 	    sockopt(sock, SO_DOMAIN) == AF_UNIX &&
 	    (sockopt(sock, SO_TYPE) == SOCK_STREAM ||
 	    sockopt(sock, SO_TYPE) == SOCK_SEQPACKET))
 		how = fresh_or_not(sock);
+	else if (sock == -1 && errno != EBADF)
+		how = UNSEEN;	/* not "not a socket": not known */
 	if (how == FRESH && p->img->pin.trap == 0)
 		how = REFUSE;		/* nowhere to make it again */
 	if (how == FRESH && (sig = connect_fresh(s, tid, tgid, p, d,
 	    sock, &again)) == -1) {
 		(void)sp_sup_kill_unjudged(tid);	/* cannot judge it */
 		sig = -1;
-	} else if (how == REFUSE) {
-		char why[] = "a socket that cannot be judged (bound first)";
+	} else if (how == REFUSE || how == UNSEEN) {
+		char why[64];
+		snprintf(why, sizeof(why), "%s", how == REFUSE ? "a socket that "
+		    "cannot be judged (bound first)" : "a descriptor that "
+		    "cannot be looked at");
 		said(s, tid, d, p->img, why);
 		sig = sp_sup_fail_call(tid, EACCES) == -1 ? -1 : 0;
 	} else if (how == NATIVE && f != NULL &&

@@ -127,8 +127,8 @@ connect_as(int sock, const struct creds *c, const void *addr, size_t len)
 }
 
 long
-sp_sup_connect_outside(struct sp_inject *in, pid_t tid, pid_t tgid,
-    int mine, const void *addr, size_t len, uint64_t at)
+sp_sup_connect_outside(struct sp_inject *in, pid_t tid, int mine,
+    const void *addr, size_t len, uint64_t at)
 {
 	struct creds c;
 	long r;
@@ -137,5 +137,5 @@ sp_sup_connect_outside(struct sp_inject *in, pid_t tid, pid_t tgid,
 		return -EACCES;
 	if ((r = connect_as(mine, &c, addr, len)) < 0)
 		return r;
-	return sp_sup_hand_in(in, tid, tgid, mine, at);
+	return sp_sup_hand_in(in, tid, mine, at);
 }

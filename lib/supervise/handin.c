@@ -36,8 +36,7 @@ enum {
 };
 
 long
-sp_sup_hand_in(struct sp_inject *in, pid_t tid, pid_t tgid, int mine,
-    uint64_t below)
+sp_sup_hand_in(struct sp_inject *in, pid_t tid, int mine, uint64_t below)
 {
 	uint64_t at = (below - AT_END) & ~(uint64_t)15;
 	union {
@@ -59,7 +58,7 @@ sp_sup_hand_in(struct sp_inject *in, pid_t tid, pid_t tgid, int mine,
 		goto out;
 	}
 	/* our end of theirs, and the socket through it */
-	if ((ours = sp_sup_their_fd(tgid, pair[0])) < 0) {
+	if ((ours = sp_sup_their_fd(tid, pair[0])) < 0) {
 		r = -EIO;
 		goto out;
 	}

@@ -286,8 +286,9 @@ const char *sp_sup_refusal_why(unsigned flags, const char *name,
 bool sp_sup_signal_call(long nr);
 /* Whether tid is in our namespace of kind ns ("pid", "net"). */
 bool sp_sup_same_ns(pid_t tid, const char *ns);
-/* Our copy of descriptor fd of process tgid (pidfd_getfd), or -1. */
-int sp_sup_their_fd(pid_t tgid, int fd);
+/* Our copy of descriptor fd of thread tid, in its own table (pidfd_getfd
+ * of its thread pidfd), or -1 (EBADF: none there). */
+int sp_sup_their_fd(pid_t tid, int fd);
 /* The process a pidfd of tid's (fd) names now (its fdinfo's Pid), or -1. */
 pid_t sp_sup_pidfd_pid(pid_t tid, int fd);
 int sp_sup_signal_for(struct sup *s, pid_t tid,
@@ -301,13 +302,13 @@ int sp_sup_to_exit_stop(pid_t tid, struct user_regs_struct *saved,
 /* connect_out.c: mine (an unconnected unix socket of ours) connected to
  * addr as thread tid would be, and given to it: its descriptor there, or
  * -errno.  at: where in its memory we may write below (its stack). */
-long sp_sup_connect_outside(struct sp_inject *in, pid_t tid, pid_t tgid,
-    int mine, const void *addr, size_t len, uint64_t at);
-/* handin.c: our descriptor fd given to thread tid (of process tgid),
- * stopped where calls can be injected (in); its memory below `below`
- * (its stack) is ours to write.  The descriptor it got there (close on
- * exec), or -errno. */
-long sp_sup_hand_in(struct sp_inject *in, pid_t tid, pid_t tgid, int fd,
+long sp_sup_connect_outside(struct sp_inject *in, pid_t tid, int mine,
+    const void *addr, size_t len, uint64_t at);
+/* handin.c: our descriptor fd given to thread tid, stopped where calls
+ * can be injected (in); its memory below `below` (its stack) is ours to
+ * write.  The descriptor it got there, in its own table (close on exec),
+ * or -errno. */
+long sp_sup_hand_in(struct sp_inject *in, pid_t tid, int fd,
     uint64_t below);
 bool sp_sup_of_tree(struct sup *s, pid_t tid, const struct seccomp_data *d);
 bool sp_sup_same_creds(pid_t pid);

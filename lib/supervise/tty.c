@@ -413,7 +413,7 @@ sp_sup_tty(struct sup *s, pid_t tid, const struct seccomp_data *d,
 	if (cmd == T_TIOCSPGRP && (s->tty_rdev == 0 ||
 	    ctty_of(tid) != s->tty_rdev))
 		return 0;
-	if ((f = sp_sup_their_fd(sp_sup_tgid(tid), (int)d->args[0])) == -1)
+	if ((f = sp_sup_their_fd(tid, (int)d->args[0])) == -1)
 		return sp_sup_fail_call(tid, EBADF);
 	/* a terminal answers TCGETS; a master too */
 	if (fstat(f, &st) == -1 || !S_ISCHR(st.st_mode) ||
