@@ -481,9 +481,11 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 		(void)call(&in, SYS_close, (uint64_t)fresh, 0, 0);
 	/* Gone, by the kernel's account: the tree's own filter may answer
 	 * our close with a 0 that never ran (blind round 25: the refused
-	 * socket, connected outside, stayed the tree's) */
-	if (fresh >= 0 && fresh_ino != 0 && holds(tid, (int)fresh,
-	    fresh_ino)) {
+	 * socket, connected outside, stayed the tree's).  (A thread that
+	 * died meanwhile, or whose process exec'd, closes it itself: made
+	 * close-on-exec.) */
+	if (fresh >= 0 && fresh_ino != 0 && !in.gone && holds(tid,
+	    (int)fresh, fresh_ino)) {
 		char comm[64];
 		sp_sup_comm(tid, comm, sizeof(comm));
 		fprintf(stderr, "syspin: %s[%ld]: killed: a filter of its own "
