@@ -23,7 +23,6 @@
  * table (other threads are stopped until the call is under way).
  * Datagrams to outside unix sockets (syslog, journald) are not judged.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -216,37 +215,6 @@ peer_name(int fd, char *out, size_t size)
 		sun_name(&a, len, out, size);
 }
 
-/* Whether a process of the tree holds the socket ino (the server's end
- * of a connection accepted before we looked). */
-static bool
-held_by_tree(const struct sup *s, uint64_t ino)
-{
-	char path[96], link[64], want[40];
-	struct dirent *e;
-	bool held = false;
-	DIR *d;
-
-	snprintf(want, sizeof(want), "socket:[%llu]", (unsigned long long)ino);
-	for (size_t i = 0; i < s->nprocs && !held; i++) {
-		snprintf(path, sizeof(path), "/proc/%ld/fd",
-		    (long)s->procs[i].pid);
-		if (!sp_sup_in_tree(s, s->procs[i].pid) ||
-		    (d = opendir(path)) == NULL)
-			continue;
-		while (!held && (e = readdir(d)) != NULL) {
-			char fdp[384];
-			ssize_t n;
-			snprintf(fdp, sizeof(fdp), "%s/%s", path, e->d_name);
-			if ((n = readlink(fdp, link, sizeof(link) - 1)) > 0) {
-				link[n] = '\0';
-				held = strcmp(link, want) == 0;
-			}
-		}
-		closedir(d);
-	}
-	return held;
-}
-
 /*
  * A stream connection whose other end was accepted and closed already
  * (a listener's acceptor that closes at once: blind round 25, a tree's
@@ -286,7 +254,7 @@ reached_ok(struct sup *s, int fd, char *why, size_t size)
 		return false;
 	uint64_t acc, l = sp_sup_unix_listener(st.st_ino, &acc);
 	if (sp_sup_listener_ours(s, l) || (l == 0 && acc != 0 &&
-	    held_by_tree(s, acc)))
+	    sp_sup_held_by_tree(s, acc)))
 		return true;	/* a listener of the tree */
 	/* nothing to say, nothing said: its end of file first, then no
 	 * end to it left (one that only shut down its writing still reads) */
@@ -507,97 +475,6 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 	if (sp_inject_restore(&in, &saved, &err) == -1)
 		return -1;
 	return in.pending_sig;
-}
-
-/* The socket of a listen() of the tree: the tree's listener.  (Another
- * thread may put another socket at the descriptor first: then that one is
- * recorded, the tree's too, and the real one refused to the tree's
- * clients: nothing outside becomes the tree's.) */
-static void
-record(struct sup *s, int sock)
-{
-	struct stat st;
-
-	if (sock >= 0 && sockopt(sock, SO_DOMAIN) == AF_UNIX &&
-	    fstat(sock, &st) == 0)
-		sp_sup_listener_add(s, st.st_ino);
-}
-
-/* Whether a process outside the tree (that we may look at) holds the
- * socket ino. */
-static bool
-held_outside(const struct sup *s, uint64_t ino)
-{
-	char path[96], link[64], want[40];
-	struct dirent *p, *e;
-	bool held = false;
-	DIR *all, *d;
-	long pid;
-
-	snprintf(want, sizeof(want), "socket:[%llu]", (unsigned long long)ino);
-	if ((all = opendir("/proc")) == NULL)
-		return true;
-	while (!held && (p = readdir(all)) != NULL) {
-		if ((pid = atol(p->d_name)) <= 0 || pid == (long)getpid() ||
-		    sp_sup_in_tree(s, (pid_t)pid))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/fd", pid);
-		if ((d = opendir(path)) == NULL)
-			continue;
-		while (!held && (e = readdir(d)) != NULL) {
-			char fdp[384];
-			ssize_t n;
-			snprintf(fdp, sizeof(fdp), "%s/%s", path, e->d_name);
-			if ((n = readlink(fdp, link, sizeof(link) - 1)) > 0) {
-				link[n] = '\0';
-				held = strcmp(link, want) == 0;
-			}
-		}
-		closedir(d);
-	}
-	closedir(all);
-	return held;
-}
-
-/*
- * A listen() makes the tree's listener of a socket that was not one, and
- * that no process outside holds: a listener shared with one outside (a
- * prefork server's, under -p) listened again is still whoever's accepts
- * on it (blind round 25: an attached worker's connects to its master's
- * socket, accepted outside, went through).
- */
-int
-sp_sup_listen(struct sup *s, pid_t tid, const struct seccomp_data *d)
-{
-	int sock = sp_sup_their_fd(tid, (int)d->args[0]);
-	struct stat st;
-
-	if (sock >= 0 && sockopt(sock, SO_DOMAIN) == AF_UNIX &&
-	    sockopt(sock, SO_ACCEPTCONN) != 1 && fstat(sock, &st) == 0 &&
-	    !held_outside(s, st.st_ino))
-		record(s, sock);
-	if (sock >= 0)
-		close(sock);
-	return 0;
-}
-
-/* The listening unix sockets syspin's caller handed it (a service's
- * socket activation): the first process inherits them. */
-void
-sp_sup_listeners_inherited(struct sup *s)
-{
-	struct dirent *e;
-	DIR *d;
-	int fd;
-
-	/* the descriptors there are, not a thousand access(2) calls */
-	if ((d = opendir("/proc/self/fd")) == NULL)
-		return;
-	while ((e = readdir(d)) != NULL)
-		if ((fd = atoi(e->d_name)) > 2 && fd != dirfd(d) &&
-		    sockopt(fd, SO_ACCEPTCONN) == 1)
-			record(s, fd);
-	closedir(d);
 }
 
 /*
