@@ -55,15 +55,6 @@ static const char *const always[] = {
 
 /* ---- the socket at a descriptor of the tracee ---- */
 
-static int
-sockopt(int fd, int opt)
-{
-	socklen_t len = sizeof(int);
-	int v = -1;
-
-	return getsockopt(fd, SOL_SOCKET, opt, &v, &len) == 0 ? v : -1;
-}
-
 /* FD_CLOEXEC of the thread's fd, from /proc/TID/fdinfo (its own table). */
 static bool
 cloexec(pid_t tid, int fd)
@@ -227,7 +218,7 @@ dead_and_empty(int fd)
 {
 	char c;
 
-	return sockopt(fd, SO_TYPE) == SOCK_STREAM &&
+	return sp_sup_sockopt(fd, SO_TYPE) == SOCK_STREAM &&
 	    recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
@@ -349,7 +340,7 @@ connect_outside(struct sp_inject *in, pid_t tid, long *fresh, int *mine,
 	    0)) == -1)
 		return -errno;
 	for (size_t i = 0; i < sizeof(o) / sizeof(*o); i++) {
-		int v = sockopt(sock, o[i]);
+		int v = sp_sup_sockopt(sock, o[i]);
 		if (v >= 0)
 			setsockopt(ours, SOL_SOCKET, o[i], &v, sizeof(v));
 	}
@@ -379,7 +370,7 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 	    .pass_trace = true };
 	uint8_t addr[sizeof(struct sockaddr_un)];
 	size_t len = (size_t)d->args[2];
-	int fd = (int)d->args[0], mine, type = sockopt(sock, SO_TYPE);
+	int fd = (int)d->args[0], mine, type = sp_sup_sockopt(sock, SO_TYPE);
 	int nb = fcntl(sock, F_GETFL) & O_NONBLOCK;
 	struct sp_error err;
 	ino_t fresh_ino = 0;
@@ -413,7 +404,7 @@ connect_fresh(struct sup *s, pid_t tid, pid_t tgid, const struct proc *p,
 		if ((mine = sp_sup_their_fd(tid, (int)fresh)) >= 0) {
 			int o[] = { SO_PASSCRED, SO_SNDBUF, SO_RCVBUF };
 			for (size_t i = 0; i < sizeof(o) / sizeof(*o); i++) {
-				int v = sockopt(sock, o[i]);
+				int v = sp_sup_sockopt(sock, o[i]);
 				if (v >= 0)
 					setsockopt(mine, SOL_SOCKET, o[i], &v,
 					    sizeof(v));
@@ -488,7 +479,7 @@ fresh_or_not(int sock)
 	struct sockaddr_un a;
 	socklen_t len = sizeof(a);
 
-	if (sockopt(sock, SO_ACCEPTCONN) == 1 ||
+	if (sp_sup_sockopt(sock, SO_ACCEPTCONN) == 1 ||
 	    getpeername(sock, (struct sockaddr *)&a, &len) == 0)
 		return 0;	/* NATIVE: EINVAL, EISCONN */
 	len = sizeof(a);
@@ -513,9 +504,9 @@ sp_sup_connect(struct sup *s, pid_t tid, const struct seccomp_data *d,
 	f = sp_sup_freeze(s, tid);
 	/* not a socket (the kernel says so), or not a unix stream one */
 	if ((sock = sp_sup_their_fd(tid, (int)d->args[0])) != -1 &&
-	    sockopt(sock, SO_DOMAIN) == AF_UNIX &&
-	    (sockopt(sock, SO_TYPE) == SOCK_STREAM ||
-	    sockopt(sock, SO_TYPE) == SOCK_SEQPACKET))
+	    sp_sup_sockopt(sock, SO_DOMAIN) == AF_UNIX &&
+	    (sp_sup_sockopt(sock, SO_TYPE) == SOCK_STREAM ||
+	    sp_sup_sockopt(sock, SO_TYPE) == SOCK_SEQPACKET))
 		how = fresh_or_not(sock);
 	else if (sock == -1 && errno != EBADF)
 		how = UNSEEN;	/* not "not a socket": not known */

@@ -14,8 +14,8 @@
 
 #include "supervise_int.h"
 
-static int
-sockopt(int fd, int opt)
+int
+sp_sup_sockopt(int fd, int opt)
 {
 	socklen_t len = sizeof(int);
 	int v = -1;
@@ -88,7 +88,7 @@ record(struct sup *s, int sock)
 {
 	struct stat st;
 
-	if (sock >= 0 && sockopt(sock, SO_DOMAIN) == AF_UNIX &&
+	if (sock >= 0 && sp_sup_sockopt(sock, SO_DOMAIN) == AF_UNIX &&
 	    fstat(sock, &st) == 0)
 		sp_sup_listener_add(s, st.st_ino);
 }
@@ -106,8 +106,8 @@ sp_sup_listen(struct sup *s, pid_t tid, const struct seccomp_data *d)
 	int sock = sp_sup_their_fd(tid, (int)d->args[0]);
 	struct stat st;
 
-	if (sock >= 0 && sockopt(sock, SO_DOMAIN) == AF_UNIX &&
-	    sockopt(sock, SO_ACCEPTCONN) != 1 && fstat(sock, &st) == 0 &&
+	if (sock >= 0 && sp_sup_sockopt(sock, SO_DOMAIN) == AF_UNIX &&
+	    sp_sup_sockopt(sock, SO_ACCEPTCONN) != 1 && fstat(sock, &st) == 0 &&
 	    !held_outside(s, st.st_ino))
 		record(s, sock);
 	if (sock >= 0)
@@ -129,7 +129,7 @@ sp_sup_listeners_inherited(struct sup *s)
 		return;
 	while ((e = readdir(d)) != NULL)
 		if ((fd = atoi(e->d_name)) > 2 && fd != dirfd(d) &&
-		    sockopt(fd, SO_ACCEPTCONN) == 1)
+		    sp_sup_sockopt(fd, SO_ACCEPTCONN) == 1)
 			record(s, fd);
 	closedir(d);
 }

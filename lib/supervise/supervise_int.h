@@ -354,6 +354,8 @@ ssize_t sp_unix_queued(uint64_t *inos, size_t max);
  * connected unix socket client, 0 when none (then *accepted: the socket
  * that accepted it, when one has); the tree's listeners. */
 uint64_t sp_sup_unix_listener(uint64_t client, uint64_t *accepted);
+/* listeners.c: a socket's SOL_SOCKET option opt (an int), or -1. */
+int sp_sup_sockopt(int fd, int opt);
 /* listeners.c: whether a process of the tree holds the socket ino (the
  * server's end of a connection accepted before we looked). */
 bool sp_sup_held_by_tree(const struct sup *s, uint64_t ino);
